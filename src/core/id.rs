@@ -1,0 +1,201 @@
+//! JSON-RPC request ids and MCP progress tokens.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`, 2^53 − 1).
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// A JSON-RPC request id: a string or an integer number.
+///
+/// Spec: `RequestId = string | number` (schema of every revision, 2024-11-05 to
+/// 2026-07-28). `"1"` and `1` are different ids; `0` and `""` are valid ids. Numbers are
+/// integers in ±(2^53 − 1) so that they survive a trip through a JavaScript number
+/// unchanged; anything else is refused with [`InvalidRequestId`], never truncated or
+/// coerced.
+///
+/// Serializes as the bare JSON string or number.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id, within ±[`MAX_SAFE_INTEGER`].
+    Number(i64),
+    /// A string id, any content (the empty string included).
+    String(String),
+}
+
+/// A progress token (`params._meta.progressToken`): same shape and rules as [`RequestId`].
+///
+/// Spec: `ProgressToken = string | number`, 2024-11-05 §Progress and later revisions.
+pub type ProgressToken = RequestId;
+
+impl RequestId {
+    /// An integer id.
+    ///
+    /// # Errors
+    /// [`InvalidRequestId::OutOfRange`] when `n` is outside ±[`MAX_SAFE_INTEGER`].
+    pub fn number(n: i64) -> Result<Self, InvalidRequestId> {
+        if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&n) {
+            Ok(Self::Number(n))
+        } else {
+            Err(InvalidRequestId::OutOfRange)
+        }
+    }
+
+    /// An id from a JavaScript/JSON number (an IEEE-754 double).
+    ///
+    /// `-0` is the id `0`.
+    ///
+    /// # Errors
+    /// [`InvalidRequestId::NotAnInteger`] for NaN, ±Infinity and fractions;
+    /// [`InvalidRequestId::OutOfRange`] outside ±[`MAX_SAFE_INTEGER`].
+    pub fn from_f64(n: f64) -> Result<Self, InvalidRequestId> {
+        if !n.is_finite() || n.fract() != 0.0 {
+            return Err(InvalidRequestId::NotAnInteger);
+        }
+        if n.abs() > MAX_SAFE_INTEGER as f64 {
+            return Err(InvalidRequestId::OutOfRange);
+        }
+        // Exact: |n| ≤ 2^53 − 1 and n is an integer.
+        Ok(Self::Number(n as i64))
+    }
+
+    /// An id from a JSON value as a peer sent it.
+    ///
+    /// # Errors
+    /// [`InvalidRequestId::WrongType`] for null, booleans, arrays and objects, and the
+    /// number errors of [`RequestId::from_f64`].
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, InvalidRequestId> {
+        match value {
+            serde_json::Value::String(s) => Ok(Self::String(s.clone())),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Self::number(i),
+                None => match n.as_f64() {
+                    Some(f) => Self::from_f64(f),
+                    None => Err(InvalidRequestId::OutOfRange),
+                },
+            },
+            other => Err(InvalidRequestId::WrongType(json_type_name(other))),
+        }
+    }
+
+    /// The id as a JSON value (a string or a number).
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Self::Number(n) => serde_json::Value::from(*n),
+            Self::String(s) => serde_json::Value::from(s.as_str()),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    /// Numbers print bare, strings quoted: `7`, `"7"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::String(s.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        Self::String(s)
+    }
+}
+
+/// Why a value is not a [`RequestId`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InvalidRequestId {
+    /// NaN, ±Infinity or a number with a fractional part.
+    NotAnInteger,
+    /// An integer outside ±(2^53 − 1).
+    OutOfRange,
+    /// Not a string or a number; names the JSON type that was given (`"null"`, `"boolean"`,
+    /// `"object"`, `"array"`, `"undefined"`, …).
+    WrongType(&'static str),
+}
+
+impl fmt::Display for InvalidRequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotAnInteger => f.write_str("a numeric request id must be an integer"),
+            Self::OutOfRange => {
+                f.write_str("a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)")
+            }
+            Self::WrongType(t) => write!(f, "a request id must be a string or an integer number, not {t}"),
+        }
+    }
+}
+
+impl std::error::Error for InvalidRequestId {}
+
+pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_and_number_ids_differ() {
+        assert_ne!(RequestId::from("1"), RequestId::Number(1));
+    }
+
+    #[test]
+    fn zero_and_empty_string_are_valid_ids() {
+        assert_eq!(RequestId::from_f64(0.0), Ok(RequestId::Number(0)));
+        assert_eq!(RequestId::from_f64(-0.0), Ok(RequestId::Number(0)));
+        assert_eq!(RequestId::from_json(&serde_json::json!("")), Ok(RequestId::from("")));
+    }
+
+    #[test]
+    fn non_integers_and_unsafe_integers_are_refused() {
+        assert_eq!(RequestId::from_f64(f64::NAN), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(f64::INFINITY), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(1.5), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(9_007_199_254_740_992.0), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(
+            RequestId::from_f64(-9_007_199_254_740_991.0),
+            Ok(RequestId::Number(-MAX_SAFE_INTEGER))
+        );
+        assert_eq!(RequestId::number(i64::MAX), Err(InvalidRequestId::OutOfRange));
+    }
+
+    #[test]
+    fn json_ids_of_the_wrong_type_name_their_type() {
+        for (v, t) in [
+            (serde_json::json!(null), "null"),
+            (serde_json::json!(true), "boolean"),
+            (serde_json::json!({}), "object"),
+            (serde_json::json!([1]), "array"),
+        ] {
+            assert_eq!(RequestId::from_json(&v), Err(InvalidRequestId::WrongType(t)));
+        }
+        assert_eq!(RequestId::from_json(&serde_json::json!(2.5)), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_json(&serde_json::json!(1e300)), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(RequestId::from_json(&serde_json::json!(u64::MAX)), Err(InvalidRequestId::OutOfRange));
+    }
+
+    #[test]
+    fn display_quotes_strings_only() {
+        assert_eq!(RequestId::Number(7).to_string(), "7");
+        assert_eq!(RequestId::from("7").to_string(), "\"7\"");
+    }
+}

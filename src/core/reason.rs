@@ -1,0 +1,124 @@
+//! What `reason` goes on the wire.
+//!
+//! Spec: `notifications/cancelled` `params.reason?: string`, "an optional string describing
+//! the reason for the cancellation. This MAY be logged or presented to the user"
+//! (2024-11-05 .. 2026-07-28 schema). The text reaches a third party, so an internal
+//! error's message is not sent unless the caller opts in.
+
+/// Why the application cancels a request, before the policy decides what the peer sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// No reason: the notification carries no `reason`.
+    None,
+    /// A reason the caller wrote for the peer (a JS string): sent as is, capped.
+    Text(String),
+    /// An error object (a JS `Error`/`DOMException`, e.g. the default `AbortError` of
+    /// `AbortController.abort()`), described as `"Name: message"`. Only sent when
+    /// [`ReasonPolicy::expose_error_reasons`] is set; otherwise the generic reason is.
+    Error(String),
+    /// The request timed out (2025-03-26 §Timeouts): the timeout reason is sent.
+    Timeout,
+}
+
+impl Reason {
+    /// Classifies a reason that another library already turned into a string with
+    /// `String(reason)` — as the MCP TypeScript SDK 1.x does before it sends
+    /// `notifications/cancelled` (`String(signal.reason)`):
+    ///
+    /// - `"McpError: MCP error -32001: …"` (the SDK's request timeout) → [`Reason::Timeout`];
+    /// - `"<Name>Error: …"`, `"<Name>Exception: …"`, or the bare name (how an `Error`,
+    ///   `DOMException` or subclass stringifies) → [`Reason::Error`];
+    /// - anything else → [`Reason::Text`].
+    #[must_use]
+    pub fn from_stringified(text: &str) -> Self {
+        if text.starts_with("McpError: MCP error -32001:") {
+            return Self::Timeout;
+        }
+        let name_end = text.find(':').unwrap_or(text.len());
+        let name = text.get(..name_end).unwrap_or("");
+        let looks_like_error_name = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            && (name.ends_with("Error") || name.ends_with("Exception"));
+        if looks_like_error_name {
+            Self::Error(text.to_owned())
+        } else {
+            Self::Text(text.to_owned())
+        }
+    }
+}
+
+/// The rules that turn a [`Reason`] into the `reason` string sent to the peer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReasonPolicy {
+    /// Longest reason sent or reported, in bytes of UTF-8 (cut on a character boundary).
+    /// Default 1024.
+    pub max_bytes: usize,
+    /// Send an error's `"Name: message"` to the peer instead of [`Self::generic_reason`].
+    /// Default `false`: error text may be internal.
+    pub expose_error_reasons: bool,
+    /// Sent for an error reason when errors are not exposed. Default `"Request cancelled"`.
+    pub generic_reason: String,
+    /// Sent when a request times out. Default `"Request timed out"`.
+    pub timeout_reason: String,
+}
+
+impl Default for ReasonPolicy {
+    fn default() -> Self {
+        Self {
+            max_bytes: 1024,
+            expose_error_reasons: false,
+            generic_reason: "Request cancelled".to_owned(),
+            timeout_reason: "Request timed out".to_owned(),
+        }
+    }
+}
+
+impl ReasonPolicy {
+    /// The `reason` to put on the wire for `reason`, capped to [`Self::max_bytes`];
+    /// `None` when the notification should carry no reason.
+    #[must_use]
+    pub fn wire_reason(&self, reason: &Reason) -> Option<String> {
+        let text = match reason {
+            Reason::None => return None,
+            Reason::Text(t) => t.as_str(),
+            Reason::Error(e) if self.expose_error_reasons => e.as_str(),
+            Reason::Error(_) => self.generic_reason.as_str(),
+            Reason::Timeout => self.timeout_reason.as_str(),
+        };
+        Some(super::wire::cap_utf8(text, self.max_bytes).to_owned())
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_text_is_replaced_unless_exposed() {
+        let policy = ReasonPolicy::default();
+        let reason = Reason::Error("Error: db password rejected for user admin".into());
+        assert_eq!(policy.wire_reason(&reason).as_deref(), Some("Request cancelled"));
+        let open = ReasonPolicy { expose_error_reasons: true, ..ReasonPolicy::default() };
+        assert_eq!(open.wire_reason(&reason).as_deref(), Some("Error: db password rejected for user admin"));
+    }
+
+    #[test]
+    fn caller_text_is_sent_capped() {
+        let policy = ReasonPolicy { max_bytes: 4, ..ReasonPolicy::default() };
+        assert_eq!(policy.wire_reason(&Reason::Text("user pressed stop".into())).as_deref(), Some("user"));
+        assert_eq!(policy.wire_reason(&Reason::None), None);
+    }
+
+    #[test]
+    fn stringified_sdk_reasons_are_classified() {
+        assert_eq!(
+            Reason::from_stringified("AbortError: This operation was aborted"),
+            Reason::Error("AbortError: This operation was aborted".into())
+        );
+        assert_eq!(Reason::from_stringified("McpError: MCP error -32001: Request timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_stringified("TypeError"), Reason::Error("TypeError".into()));
+        assert_eq!(Reason::from_stringified("User pressed stop"), Reason::Text("User pressed stop".into()));
+        assert_eq!(Reason::from_stringified("Error handling: later"), Reason::Text("Error handling: later".into()));
+        assert_eq!(Reason::from_stringified("undefined"), Reason::Text("undefined".into()));
+    }
+}

@@ -1,0 +1,28 @@
+//! # mcp-cancel
+//!
+//! Bookkeeping of MCP (Model Context Protocol) request cancellation — the
+//! `notifications/cancelled` rules of the spec (revisions 2024-11-05 to 2025-06-18) — as a
+//! sans-IO state machine, compiled to WebAssembly for JS MCP clients.
+//!
+//! - [`core`]: the pure state machine ([`core::Session`]). Deterministic: no I/O, no
+//!   clock, no wasm. Use it from Rust directly.
+//! - `wasm` (only on `wasm32`): the `wasm-bindgen` layer that JS sees as
+//!   `CancellationSession`, bridging requests to `AbortSignal`.
+//!
+//! ```
+//! use mcp_cancel::core::{Reason, RequestId, ResponseVerdict, Session};
+//!
+//! let mut session = Session::default();
+//! let id = RequestId::Number(7);
+//! session.track_request(id.clone(), "tools/call", None)?;
+//! let cancel = session.cancel(&id, &Reason::Text("user pressed stop".into()))?;
+//! assert_eq!(cancel.map(|c| c.reason), Some(Some("user pressed stop".to_owned())));
+//! // The server's result arrives anyway: it is late, drop it.
+//! assert_eq!(session.handle_response(&id), ResponseVerdict::Late);
+//! # Ok::<(), mcp_cancel::core::UsageError>(())
+//! ```
+
+pub mod core;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
