@@ -1,6 +1,7 @@
 //! Behaviour of the core `Session`, one test per rule of the spec (2024-11-05 .. 2025-06-18
 //! §Cancellation), each asserting the wire message (or its absence) and the event.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use mcp_cancel::core::{
     CancelledParams, Config, Direction, Event, EventKind, Ignored, InboundCancelVerdict, NotSent,

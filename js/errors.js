@@ -1,0 +1,23 @@
+// Error classes of mcp-cancel. Every error the package throws is one of these, with a
+// stable `code` and the `requestId` (or offending value) it is about.
+
+/** Base class of every error mcp-cancel throws. */
+export class McpCancelError extends Error {
+  /**
+   * @param {string} message
+   * @param {string} code stable machine-readable code, e.g. "ERR_INVALID_REQUEST_ID"
+   * @param {unknown} [requestId] the request id (or offending value) the error is about
+   */
+  constructor(message, code, requestId) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.requestId = requestId;
+  }
+}
+
+/** A value passed by the caller is not acceptable: `ERR_INVALID_REQUEST_ID`, `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`. */
+export class InvalidArgumentError extends McpCancelError {}
+
+/** The call is not acceptable in the session's state: `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_HANDSHAKE_NOT_CANCELLABLE`, `ERR_REENTRANT_CALL`. */
+export class UsageError extends McpCancelError {}

@@ -1,0 +1,206 @@
+//! JS values at the boundary: extern types, reading the few fields of a message, typed
+//! errors, and the events and notifications handed to JS.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::core::{CancelNotification, Event, InvalidRequestId, PeerValue, Reason, RequestId, UsageError};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `AbortSignal` (WHATWG DOM). Declared here rather than through `web-sys` to keep the
+    /// module small; a duck-typed object with the same members works too.
+    #[derive(Clone)]
+    #[wasm_bindgen(typescript_type = "AbortSignal")]
+    pub type AbortSignal;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn aborted(this: &AbortSignal) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = addEventListener)]
+    pub fn add_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeEventListener)]
+    pub fn remove_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
+
+    /// `AbortController` (WHATWG DOM).
+    pub type AbortController;
+    #[wasm_bindgen(constructor, catch)]
+    pub fn new() -> Result<AbortController, JsValue>;
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> AbortSignal;
+    #[wasm_bindgen(method, catch)]
+    pub fn abort(this: &AbortController, reason: &JsValue) -> Result<(), JsValue>;
+
+    /// `DOMException` (WebIDL).
+    #[wasm_bindgen(js_name = DOMException)]
+    pub type DomException;
+    #[wasm_bindgen(constructor, catch, js_class = DOMException)]
+    pub fn new(message: &str, name: &str) -> Result<DomException, JsValue>;
+}
+
+thread_local! {
+    static ERROR_CLASSES: RefCell<Option<(Function, Function)>> = const { RefCell::new(None) };
+}
+
+/// Registers the JS classes thrown for bad arguments and for misuse. Called once by the
+/// package's entry module; without it errors are plain `Error`s with the same `name`,
+/// `code` and `requestId`.
+#[wasm_bindgen(js_name = "__registerErrorClasses", skip_typescript)]
+pub fn register_error_classes(invalid_argument: Function, usage: Function) {
+    ERROR_CLASSES.with(|c| *c.borrow_mut() = Some((invalid_argument, usage)));
+}
+
+/// Which error class to throw.
+#[derive(Clone, Copy)]
+pub enum ErrorClass {
+    /// `InvalidArgumentError`: a value the caller passed is not acceptable.
+    InvalidArgument,
+    /// `UsageError`: the call is not acceptable in the session's state.
+    Usage,
+}
+
+/// A real JS `Error` subclass with `code` and `requestId`.
+pub fn error(class: ErrorClass, message: &str, code: &str, request_id: &JsValue) -> JsValue {
+    let ctor = ERROR_CLASSES.with(|c| {
+        c.borrow().as_ref().map(|(invalid, usage)| match class {
+            ErrorClass::InvalidArgument => invalid.clone(),
+            ErrorClass::Usage => usage.clone(),
+        })
+    });
+    if let Some(ctor) = ctor {
+        let args = Array::of3(&message.into(), &code.into(), request_id);
+        if let Ok(err) = Reflect::construct(&ctor, &args) {
+            return err;
+        }
+    }
+    let err = js_sys::Error::new(message);
+    let name = match class {
+        ErrorClass::InvalidArgument => "InvalidArgumentError",
+        ErrorClass::Usage => "UsageError",
+    };
+    err.set_name(name);
+    let _ = Reflect::set(&err, &"code".into(), &code.into());
+    let _ = Reflect::set(&err, &"requestId".into(), request_id);
+    err.into()
+}
+
+pub fn invalid_id_error(what: &str, e: InvalidRequestId, value: &JsValue) -> JsValue {
+    error(ErrorClass::InvalidArgument, &format!("{what}: {e}"), "ERR_INVALID_REQUEST_ID", value)
+}
+
+pub fn usage_error(e: &UsageError) -> JsValue {
+    error(ErrorClass::Usage, &e.to_string(), e.code(), &id_to_js(e.request_id()))
+}
+
+pub fn reentrant_error() -> JsValue {
+    error(
+        ErrorClass::Usage,
+        "CancellationSession was called from inside one of its own callbacks while busy",
+        "ERR_REENTRANT_CALL",
+        &JsValue::UNDEFINED,
+    )
+}
+
+/// A JS value as a [`PeerValue`] (what a peer sent).
+pub fn peer_value(v: &JsValue) -> PeerValue {
+    if v.is_undefined() {
+        PeerValue::Absent
+    } else if v.is_null() {
+        PeerValue::Null
+    } else if let Some(s) = v.as_string() {
+        PeerValue::String(s)
+    } else if let Some(n) = v.as_f64() {
+        PeerValue::Number(n)
+    } else if v.as_bool().is_some() {
+        PeerValue::Bool
+    } else if Array::is_array(v) {
+        PeerValue::Array
+    } else if v.is_object() {
+        PeerValue::Object
+    } else {
+        // bigint, symbol, function: not JSON; treated like an object (never an id).
+        PeerValue::Object
+    }
+}
+
+/// A JS value as a request id: a string, or a number that is a safe integer.
+pub fn id_from_js(v: &JsValue) -> Result<RequestId, InvalidRequestId> {
+    peer_value(v).to_request_id()
+}
+
+pub fn id_to_js(id: &RequestId) -> JsValue {
+    match id {
+        RequestId::Number(n) => JsValue::from_f64(*n as f64),
+        RequestId::String(s) => JsValue::from_str(s),
+    }
+}
+
+/// `obj[key]`, or `undefined` when `obj` is not an object or the getter throws.
+pub fn get(obj: &JsValue, key: &str) -> JsValue {
+    if !obj.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// How an abort/cancel reason given in JS is treated by the [`Reason`] policy:
+/// `undefined` → none; a string → text; a `DOMException` named `TimeoutError` → timeout;
+/// an `Error` (or anything else) → an error, described as `"Name: message"`.
+pub fn reason_from_js(v: &JsValue) -> Reason {
+    if v.is_undefined() {
+        return Reason::None;
+    }
+    if let Some(s) = v.as_string() {
+        return Reason::Text(s);
+    }
+    let name = get(v, "name").as_string();
+    if name.as_deref() == Some("TimeoutError") {
+        return Reason::Timeout;
+    }
+    if let Some(err) = v.dyn_ref::<js_sys::Error>() {
+        let name: String = err.name().into();
+        let message: String = err.message().into();
+        return Reason::Error(if message.is_empty() { name } else { format!("{name}: {message}") });
+    }
+    let text = js_sys::JSON::stringify(v)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| "[object]".to_owned());
+    Reason::Error(text)
+}
+
+/// The `notifications/cancelled` message object.
+pub fn notification_to_js(n: &CancelNotification) -> JsValue {
+    let params = Object::new();
+    let _ = Reflect::set(&params, &"requestId".into(), &id_to_js(&n.request_id));
+    if let Some(reason) = &n.reason {
+        let _ = Reflect::set(&params, &"reason".into(), &reason.into());
+    }
+    let msg = Object::new();
+    let _ = Reflect::set(&msg, &"jsonrpc".into(), &"2.0".into());
+    let _ = Reflect::set(&msg, &"method".into(), &crate::core::CANCELLED_METHOD.into());
+    let _ = Reflect::set(&msg, &"params".into(), &params);
+    msg.into()
+}
+
+/// An event as a plain JS object (`{ type, direction, requestId, … }`).
+pub fn event_to_js(event: &Event) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    serde::Serialize::serialize(event, &serializer).unwrap_or_else(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// A `DOMException` named `AbortError` with `message`, the reason an inbound request's
+/// signal aborts with.
+pub fn abort_error(message: &str) -> JsValue {
+    match DomException::new(message, "AbortError") {
+        Ok(e) => e.into(),
+        Err(_) => {
+            let e = js_sys::Error::new(message);
+            e.set_name("AbortError");
+            e.into()
+        }
+    }
+}
