@@ -25,4 +25,4 @@
 pub mod core;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

@@ -108,7 +108,7 @@ impl Tombstones {
         }
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn order_len(&self) -> usize {
         self.order.len()
     }
