@@ -1,0 +1,218 @@
+// CancellationSession from the built package (the real .wasm), through the package name.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { CancellationSession, InvalidArgumentError, McpCancelError, UsageError } from "mcp-cancel";
+
+function recorder(options = {}) {
+  const sent = [];
+  const events = [];
+  const session = new CancellationSession({ send: (m) => sent.push(m), logger: (e) => events.push(e), ...options });
+  return { session, sent, events };
+}
+
+describe("track / cancel / shouldDropResponse", () => {
+  test("an abort in flight hands exactly one notifications/cancelled to send, and the late result is dropped", () => {
+    const { session, sent, events } = recorder();
+    const ac = new AbortController();
+    session.track(1, "tools/call", { signal: ac.signal, params: { _meta: { progressToken: "p1" } } });
+    ac.abort("user pressed stop");
+    assert.deepEqual(sent, [
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "user pressed stop" } },
+    ]);
+    assert.equal(session.shouldDropProgress("p1"), true);
+    assert.equal(session.shouldDropResponse(1), true);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["cancel-sent", "late-progress-dropped", "late-response-dropped"],
+    );
+  });
+
+  test("cancel() returns the notification once; the first reason wins", () => {
+    const { session, sent } = recorder();
+    session.track("a", "tools/call");
+    const first = session.cancel("a", "first");
+    assert.deepEqual(first, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a", reason: "first" } });
+    assert.equal(session.cancel("a", "second"), undefined);
+    assert.equal(sent.length, 1);
+  });
+
+  test("a response in flight is delivered and completes the request; unknown ids are not dropped", () => {
+    const { session, sent } = recorder();
+    const ac = new AbortController();
+    session.track(2, "tools/call", { signal: ac.signal });
+    assert.equal(session.shouldDropResponse(2), false);
+    assert.equal(session.isInFlight(2), false);
+    ac.abort();
+    assert.equal(sent.length, 0, "no cancel after completion");
+    assert.equal(session.shouldDropResponse(99), false);
+    assert.equal(session.shouldDropResponse(null), false);
+  });
+
+  test("an already-aborted signal throws signal.reason and nothing is tracked or sent", () => {
+    const { session, sent } = recorder();
+    const reason = new Error("too late");
+    assert.throws(() => session.track(3, "tools/call", { signal: AbortSignal.abort(reason) }), (e) => e === reason);
+    assert.equal(session.isInFlight(3), false);
+    assert.equal(sent.length, 0);
+  });
+
+  test("\"1\" and 1 are different ids; 0 and \"\" are valid", () => {
+    const { session } = recorder();
+    session.track(1, "tools/call");
+    session.track("1", "tools/call");
+    session.track(0, "tools/call");
+    session.track("", "tools/call");
+    session.cancel(1);
+    assert.equal(session.shouldDropResponse("1"), false);
+    assert.equal(session.shouldDropResponse(1), true);
+    assert.ok(session.cancel(0, "x"));
+    assert.ok(session.cancel("", "x"));
+    assert.equal(session.tombstoneCount, 2);
+  });
+
+  test("Error reasons are not sent to the peer unless exposeErrorReasons", () => {
+    const closed = recorder();
+    closed.session.track(1, "tools/call");
+    assert.equal(closed.session.cancel(1, new TypeError("secret internal detail")).params.reason, "Request cancelled");
+    const open = recorder({ exposeErrorReasons: true, genericReason: "stopped" });
+    open.session.track(1, "tools/call");
+    assert.equal(open.session.cancel(1, new TypeError("detail")).params.reason, "TypeError: detail");
+    open.session.track(2, "tools/call");
+    assert.equal(open.session.cancel(2, new DOMException("t", "TimeoutError")).params.reason, "Request timed out");
+  });
+
+  test("tombstones are bounded by tombstoneCapacity", () => {
+    const { session } = recorder({ tombstoneCapacity: 4 });
+    for (let i = 0; i < 50; i++) {
+      session.track(i, "tools/call");
+      session.cancel(i);
+    }
+    assert.equal(session.tombstoneCount, 4);
+    assert.equal(session.shouldDropResponse(45), false, "evicted: unknown");
+    assert.equal(session.shouldDropResponse(49), true);
+  });
+});
+
+describe("typed errors", () => {
+  test("invalid ids throw InvalidArgumentError with code and the value", () => {
+    const { session } = recorder();
+    for (const bad of [1.5, NaN, Infinity, 2 ** 53, -(2 ** 53), null, undefined, true, {}, [], 10n]) {
+      assert.throws(
+        () => session.track(bad, "tools/call"),
+        (e) => e instanceof InvalidArgumentError && e instanceof McpCancelError && e.code === "ERR_INVALID_REQUEST_ID" && Object.is(e.requestId, bad),
+        String(bad),
+      );
+    }
+  });
+
+  test("tracking an id in flight twice and cancelling initialize throw UsageError", () => {
+    const { session, sent } = recorder();
+    session.track(0, "initialize");
+    assert.throws(() => session.track(0, "initialize"), (e) => e instanceof UsageError && e.code === "ERR_ALREADY_IN_FLIGHT" && e.requestId === 0);
+    assert.throws(() => session.cancel(0), (e) => e instanceof UsageError && e.code === "ERR_HANDSHAKE_NOT_CANCELLABLE");
+    assert.equal(sent.length, 0);
+    assert.equal(session.isInFlight(0), true);
+  });
+
+  test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
+    for (const options of [{ send: 5 }, { logger: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
+      assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
+    }
+  });
+});
+
+describe("receive / beforeSend on wire messages", () => {
+  test("an SDK-style cancel for a request in flight goes out once with the reason policy applied", () => {
+    const { session } = recorder();
+    const request = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "slow", _meta: { progressToken: 4 } } };
+    assert.equal(session.beforeSend(request), request);
+    const sdkCancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4, reason: "AbortError: This operation was aborted" } };
+    const out = session.beforeSend(sdkCancel);
+    assert.deepEqual(out, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4, reason: "Request cancelled" } });
+    assert.equal(sdkCancel.params.reason, "AbortError: This operation was aborted", "the caller's object is not mutated");
+    assert.equal(session.beforeSend(sdkCancel), undefined, "a second cancel is not sent");
+    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 4, progress: 2 } }), false);
+    assert.equal(session.receive({ jsonrpc: "2.0", id: 4, result: { content: [] } }), false);
+    assert.equal(session.receive({ jsonrpc: "2.0", id: 4, error: { code: -32603, message: "late" } }), true, "a second response is unknown, not ours to drop");
+  });
+
+  test("a string reason from the caller passes unchanged (same object)", () => {
+    const { session } = recorder();
+    session.beforeSend({ jsonrpc: "2.0", id: 5, method: "tools/call" });
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "user pressed stop" } };
+    assert.equal(session.beforeSend(cancel), cancel);
+  });
+
+  test("cancels for finished requests, unknown ids and initialize are not sent", () => {
+    const { session, events } = recorder();
+    session.beforeSend({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    const cancel = (id) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "x" } });
+    assert.equal(session.beforeSend(cancel(0)), undefined);
+    assert.equal(session.receive({ jsonrpc: "2.0", id: 0, result: {} }), true);
+    assert.equal(session.beforeSend(cancel(0)), undefined);
+    assert.equal(session.beforeSend(cancel(42)), undefined);
+    assert.deepEqual(
+      events.map((e) => `${e.type}:${e.why}`),
+      ["cancel-not-sent:handshake", "cancel-not-sent:not-in-flight", "cancel-not-sent:not-in-flight"],
+    );
+  });
+
+  test("a valid peer cancel passes and aborts the inbound signal; our response is then suppressed", () => {
+    const { session, events } = recorder();
+    assert.equal(session.receive({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage", params: {} }), true);
+    const signal = session.inboundSignal(0);
+    assert.equal(signal.aborted, false);
+    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "closed" } }), true);
+    assert.equal(signal.aborted, true);
+    assert.equal(signal.reason.name, "AbortError");
+    assert.equal(signal.reason.message, "closed");
+    assert.equal(session.beforeSend({ jsonrpc: "2.0", id: 0, result: {} }), undefined);
+    assert.deepEqual(events.map((e) => e.type), ["cancel-received", "response-suppressed"]);
+  });
+
+  test("malformed, unknown and wrong-direction peer cancels are dropped and reported, never thrown", () => {
+    const { session, events } = recorder();
+    session.receive({ jsonrpc: "2.0", id: 7, method: "roots/list" });
+    session.beforeSend({ jsonrpc: "2.0", id: 100, method: "tools/call" });
+    const cases = [
+      [undefined, "malformed", "params missing"],
+      [[7], "malformed", "params is array, not an object"],
+      ["7", "malformed", "params is string, not an object"],
+      [{}, "malformed", "params.requestId missing"],
+      [{ requestId: null }, "malformed", "params.requestId invalid: a request id must be a string or an integer number, not null"],
+      [{ requestId: true }, "malformed", "params.requestId invalid: a request id must be a string or an integer number, not boolean"],
+      [{ requestId: { id: 7 } }, "malformed", "params.requestId invalid: a request id must be a string or an integer number, not object"],
+      [{ requestId: 7, reason: 1 }, "malformed", "params.reason is number, not a string"],
+      [{ requestId: "7" }, "not-in-flight", undefined],
+      [{ requestId: 8 }, "not-in-flight", undefined],
+      [{ requestId: 100 }, "wrong-direction", undefined],
+    ];
+    for (const [params, why, detail] of cases) {
+      events.length = 0;
+      const msg = { jsonrpc: "2.0", method: "notifications/cancelled" };
+      if (params !== undefined) msg.params = params;
+      assert.equal(session.receive(msg), false, JSON.stringify(params));
+      assert.equal(events.length, 1);
+      assert.equal(events[0].type, "cancel-ignored");
+      assert.equal(events[0].why, why, JSON.stringify(params));
+      assert.equal(events[0].detail, detail, JSON.stringify(params));
+    }
+    assert.equal(session.inboundSignal(7).aborted, false);
+    assert.equal(session.isInFlight(100), true);
+  });
+
+  test("receive never throws, whatever arrives", () => {
+    const { session } = recorder();
+    for (const junk of [null, undefined, 42, "x", [], {}, { id: {} }, { method: 5 }, { method: "notifications/progress" }, { method: "notifications/progress", params: 7 }, { id: null, error: {} }]) {
+      assert.doesNotThrow(() => session.receive(junk), JSON.stringify(junk));
+    }
+  });
+
+  test("a logger that throws does not break the session", () => {
+    const session = new CancellationSession({ logger: () => { throw new Error("logger broke"); } });
+    session.track(1, "tools/call");
+    assert.ok(session.cancel(1, "x"));
+    assert.equal(session.shouldDropResponse(1), true);
+  });
+});

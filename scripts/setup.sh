@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what mcp-cancel's build, tests and demo need on a fresh Debian 12 machine with
+# rustup Rust and Node 20 (see README). Idempotent: takes seconds when all is there.
+#
+#   scripts/setup.sh            Rust wasm32 target, wasm-pack, wasm-bindgen-cli, npm packages
+#   scripts/setup.sh --browser  the same, plus Chromium and chromedriver (Debian packages)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+want_browser=0
+[ "${1:-}" = "--browser" ] && want_browser=1
+
+command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust with rustup first" >&2; exit 1; }
+command -v node >/dev/null || { echo "[setup] node not found: install Node.js 20 or later first" >&2; exit 1; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the Rust target wasm32-unknown-unknown (downloads; 1-2 minutes, may look stuck)"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# The wasm-bindgen CLI must be the exact version of the wasm-bindgen crate (pinned with
+# "=" in Cargo.toml), or wasm-pack tries to download one and fails offline.
+wb_version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' Cargo.toml)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wb_version" ]; then
+  say "installing wasm-bindgen-cli $wb_version from crates.io (compiles; about 5 minutes on 2 cores)"
+  # Without --locked: one locked dependency is missing from the registry mirror.
+  cargo install wasm-bindgen-cli --version "$wb_version" --force
+fi
+
+if ! command -v wasm-pack >/dev/null; then
+  say "installing wasm-pack 0.15.1 from crates.io (compiles; about 5 minutes on 2 cores)"
+  cargo install wasm-pack --version 0.15.1 --locked
+fi
+
+# npm packages (the SDK, server-everything, binaryen's wasm-opt, playwright-core, ...).
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "$want_browser" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing Chromium and chromedriver (Debian packages; about a minute)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "[setup] chromium and chromedriver are missing; as root run: apt-get install -y chromium chromium-driver" >&2
+    exit 1
+  fi
+fi
+say "ready: $(rustc --version | cut -d' ' -f1-2), wasm-pack $(wasm-pack --version | awk '{print $2}'), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version)"

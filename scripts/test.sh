@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# npm test: every test of mcp-cancel, after setting up what a fresh machine lacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
+
+bash scripts/setup.sh --browser
+
+step "1/5 core: cargo test (native)"
+cargo test --quiet
+
+step "2/5 wasm: wasm-pack test --node"
+wasm-pack --quiet test --node
+
+step "3/5 wasm: wasm-pack test --headless --chrome"
+WASM_BINDGEN_USE_BROWSER=1 wasm-pack --quiet test --headless --chrome
+
+step "4/5 build the package"
+bash scripts/build.sh
+
+step "5/5 pkg-tests: node:test on the built package (SDK Client + guardTransport, server-everything)"
+node --test --test-concurrency=1 --test-timeout=120000 pkg-tests/
