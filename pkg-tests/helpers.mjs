@@ -1,0 +1,70 @@
+// Shared set-up of the pkg-tests: an SDK Client (optionally through guardTransport) wired
+// to a peer over the SDK's InMemoryTransport, with a wire tap on each side.
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { guardTransport } from "mcp-cancel";
+
+import { tap } from "../demo/wiretap.mjs";
+
+export { sleep };
+
+/**
+ * Connects an SDK Client to `serverSide(transport)` (which must connect or drive the
+ * server end itself).
+ *
+ * @returns {Promise<{ client, transport, clientWire: any[], serverWire: any[], errors: Error[], events: any[] }>}
+ *   `clientWire`: records on the client's wire (below the guard); `serverWire`: what the
+ *   server end sent and received; `errors`: everything `client.onerror` got; `events`: the
+ *   guard's logger events.
+ */
+export async function connect({ guard, serverSide, clientInfo, clientOptions, connectOptions, clientWire = [], serverWire = [] }) {
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  const errors = [];
+  const events = [];
+  const wireSide = tap(clientEnd, clientWire);
+  const transport = guard ? guardTransport(wireSide, { logger: (e) => events.push(e) }) : wireSide;
+  await serverSide(tap(serverEnd, serverWire));
+  const client = new Client(clientInfo ?? { name: "pkg-tests", version: "0.0.0" }, clientOptions);
+  client.onerror = (error) => errors.push(error);
+  await client.connect(transport, connectOptions);
+  return { client, transport, clientWire, serverWire, errors, events };
+}
+
+/** Messages of a wire log, by direction. */
+export function messages(log, dir) {
+  return log.filter((r) => r.dir === dir).map((r) => r.message);
+}
+
+export const cancels = (log, dir) => messages(log, dir).filter((m) => m.method === "notifications/cancelled");
+
+/** Waits until `pred()` is true (polling every 10 ms), or fails after `ms`. */
+export async function until(pred, ms = 5000, what = "condition") {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * A raw MCP peer on a transport: answers `initialize` (unless `answerInitialize` is false)
+ * and hands every other message to `onMessage(message, send)`.
+ */
+export function rawPeer(transport, { answerInitialize = true, protocolVersion = "2025-06-18", onMessage = () => {} } = {}) {
+  const send = (m) => transport.send({ jsonrpc: "2.0", ...m });
+  transport.onmessage = (message) => {
+    if (message.method === "initialize") {
+      if (answerInitialize) {
+        send({
+          id: message.id,
+          result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw-peer", version: "0.0.0" } },
+        });
+      }
+      return;
+    }
+    onMessage(message, send);
+  };
+  return transport.start();
+}
