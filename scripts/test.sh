@@ -11,10 +11,10 @@ step "1/5 core: cargo test (native)"
 cargo test --quiet
 
 step "2/5 wasm: wasm-pack test --node"
-wasm-pack --quiet test --node
+wasm-pack test --node
 
 step "3/5 wasm: wasm-pack test --headless --chrome"
-WASM_BINDGEN_USE_BROWSER=1 wasm-pack --quiet test --headless --chrome
+WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome
 
 step "4/5 build the package"
 bash scripts/build.sh
