@@ -1,7 +1,8 @@
 //! # mcp-cancel
 //!
 //! Bookkeeping of MCP (Model Context Protocol) request cancellation — the
-//! `notifications/cancelled` rules of the spec (revisions 2024-11-05 to 2025-06-18) — as a
+//! `notifications/cancelled`, timeouts and `tasks/cancel` rules of every spec revision from
+//! 2024-11-05 to 2026-07-28 — as a
 //! sans-IO state machine, compiled to WebAssembly for JS MCP clients.
 //!
 //! - [`core`]: the pure state machine ([`core::Session`]). Deterministic: no I/O, no
@@ -10,15 +11,17 @@
 //!   `CancellationSession`, bridging requests to `AbortSignal`.
 //!
 //! ```
-//! use mcp_cancel::core::{Reason, RequestId, ResponseVerdict, Session};
+//! use mcp_cancel::core::{CancelAction, Reason, RequestId, ResponseInfo, ResponseVerdict, Session};
 //!
 //! let mut session = Session::default();
 //! let id = RequestId::Number(7);
 //! session.track_request(id.clone(), "tools/call", None)?;
-//! let cancel = session.cancel(&id, &Reason::Text("user pressed stop".into()))?;
-//! assert_eq!(cancel.map(|c| c.reason), Some(Some("user pressed stop".to_owned())));
+//! let Some(CancelAction::Notify(cancel)) = session.cancel(&id, &Reason::Text("user pressed stop".into()))? else {
+//!     unreachable!("a plain request in flight is cancelled with a notification");
+//! };
+//! assert_eq!(cancel.reason.as_deref(), Some("user pressed stop"));
 //! // The server's result arrives anyway: it is late, drop it.
-//! assert_eq!(session.handle_response(&id), ResponseVerdict::Late);
+//! assert_eq!(session.handle_response(&id, &ResponseInfo::default()), ResponseVerdict::Late);
 //! # Ok::<(), mcp_cancel::core::UsageError>(())
 //! ```
 

@@ -6,6 +6,8 @@
 use serde::Serialize;
 
 use super::id::{ProgressToken, RequestId};
+use super::revision::Revision;
+use super::timer::TimeoutKind;
 
 /// Which request an event is about: one we sent (`outbound`) or one the peer sent us
 /// (`inbound`).
@@ -16,6 +18,8 @@ pub enum Direction {
     Outbound,
     /// A request the peer issued; cancels for it come from the peer.
     Inbound,
+    /// The session itself (e.g. the negotiated revision).
+    Session,
 }
 
 /// One cancellation event, drained with [`Session::poll_event`](super::Session::poll_event).
@@ -35,24 +39,127 @@ pub struct Event {
 ///
 /// Reasons in events are capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
 pub enum EventKind {
-    /// We cancelled a request in flight; `reason` is what went on the wire.
-    CancelSent { request_id: RequestId, method: String, reason: Option<String> },
+    /// We cancelled a request in flight. `via` says how: a `notifications/cancelled`
+    /// (`reason` is what went on the wire), closing the request's stream (2026-07-28,
+    /// Streamable HTTP), or `tasks/cancel` for its task (`task_id`).
+    CancelSent {
+        request_id: RequestId,
+        method: String,
+        via: Via,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        task_id: Option<String>,
+    },
+    /// The request is task-augmented and its `taskId` is not known yet: `tasks/cancel` will
+    /// be sent as soon as the `CreateTaskResult` arrives (2025-11-25 §Tasks).
+    CancelDeferred {
+        request_id: RequestId,
+        method: String,
+    },
+    /// A request's timeout expired; its cancel (if any) is reported separately.
+    TimedOut {
+        request_id: RequestId,
+        method: String,
+        kind: TimeoutKind,
+    },
+    /// Our `tasks/cancel` was answered. `outcome`: the task was cancelled, or was already
+    /// terminal (-32602 in 2025-11-25: a normal outcome), or another error `code`.
+    TaskCancelAnswered {
+        request_id: RequestId,
+        task_id: String,
+        outcome: TaskCancelOutcome,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<i64>,
+    },
+    /// The peer ended our `subscriptions/listen` request (2026-07-28 §Cancellation).
+    ListenEnded {
+        request_id: RequestId,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// The protocol revision was set or negotiated. `known` is false for a version string
+    /// mcp-cancel does not know; `revision` is then the rules it follows.
+    RevisionNegotiated {
+        version: String,
+        revision: Revision,
+        known: bool,
+    },
     /// A cancel of ours was not sent: see [`NotSent`].
-    CancelNotSent { request_id: RequestId, method: Option<String>, why: NotSent },
+    CancelNotSent {
+        request_id: RequestId,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        method: Option<String>,
+        why: NotSent,
+    },
     /// The peer validly cancelled a request it sent us: its work is to be aborted.
-    CancelReceived { request_id: RequestId, method: String, reason: Option<String> },
+    CancelReceived {
+        request_id: RequestId,
+        method: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// The peer's cancel was ignored: see [`Ignored`]. `detail` says what was malformed.
-    CancelIgnored { request_id: Option<RequestId>, why: Ignored, detail: Option<String>, reason: Option<String> },
+    CancelIgnored {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        request_id: Option<RequestId>,
+        why: Ignored,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// A response (result or error) for a request we cancelled was dropped.
-    LateResponseDropped { request_id: RequestId, method: String },
+    LateResponseDropped {
+        request_id: RequestId,
+        method: String,
+    },
     /// A `notifications/progress` for a request we cancelled was dropped.
-    LateProgressDropped { request_id: RequestId, method: String, progress_token: ProgressToken },
+    LateProgressDropped {
+        request_id: RequestId,
+        method: String,
+        progress_token: ProgressToken,
+    },
     /// Our response to a request the peer cancelled was not sent.
-    ResponseSuppressed { request_id: RequestId, method: String },
+    ResponseSuppressed {
+        request_id: RequestId,
+        method: String,
+    },
     /// The peer sent a request with an id it already has in flight; the first one is kept.
-    DuplicateRequestId { request_id: RequestId, method: String },
+    DuplicateRequestId {
+        request_id: RequestId,
+        method: String,
+    },
+}
+
+/// How a cancel went out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Via {
+    /// A `notifications/cancelled`.
+    Notification,
+    /// Closing the request's response stream (2026-07-28, Streamable HTTP).
+    StreamClose,
+    /// A `tasks/cancel` request for the request's task.
+    TasksCancel,
+}
+
+/// How our `tasks/cancel` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskCancelOutcome {
+    /// The server accepted it (the task is `cancelled`, or the 2026-07-28 ack).
+    Cancelled,
+    /// The task was already terminal (-32602, 2025-11-25 §Tasks).
+    AlreadyTerminal,
+    /// Another error.
+    Error,
 }
 
 /// Why a cancel of ours was not sent.
@@ -66,6 +173,9 @@ pub enum NotSent {
     /// The request is the handshake (`initialize`), which MUST NOT be cancelled
     /// (2024-11-05 .. 2025-11-25 §Cancellation).
     Handshake,
+    /// The request's task is already terminal, or its `tasks/cancel` was already sent:
+    /// exactly one `tasks/cancel` per task (2025-11-25 §Tasks).
+    TaskSettled,
 }
 
 /// Why the peer's cancel was ignored (spec, every revision: invalid cancellation
@@ -83,14 +193,30 @@ pub enum Ignored {
     AlreadyCancelled,
     /// The request is the handshake (`initialize`), which MUST NOT be cancelled.
     Handshake,
+    /// In this revision the peer may not send this cancel (2026-07-28: a server may only
+    /// end our `subscriptions/listen`): a protocol violation by the peer.
+    PeerMayNotCancel,
 }
 
 impl Event {
     pub(crate) fn outbound(kind: EventKind) -> Self {
-        Self { direction: Direction::Outbound, kind }
+        Self {
+            direction: Direction::Outbound,
+            kind,
+        }
     }
 
     pub(crate) fn inbound(kind: EventKind) -> Self {
-        Self { direction: Direction::Inbound, kind }
+        Self {
+            direction: Direction::Inbound,
+            kind,
+        }
+    }
+
+    pub(crate) fn session(kind: EventKind) -> Self {
+        Self {
+            direction: Direction::Session,
+            kind,
+        }
     }
 }

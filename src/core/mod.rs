@@ -7,15 +7,23 @@
 mod event;
 mod id;
 mod reason;
+mod revision;
 mod session;
+mod timer;
 mod tombstones;
 mod wire;
 
-pub use event::{Direction, Event, EventKind, Ignored, NotSent};
+pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
 pub use reason::{Reason, ReasonPolicy};
+pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{
-    CancelNotification, Config, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, RequestState,
-    ResponseVerdict, Session, UsageError,
+    CancelAction, CancelNotification, Config, Expired, Fields, InboundCancelVerdict,
+    OutgoingResponseVerdict, ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, Session,
+    TaskCancelRequest, TrackRequest, Transmit, TransportKind, UsageError, INVALID_PARAMS,
 };
-pub use wire::{cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, PROGRESS_METHOD};
+pub use timer::{Millis, Timeout, TimeoutKind};
+pub use wire::{
+    cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD,
+    LISTEN_METHOD, PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,
+};

@@ -3,11 +3,31 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use super::event::{Event, EventKind, Ignored, NotSent};
+use super::event::{Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 use super::id::{ProgressToken, RequestId};
 use super::reason::{Reason, ReasonPolicy};
+use super::revision::{PeerCancels, Revision, Rules, TaskCancel};
+use super::timer::{Deadlines, Millis, RequestTimer, Timeout, TimeoutKind};
 use super::tombstones::{Tombstone, Tombstones};
-use super::wire::{cap_utf8, CancelledParams, INITIALIZE_METHOD};
+use super::wire::{
+    cap_utf8, CancelledParams, INITIALIZE_METHOD, LISTEN_METHOD, TASKS_CANCEL_METHOD,
+    TASKS_RESULT_METHOD,
+};
+
+/// JSON-RPC error code for invalid params: what a 2025-11-25 server answers to
+/// `tasks/cancel` for a task already terminal.
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// How the connection carries messages, which decides how a cancel is signalled in
+/// 2026-07-28 (§Cancellation "Transport-Specific Cancellation").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TransportKind {
+    /// stdio or any message transport: the cancel is a `notifications/cancelled`.
+    #[default]
+    Messages,
+    /// Streamable HTTP: in 2026-07-28 closing the request's response stream is the cancel.
+    StreamableHttp,
+}
 
 /// Settings of a [`Session`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,11 +38,64 @@ pub struct Config {
     pub tombstone_capacity: usize,
     /// What `reason` goes on the wire, and how long reasons may be.
     pub reason: ReasonPolicy,
+    /// The transport, for the 2026-07-28 stream-close cancel. Default [`TransportKind::Messages`].
+    pub transport: TransportKind,
+    /// The revision to follow before one is negotiated; `None` (default): protect
+    /// `initialize`, cancel with notifications, let the peer cancel its own requests.
+    pub revision: Option<Revision>,
+    /// Timeouts of requests that do not set their own. Default: none.
+    pub timeout: Timeout,
+    /// Prefix of the ids of the `tasks/cancel` requests the session issues itself, chosen
+    /// not to collide with the host's ids. Default `"mcp-cancel:"` (ids `"mcp-cancel:1"`, …).
+    pub internal_id_prefix: String,
+    /// Queue the ids of our requests that can no longer be cancelled, for
+    /// [`Session::poll_settled`]. Default `false`.
+    pub report_settled: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Self { tombstone_capacity: 1024, reason: ReasonPolicy::default() }
+        Self {
+            tombstone_capacity: 1024,
+            reason: ReasonPolicy::default(),
+            transport: TransportKind::Messages,
+            revision: None,
+            timeout: Timeout::NONE,
+            internal_id_prefix: "mcp-cancel:".to_owned(),
+            report_settled: false,
+        }
+    }
+}
+
+/// A request we send, for [`Session::track`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackRequest {
+    /// Its id.
+    pub id: RequestId,
+    /// Its method.
+    pub method: String,
+    /// `params._meta.progressToken`, if any.
+    pub progress_token: Option<ProgressToken>,
+    /// Whether `params.task` is present: a task-augmented request (2025-11-25 §Tasks).
+    pub task: bool,
+    /// `params.taskId` of a `tasks/get`, `tasks/result` or `tasks/cancel` the host sends.
+    pub task_ref: Option<String>,
+    /// Its timeouts; `None` takes [`Config::timeout`].
+    pub timeout: Option<Timeout>,
+}
+
+impl TrackRequest {
+    /// A plain request: no progress token, no task, the session's timeouts.
+    #[must_use]
+    pub fn new(id: RequestId, method: &str) -> Self {
+        Self {
+            id,
+            method: method.to_owned(),
+            progress_token: None,
+            task: false,
+            task_ref: None,
+            timeout: None,
+        }
     }
 }
 
@@ -31,6 +104,11 @@ impl Default for Config {
 pub enum RequestState {
     /// Sent, no response yet, not cancelled.
     InFlight,
+    /// Cancelled while task-augmented and before its `taskId` was known: waiting for the
+    /// `CreateTaskResult` to send `tasks/cancel`.
+    CancelPending,
+    /// Its `CreateTaskResult` came; the task runs and can still be cancelled.
+    TaskRunning,
     /// Cancelled by us; its late response and progress will be dropped (a tombstone).
     Cancelled,
 }
@@ -54,12 +132,95 @@ impl CancelNotification {
         if let Some(reason) = &self.reason {
             params.insert("reason".into(), reason.as_str().into());
         }
+        serde_json::json!({ "jsonrpc": "2.0", "method": super::wire::CANCELLED_METHOD, "params": params })
+    }
+}
+
+/// The `tasks/cancel` request to send for a task-augmented request we cancelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskCancelRequest {
+    /// The id of this `tasks/cancel` request (the session's own, see
+    /// [`Config::internal_id_prefix`]); its response is [`ResponseVerdict::Consumed`].
+    pub id: RequestId,
+    /// `params.taskId`.
+    pub task_id: String,
+    /// The task-augmented request it cancels.
+    pub cancels: RequestId,
+}
+
+impl TaskCancelRequest {
+    /// `{"jsonrpc":"2.0","id":…,"method":"tasks/cancel","params":{"taskId":…}}`.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "jsonrpc": "2.0",
-            "method": super::wire::CANCELLED_METHOD,
-            "params": params,
+            "id": self.id.to_json(),
+            "method": TASKS_CANCEL_METHOD,
+            "params": { "taskId": self.task_id },
         })
     }
+}
+
+/// What the host does to cancel a request, by revision and transport.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum CancelAction {
+    /// Send this `notifications/cancelled`.
+    Notify(CancelNotification),
+    /// Close the response stream of this request (2026-07-28 over Streamable HTTP: that
+    /// *is* the cancel; no notification).
+    CloseStream(RequestId),
+    /// Send this `tasks/cancel` request.
+    CancelTask(TaskCancelRequest),
+    /// Nothing to send yet: the task's id is not known. The `tasks/cancel` comes out of
+    /// [`Session::poll_transmit`] when the `CreateTaskResult` arrives.
+    Deferred,
+}
+
+/// A cancel the session produced by itself (a timeout, a deferred task cancel), from
+/// [`Session::poll_transmit`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The request being cancelled.
+    pub request_id: RequestId,
+    /// What to do on the wire ([`CancelAction::Deferred`] never appears here).
+    pub action: CancelAction,
+}
+
+/// A request whose timeout expired, from [`Session::handle_timeout`]: its local caller
+/// should get a `TimeoutError`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expired {
+    /// The request.
+    pub request_id: RequestId,
+    /// Which timeout.
+    pub kind: TimeoutKind,
+}
+
+/// What the session needs to read of a response, from [`Session::response_fields`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// `result.task.taskId` (the `CreateTaskResult` of a task-augmented request).
+    pub task_id: bool,
+    /// `result.taskId` and `result.status` (the task of a `tasks/get`/`tasks/cancel`).
+    pub task_status: bool,
+    /// `error.code` (the answer to our own `tasks/cancel`).
+    pub error_code: bool,
+    /// `result.protocolVersion` (the `initialize` result).
+    pub protocol_version: bool,
+}
+
+/// The fields of a response that [`Session::response_fields`] asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResponseInfo {
+    /// `result.task.taskId`.
+    pub task_id: Option<String>,
+    /// `result.taskId` and `result.status`.
+    pub task_status: Option<(String, String)>,
+    /// `error.code`; `None` for a result.
+    pub error_code: Option<i64>,
+    /// `result.protocolVersion`.
+    pub protocol_version: Option<String>,
 }
 
 /// What to do with a response (result or error) that arrived from the peer.
@@ -71,6 +232,8 @@ pub enum ResponseVerdict {
     /// It answers a request we cancelled: drop it (spec: the sender of the cancellation
     /// SHOULD ignore any response that arrives afterward).
     Late,
+    /// It answers a request the session sent itself (`tasks/cancel`): do not deliver it.
+    Consumed,
     /// No request of ours has this id (never sent, or its tombstone was evicted): the
     /// host decides, as it would without this library.
     Unknown,
@@ -100,8 +263,14 @@ pub enum InboundCancelVerdict {
         /// The peer's reason, capped to [`ReasonPolicy::max_bytes`].
         reason: Option<String>,
     },
-    /// Invalid (malformed, unknown, finished, wrong direction, duplicate, handshake):
-    /// ignore it; an [`EventKind::CancelIgnored`] says why.
+    /// The peer ended our `subscriptions/listen` request (2026-07-28): that stream is
+    /// over; pass the notification on.
+    ListenEnded {
+        /// Our `subscriptions/listen` request.
+        request_id: RequestId,
+    },
+    /// Invalid (malformed, unknown, finished, wrong direction, duplicate, handshake, or not
+    /// allowed in this revision): ignore it; an [`EventKind::CancelIgnored`] says why.
     Ignore,
 }
 
@@ -120,13 +289,13 @@ pub enum OutgoingResponseVerdict {
 /// values, never the peer's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UsageError {
-    /// [`Session::track_request`] with an id that is already in flight.
+    /// [`Session::track`] with an id that is already in flight.
     AlreadyInFlight(RequestId),
-    /// [`Session::track_request`] with a progress token another request in flight uses
+    /// [`Session::track`] with a progress token another request in flight uses
     /// (spec: progress tokens MUST be unique across active requests).
     ProgressTokenInUse(ProgressToken),
-    /// [`Session::cancel`] of the handshake request (`initialize`), which MUST NOT be
-    /// cancelled (2024-11-05 .. 2025-11-25 §Cancellation).
+    /// [`Session::cancel`] of the handshake request (`initialize`, up to 2025-11-25),
+    /// which MUST NOT be cancelled.
     HandshakeNotCancellable(RequestId),
 }
 
@@ -146,7 +315,9 @@ impl UsageError {
     #[must_use]
     pub fn request_id(&self) -> &RequestId {
         match self {
-            Self::AlreadyInFlight(id) | Self::ProgressTokenInUse(id) | Self::HandshakeNotCancellable(id) => id,
+            Self::AlreadyInFlight(id)
+            | Self::ProgressTokenInUse(id)
+            | Self::HandshakeNotCancellable(id) => id,
         }
     }
 }
@@ -155,9 +326,15 @@ impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::AlreadyInFlight(id) => write!(f, "request id {id} is already in flight"),
-            Self::ProgressTokenInUse(t) => write!(f, "progress token {t} is already used by a request in flight"),
+            Self::ProgressTokenInUse(t) => write!(
+                f,
+                "progress token {t} is already used by a request in flight"
+            ),
             Self::HandshakeNotCancellable(id) => {
-                write!(f, "request {id} is the initialize handshake, which must not be cancelled")
+                write!(
+                    f,
+                    "request {id} is the initialize handshake, which must not be cancelled"
+                )
             }
         }
     }
@@ -165,10 +342,30 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// What kind of outbound request an entry is.
+#[derive(Debug)]
+enum Kind {
+    Plain,
+    /// Task-augmented, no `CreateTaskResult` yet; `cancel_pending` once aborted.
+    Task {
+        cancel_pending: bool,
+    },
+    /// The host's own `tasks/get`/`tasks/result`/`tasks/cancel` for a task.
+    TaskQuery {
+        task_id: String,
+    },
+    /// Our own `tasks/cancel`.
+    TaskCancel {
+        task_id: String,
+    },
+}
+
 #[derive(Debug)]
 struct Outbound {
     method: String,
     progress_token: Option<ProgressToken>,
+    timer: Option<RequestTimer>,
+    kind: Kind,
 }
 
 #[derive(Debug)]
@@ -177,43 +374,67 @@ struct Inbound {
     cancelled: bool,
 }
 
+/// A task created by one of our task-augmented requests, until it is terminal.
+#[derive(Debug)]
+struct Task {
+    request_id: RequestId,
+    method: String,
+    cancel_sent: bool,
+}
+
 /// The cancellation bookkeeping of one MCP connection: sans-IO, deterministic, no clock.
 ///
-/// A `Session` never sends or receives anything itself. The host tells it what crosses
-/// the wire and does what it answers:
+/// A `Session` never sends or receives anything itself and never reads a clock: the host
+/// tells it what crosses the wire and what time it is (`now`, in ms of any monotonic time
+/// line), and does what it answers.
 ///
 /// **Requests we send** (outbound):
-/// 1. [`track_request`](Self::track_request) when the request goes out;
-/// 2. [`cancel`](Self::cancel) to cancel it: send the returned [`CancelNotification`];
-/// 3. [`handle_response`](Self::handle_response) for every response that arrives, and
-///    [`handle_progress`](Self::handle_progress) for every `notifications/progress`:
-///    drop what they call late.
+/// 1. [`track`](Self::track) when the request goes out;
+/// 2. [`cancel`](Self::cancel) to cancel it: do the returned [`CancelAction`];
+/// 3. for every response that arrives: [`response_fields`](Self::response_fields), read
+///    those fields, then [`handle_response`](Self::handle_response); for every
+///    `notifications/progress`, [`handle_progress`](Self::handle_progress); for every
+///    `notifications/tasks/status`, [`handle_task_status`](Self::handle_task_status).
+///    Drop what they call late.
 ///
 /// **Requests the peer sends us** (inbound):
 /// 1. [`handle_request`](Self::handle_request) when one arrives;
-/// 2. [`handle_cancelled`](Self::handle_cancelled) for every `notifications/cancelled`:
-///    abort the work when it says [`InboundCancelVerdict::Abort`];
+/// 2. [`handle_cancelled`](Self::handle_cancelled) for every `notifications/cancelled`;
 /// 3. [`handle_outgoing_response`](Self::handle_outgoing_response) before sending our
-///    response: do not send it when it says [`OutgoingResponseVerdict::Suppress`].
+///    response.
 ///
-/// **Events**: after each call, [`poll_event`](Self::poll_event) until `None`.
+/// **Time**: arm one timer for [`poll_timeout`](Self::poll_timeout); when it fires, call
+/// [`handle_timeout`](Self::handle_timeout).
 ///
-/// Spec: `notifications/cancelled`, 2024-11-05 / 2025-03-26 / 2025-06-18 §Cancellation.
+/// **Output**: after every call, [`poll_transmit`](Self::poll_transmit) until `None`
+/// (cancels the session produced itself), [`poll_event`](Self::poll_event) until `None`,
+/// and, with [`Config::report_settled`], [`poll_settled`](Self::poll_settled).
+///
+/// The rules followed are those of the negotiated revision ([`Revision::rules`]):
+/// [`set_protocol_version`](Self::set_protocol_version).
 ///
 /// # Invariants
 /// 1. An id is at most one of: outbound in flight, tombstoned.
-/// 2. A cancel is produced only for an outbound request in flight, never for `initialize`,
-///    and at most once per request.
-/// 3. The peer cannot create tombstones: only [`cancel`](Self::cancel) does.
+/// 2. A cancel is produced only for a request in flight (or its running task), never for
+///    the revision's handshake, at most once per request, and at most one `tasks/cancel`
+///    per task.
+/// 3. The peer cannot create tombstones: only our cancels and timeouts do.
 /// 4. Tombstones never exceed [`Config::tombstone_capacity`].
 #[derive(Debug)]
 pub struct Session {
     config: Config,
+    revision: Option<Revision>,
     outbound: HashMap<RequestId, Outbound>,
     progress: HashMap<ProgressToken, RequestId>,
     tombstones: Tombstones,
     inbound: HashMap<RequestId, Inbound>,
+    tasks: HashMap<String, Task>,
+    task_of_request: HashMap<RequestId, String>,
+    deadlines: Deadlines,
+    next_internal_id: u64,
+    transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
+    settled: VecDeque<RequestId>,
 }
 
 impl Default for Session {
@@ -222,18 +443,31 @@ impl Default for Session {
     }
 }
 
+const TASK_STATUS_METHOD_TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+/// The requests that may be task-augmented (2025-11-25 §Tasks). Others may carry
+/// `params.task` (the TS SDK 1.x copies it onto its `tasks/get` polls) without being one.
+const TASK_AUGMENTABLE: [&str; 3] = ["tools/call", "sampling/createMessage", "elicitation/create"];
+
 impl Session {
     /// A session with no request in flight.
     #[must_use]
     pub fn new(config: Config) -> Self {
         let tombstones = Tombstones::new(config.tombstone_capacity);
         Self {
+            revision: config.revision,
             config,
             outbound: HashMap::new(),
             progress: HashMap::new(),
             tombstones,
             inbound: HashMap::new(),
+            tasks: HashMap::new(),
+            task_of_request: HashMap::new(),
+            deadlines: Deadlines::default(),
+            next_internal_id: 1,
+            transmits: VecDeque::new(),
             events: VecDeque::new(),
+            settled: VecDeque::new(),
         }
     }
 
@@ -245,20 +479,41 @@ impl Session {
         &self.config
     }
 
-    /// Where our request `id` is: in flight, cancelled (tombstoned), or `None` (completed,
-    /// never sent, or its tombstone evicted).
+    /// The revision whose rules are followed; `None` before one is known.
     #[must_use]
-    pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
-        if self.outbound.contains_key(id) {
-            Some(RequestState::InFlight)
-        } else if self.tombstones.contains(id) {
-            Some(RequestState::Cancelled)
-        } else {
-            None
+    pub fn revision(&self) -> Option<Revision> {
+        self.revision
+    }
+
+    /// The handshake method that must not be cancelled: `initialize` up to 2025-11-25 and
+    /// before negotiation, none in 2026-07-28.
+    #[must_use]
+    pub fn handshake_method(&self) -> Option<&'static str> {
+        match self.revision {
+            Some(r) => r.rules().handshake,
+            None => Some(INITIALIZE_METHOD),
         }
     }
 
-    /// Number of our requests in flight.
+    /// Where our request `id` is; `None` when it completed, was never sent, or its
+    /// tombstone was evicted.
+    #[must_use]
+    pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
+        match self.outbound.get(id) {
+            Some(Outbound {
+                kind: Kind::Task {
+                    cancel_pending: true,
+                },
+                ..
+            }) => Some(RequestState::CancelPending),
+            Some(_) => Some(RequestState::InFlight),
+            None if self.task_of_request.contains_key(id) => Some(RequestState::TaskRunning),
+            None if self.tombstones.contains(id) => Some(RequestState::Cancelled),
+            None => None,
+        }
+    }
+
+    /// Number of our requests in flight (our own `tasks/cancel` requests included).
     #[must_use]
     pub fn outbound_in_flight(&self) -> usize {
         self.outbound.len()
@@ -271,28 +526,79 @@ impl Session {
         self.inbound.len()
     }
 
+    /// Number of tasks of ours that are running (not yet terminal).
+    #[must_use]
+    pub fn running_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
     /// Number of tombstones (cancelled requests remembered).
     #[must_use]
     pub fn tombstones(&self) -> usize {
         self.tombstones.len()
     }
 
+    /// Whether the peer has validly cancelled its request `id`.
+    #[must_use]
+    pub fn is_cancelled_by_peer(&self, id: &RequestId) -> bool {
+        self.inbound.get(id).is_some_and(|r| r.cancelled)
+    }
+
+    // ----- revision -----
+
+    /// Follows the rules of the negotiated protocol `version` (the `initialize` result's
+    /// `protocolVersion`, or what the SDK passes to `transport.setProtocolVersion`). An
+    /// unknown version follows [`Revision::negotiated`] and is reported
+    /// ([`EventKind::RevisionNegotiated`] with `known: false`); it is never an error.
+    pub fn set_protocol_version(&mut self, version: &str) -> Revision {
+        let (revision, known) = Revision::negotiated(version);
+        let capped = cap_utf8(version, 64).to_owned();
+        if self.revision != Some(revision) || !known {
+            self.emit(Event::session(EventKind::RevisionNegotiated {
+                version: capped,
+                revision,
+                known,
+            }));
+        }
+        self.revision = Some(revision);
+        revision
+    }
+
     // ----- requests we send -----
 
     /// Records that we sent request `id` with `method`, and its
-    /// `params._meta.progressToken` if it has one.
-    ///
-    /// An id that was tombstoned is forgotten as cancelled: it is in flight again.
+    /// `params._meta.progressToken` if it has one: [`Self::track`] without timeouts, task or
+    /// clock.
     ///
     /// # Errors
-    /// [`UsageError::AlreadyInFlight`] when `id` is in flight;
-    /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
+    /// As [`Self::track`].
     pub fn track_request(
         &mut self,
         id: RequestId,
         method: &str,
         progress_token: Option<ProgressToken>,
     ) -> Result<(), UsageError> {
+        let mut request = TrackRequest::new(id, method);
+        request.progress_token = progress_token;
+        request.timeout = Some(Timeout::NONE);
+        self.track(request, 0)
+    }
+
+    /// Records a request we sent at `now` (ms). Its timeouts start at `now`. An id that was
+    /// tombstoned is forgotten as cancelled: it is in flight again.
+    ///
+    /// # Errors
+    /// [`UsageError::AlreadyInFlight`] when `id` is in flight;
+    /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
+    pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
+        let TrackRequest {
+            id,
+            method,
+            progress_token,
+            task,
+            task_ref,
+            timeout,
+        } = request;
         if self.outbound.contains_key(&id) {
             return Err(UsageError::AlreadyInFlight(id));
         }
@@ -303,23 +609,71 @@ impl Session {
             self.progress.insert(token.clone(), id.clone());
         }
         self.tombstones.remove(&id);
-        self.outbound.insert(id, Outbound { method: method.to_owned(), progress_token });
+        let tasks_apply = self
+            .revision
+            .map_or(true, |r| r.rules().tasks != TaskCancel::None);
+        let kind = match task_ref {
+            Some(task_id) if tasks_apply && self.tasks.contains_key(&task_id) => {
+                Kind::TaskQuery { task_id }
+            }
+            _ if task && tasks_apply && TASK_AUGMENTABLE.contains(&method.as_str()) => Kind::Task {
+                cancel_pending: false,
+            },
+            _ => Kind::Plain,
+        };
+        if let Kind::TaskQuery { task_id } = &kind {
+            if method == TASKS_CANCEL_METHOD {
+                // The host cancels the task itself: ours would be a second one.
+                if let Some(t) = self.tasks.get_mut(task_id) {
+                    t.cancel_sent = true;
+                }
+            }
+        }
+        let timeout = timeout.unwrap_or(self.config.timeout);
+        let exempt = method == LISTEN_METHOD || Some(method.as_str()) == self.handshake_method();
+        let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
+        if let Some(timer) = timer.as_mut() {
+            self.deadlines.schedule(&id, timer);
+        }
+        self.outbound.insert(
+            id,
+            Outbound {
+                method,
+                progress_token,
+                timer,
+                kind,
+            },
+        );
         Ok(())
     }
 
-    /// Cancels our request `id`: returns the notification to send, or `None` when there is
-    /// nothing to cancel (not in flight: completed, unknown, or already cancelled — the
-    /// first reason wins). Afterwards `id` is a tombstone: its late response and progress
-    /// are [`ResponseVerdict::Late`] / [`ProgressVerdict::Late`].
+    /// Cancels our request `id` and says how ([`CancelAction`]), or `None` when there is
+    /// nothing to cancel (completed, unknown, already cancelled — the first reason wins —
+    /// or its task is terminal or already being cancelled).
     ///
-    /// Spec: 2024-11-05 .. 2025-06-18 §Cancellation, "Cancellation notifications MUST only
-    /// reference requests that were previously issued in the same direction and are
-    /// believed to still be in-progress".
+    /// - A plain request: [`CancelAction::Notify`], or [`CancelAction::CloseStream`] in
+    ///   2026-07-28 over Streamable HTTP. It becomes a tombstone: its late response and
+    ///   progress are dropped.
+    /// - A task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`] once its
+    ///   `CreateTaskResult` came, [`CancelAction::Deferred`] before that.
+    ///
+    /// Spec: §Cancellation of every revision ("MUST only reference requests … believed to
+    /// still be in-progress"; 2025-11-25: "For task-augmented requests, the `tasks/cancel`
+    /// request MUST be used instead"; 2026-07-28 "Transport-Specific Cancellation").
     ///
     /// # Errors
-    /// [`UsageError::HandshakeNotCancellable`] for `initialize`; the request stays in flight.
-    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<Option<CancelNotification>, UsageError> {
-        let Some(request) = self.outbound.get(id) else {
+    /// [`UsageError::HandshakeNotCancellable`] for the revision's handshake; it stays in
+    /// flight.
+    pub fn cancel(
+        &mut self,
+        id: &RequestId,
+        reason: &Reason,
+    ) -> Result<Option<CancelAction>, UsageError> {
+        if let Some(task_id) = self.task_of_request.get(id).cloned() {
+            return Ok(self.cancel_task(id, &task_id));
+        }
+        let handshake = self.handshake_method();
+        let Some(request) = self.outbound.get_mut(id) else {
             let method = self.tombstones.method(id).map(str::to_owned);
             self.emit(Event::outbound(EventKind::CancelNotSent {
                 request_id: id.clone(),
@@ -328,61 +682,271 @@ impl Session {
             }));
             return Ok(None);
         };
-        if request.method == INITIALIZE_METHOD {
+        match &mut request.kind {
+            Kind::Task {
+                cancel_pending: true,
+            }
+            | Kind::TaskCancel { .. } => {
+                let method = Some(request.method.clone());
+                self.emit(Event::outbound(EventKind::CancelNotSent {
+                    request_id: id.clone(),
+                    method,
+                    why: NotSent::NotInFlight,
+                }));
+                return Ok(None);
+            }
+            Kind::Task { cancel_pending } => {
+                *cancel_pending = true;
+                let method = request.method.clone();
+                if let Some(timer) = request.timer.as_mut() {
+                    self.deadlines.unschedule(timer);
+                }
+                self.emit(Event::outbound(EventKind::CancelDeferred {
+                    request_id: id.clone(),
+                    method,
+                }));
+                return Ok(Some(CancelAction::Deferred));
+            }
+            Kind::TaskQuery { task_id } => {
+                // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
+                // `tasks/result` of a task with the same signal) means: stop the task. The
+                // poll itself is tombstoned; the task gets its one `tasks/cancel`.
+                let task_id = task_id.clone();
+                if let Some(mut poll) = self.outbound.remove(id) {
+                    if let Some(timer) = poll.timer.as_mut() {
+                        self.deadlines.unschedule(timer);
+                    }
+                    self.tombstones.insert(
+                        id.clone(),
+                        Tombstone {
+                            method: poll.method,
+                            progress_token: poll.progress_token,
+                        },
+                    );
+                    self.settle(id);
+                }
+                let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
+                return Ok(owner.and_then(|owner| self.cancel_task(&owner, &task_id)));
+            }
+            Kind::Plain => {}
+        }
+        if Some(request.method.as_str()) == handshake {
+            let method = Some(request.method.clone());
             self.emit(Event::outbound(EventKind::CancelNotSent {
                 request_id: id.clone(),
-                method: Some(INITIALIZE_METHOD.to_owned()),
+                method,
                 why: NotSent::Handshake,
             }));
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
-        let Some(request) = self.outbound.remove(id) else {
+        let Some(mut request) = self.outbound.remove(id) else {
             return Ok(None);
         };
         if let Some(token) = &request.progress_token {
             self.progress.remove(token);
         }
+        if let Some(timer) = request.timer.as_mut() {
+            self.deadlines.unschedule(timer);
+        }
+        let close_stream = self.config.transport == TransportKind::StreamableHttp
+            && self
+                .revision
+                .is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
         self.emit(Event::outbound(EventKind::CancelSent {
             request_id: id.clone(),
             method: request.method.clone(),
+            via: if close_stream {
+                Via::StreamClose
+            } else {
+                Via::Notification
+            },
             reason: wire_reason.clone(),
+            task_id: None,
         }));
         self.tombstones.insert(
             id.clone(),
-            Tombstone { method: request.method, progress_token: request.progress_token },
+            Tombstone {
+                method: request.method,
+                progress_token: request.progress_token,
+            },
         );
-        Ok(Some(CancelNotification { request_id: id.clone(), reason: wire_reason }))
+        self.settle(id);
+        Ok(Some(if close_stream {
+            CancelAction::CloseStream(id.clone())
+        } else {
+            CancelAction::Notify(CancelNotification {
+                request_id: id.clone(),
+                reason: wire_reason,
+            })
+        }))
     }
 
-    /// Classifies a response (result or error) to our request `id`. A
-    /// [`ResponseVerdict::Deliver`] completes the request; a [`ResponseVerdict::Late`]
-    /// consumes its tombstone.
+    /// What [`Self::handle_response`] needs to read of a response to `id`. Reading nothing
+    /// else keeps a 1 MB result out of the session.
+    #[must_use]
+    pub fn response_fields(&self, id: &RequestId) -> Fields {
+        match self.outbound.get(id) {
+            Some(Outbound {
+                kind: Kind::Task { .. },
+                ..
+            }) => Fields {
+                task_id: true,
+                ..Fields::default()
+            },
+            Some(Outbound {
+                kind: Kind::TaskQuery { .. },
+                ..
+            }) => Fields {
+                task_status: true,
+                ..Fields::default()
+            },
+            Some(Outbound {
+                kind: Kind::TaskCancel { .. },
+                ..
+            }) => Fields {
+                error_code: true,
+                ..Fields::default()
+            },
+            Some(o) if o.method == INITIALIZE_METHOD => Fields {
+                protocol_version: true,
+                ..Fields::default()
+            },
+            _ => Fields::default(),
+        }
+    }
+
+    /// Classifies a response (result or error) to our request `id`, with the fields
+    /// [`Self::response_fields`] asked for. A [`ResponseVerdict::Deliver`] completes the
+    /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`]
+    /// consumes its tombstone, or — for a task request cancelled before its `taskId` was
+    /// known — queues the deferred `tasks/cancel` ([`Self::poll_transmit`]).
     ///
-    /// Spec: every revision §Cancellation, "The sender of the cancellation notification
-    /// SHOULD ignore any response to the request that arrives afterward".
-    pub fn handle_response(&mut self, id: &RequestId) -> ResponseVerdict {
-        if let Some(request) = self.outbound.remove(id) {
-            if let Some(token) = &request.progress_token {
-                self.progress.remove(token);
-            }
-            return ResponseVerdict::Deliver;
+    /// Spec: every revision §Cancellation, "SHOULD ignore any response to the request that
+    /// arrives afterward"; 2025-11-25 §Tasks.
+    pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
+        let Some(mut request) = self.outbound.remove(id) else {
+            return match self.tombstones.remove(id) {
+                Some(tombstone) => {
+                    self.emit(Event::outbound(EventKind::LateResponseDropped {
+                        request_id: id.clone(),
+                        method: tombstone.method,
+                    }));
+                    ResponseVerdict::Late
+                }
+                None => ResponseVerdict::Unknown,
+            };
+        };
+        if let Some(token) = &request.progress_token {
+            self.progress.remove(token);
         }
-        match self.tombstones.remove(id) {
-            Some(tombstone) => {
-                self.emit(Event::outbound(EventKind::LateResponseDropped {
-                    request_id: id.clone(),
-                    method: tombstone.method,
-                }));
-                ResponseVerdict::Late
+        if let Some(timer) = request.timer.as_mut() {
+            self.deadlines.unschedule(timer);
+        }
+        match request.kind {
+            Kind::Plain => {
+                if let Some(version) = &info.protocol_version {
+                    self.set_protocol_version(version);
+                }
+                self.settle(id);
+                ResponseVerdict::Deliver
             }
-            None => ResponseVerdict::Unknown,
+            Kind::Task { cancel_pending } => {
+                let task_id = info.task_id.clone().filter(|_| info.error_code.is_none());
+                match (task_id, cancel_pending) {
+                    (Some(task_id), false) => {
+                        self.task_of_request.insert(id.clone(), task_id.clone());
+                        self.tasks.insert(
+                            task_id,
+                            Task {
+                                request_id: id.clone(),
+                                method: request.method,
+                                cancel_sent: false,
+                            },
+                        );
+                        ResponseVerdict::Deliver
+                    }
+                    (Some(task_id), true) => {
+                        // The caller gave up before the task existed: cancel it now, and drop
+                        // the CreateTaskResult nobody waits for.
+                        self.tasks.insert(
+                            task_id.clone(),
+                            Task {
+                                request_id: id.clone(),
+                                method: request.method.clone(),
+                                cancel_sent: false,
+                            },
+                        );
+                        self.task_of_request.insert(id.clone(), task_id.clone());
+                        if let Some(action) = self.cancel_task(id, &task_id) {
+                            self.transmits.push_back(Transmit {
+                                request_id: id.clone(),
+                                action,
+                            });
+                        }
+                        self.emit(Event::outbound(EventKind::LateResponseDropped {
+                            request_id: id.clone(),
+                            method: request.method,
+                        }));
+                        ResponseVerdict::Late
+                    }
+                    (None, false) => {
+                        self.settle(id);
+                        ResponseVerdict::Deliver
+                    }
+                    (None, true) => {
+                        // An error, or a server that ran it as a plain request: nothing to cancel.
+                        self.settle(id);
+                        self.emit(Event::outbound(EventKind::LateResponseDropped {
+                            request_id: id.clone(),
+                            method: request.method,
+                        }));
+                        ResponseVerdict::Late
+                    }
+                }
+            }
+            Kind::TaskQuery { task_id } => {
+                let ended = request.method == TASKS_RESULT_METHOD
+                    || (request.method == TASKS_CANCEL_METHOD && info.error_code.is_none())
+                    || info.error_code == Some(INVALID_PARAMS)
+                        && request.method == TASKS_CANCEL_METHOD
+                    || info
+                        .task_status
+                        .as_ref()
+                        .is_some_and(|(t, s)| *t == task_id && is_terminal(s));
+                if ended {
+                    self.end_task(&task_id);
+                }
+                self.settle(id);
+                ResponseVerdict::Deliver
+            }
+            Kind::TaskCancel { task_id } => {
+                let outcome = match info.error_code {
+                    None => TaskCancelOutcome::Cancelled,
+                    Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,
+                    Some(_) => TaskCancelOutcome::Error,
+                };
+                self.emit(Event::outbound(EventKind::TaskCancelAnswered {
+                    request_id: id.clone(),
+                    task_id: task_id.clone(),
+                    outcome,
+                    code: info.error_code,
+                }));
+                self.end_task(&task_id);
+                ResponseVerdict::Consumed
+            }
         }
     }
 
-    /// Classifies a `notifications/progress` by its `params.progressToken`.
-    pub fn handle_progress(&mut self, token: &ProgressToken) -> ProgressVerdict {
-        if self.progress.contains_key(token) {
+    /// Classifies a `notifications/progress` by its `params.progressToken`, at `now`: a
+    /// delivered one restarts its request's timeout when it resets on progress.
+    pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
+        if let Some(id) = self.progress.get(token) {
+            if let Some(request) = self.outbound.get_mut(id) {
+                if let Some(timer) = request.timer.as_mut() {
+                    self.deadlines.on_progress(id, timer, now);
+                }
+            }
             return ProgressVerdict::Deliver;
         }
         let Some((id, method)) = self.tombstones.by_progress_token(token) else {
@@ -397,6 +961,67 @@ impl Session {
         ProgressVerdict::Late
     }
 
+    /// Notes a task's status (`notifications/tasks/status`): a terminal status
+    /// (`completed`, `failed`, `cancelled`) ends the task — no `tasks/cancel` will be sent
+    /// for it.
+    pub fn handle_task_status(&mut self, task_id: &str, status: &str) {
+        if is_terminal(status) {
+            self.end_task(task_id);
+        }
+    }
+
+    // ----- time -----
+
+    /// The earliest deadline (ms on the host's time line) at which
+    /// [`Self::handle_timeout`] must be called; `None` when no request has a timeout.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.deadlines.next()
+    }
+
+    /// Expires every request whose deadline is at or before `now`: each is cancelled as by
+    /// [`Self::cancel`] with [`Reason::Timeout`] (its action queued for
+    /// [`Self::poll_transmit`]), and returned so its local caller gets a timeout error. The
+    /// handshake is never cancelled: it is only reported. Each deadline fires once.
+    pub fn handle_timeout(&mut self, now: Millis) -> Vec<Expired> {
+        let mut expired = Vec::new();
+        while let Some(id) = self.deadlines.pop_due(now) {
+            let Some(request) = self.outbound.get_mut(&id) else {
+                continue;
+            };
+            let Some(timer) = request.timer.take() else {
+                continue;
+            };
+            let Some(kind) = timer.expired(now) else {
+                // Not due after all (cannot happen: the key was due); keep it scheduled.
+                let mut timer = timer;
+                self.deadlines.schedule(&id, &mut timer);
+                if let Some(request) = self.outbound.get_mut(&id) {
+                    request.timer = Some(timer);
+                }
+                continue;
+            };
+            let method = request.method.clone();
+            self.emit(Event::outbound(EventKind::TimedOut {
+                request_id: id.clone(),
+                method,
+                kind,
+            }));
+            match self.cancel(&id, &Reason::Timeout) {
+                Ok(Some(CancelAction::Deferred)) | Ok(None) | Err(_) => {}
+                Ok(Some(action)) => self.transmits.push_back(Transmit {
+                    request_id: id.clone(),
+                    action,
+                }),
+            }
+            expired.push(Expired {
+                request_id: id,
+                kind,
+            });
+        }
+        expired
+    }
+
     // ----- requests the peer sends us -----
 
     /// Records a request the peer sent us. A second request with an id already in flight
@@ -404,17 +1029,27 @@ impl Session {
     /// `false` then.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         if self.inbound.contains_key(&id) {
-            self.emit(Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
+            self.emit(Event::inbound(EventKind::DuplicateRequestId {
+                request_id: id,
+                method: method.to_owned(),
+            }));
             return false;
         }
-        self.inbound.insert(id, Inbound { method: method.to_owned(), cancelled: false });
+        self.inbound.insert(
+            id,
+            Inbound {
+                method: method.to_owned(),
+                cancelled: false,
+            },
+        );
         true
     }
 
     /// Classifies a `notifications/cancelled` from the peer.
     ///
-    /// Valid only for a request the peer sent us that is in flight, not yet cancelled and
-    /// not `initialize`; anything else is ignored and reported
+    /// Up to 2025-11-25: valid only for a request the peer sent us that is in flight, not
+    /// yet cancelled and not the handshake. In 2026-07-28: valid only to end our own
+    /// `subscriptions/listen` request. Anything else is ignored and reported
     /// ([`EventKind::CancelIgnored`]), never an error. A peer's cancel never creates a
     /// tombstone.
     ///
@@ -438,10 +1073,42 @@ impl Session {
                 return InboundCancelVerdict::Ignore;
             }
         };
+        if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
+            let is_listen = self
+                .outbound
+                .get(&id)
+                .is_some_and(|o| o.method == LISTEN_METHOD);
+            if is_listen {
+                if let Some(mut request) = self.outbound.remove(&id) {
+                    if let Some(timer) = request.timer.as_mut() {
+                        self.deadlines.unschedule(timer);
+                    }
+                }
+                self.settle(&id);
+                self.emit(Event::outbound(EventKind::ListenEnded {
+                    request_id: id.clone(),
+                    reason,
+                }));
+                return InboundCancelVerdict::ListenEnded { request_id: id };
+            }
+            self.emit(Event::inbound(EventKind::CancelIgnored {
+                request_id: Some(id),
+                why: Ignored::PeerMayNotCancel,
+                detail: Some(
+                    "in 2026-07-28 a server may only cancel the client's subscriptions/listen"
+                        .to_owned(),
+                ),
+                reason,
+            }));
+            return InboundCancelVerdict::Ignore;
+        }
+        let handshake = self.handshake_method();
         let why = match self.inbound.get_mut(&id) {
-            None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
+            None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => {
+                Ignored::WrongDirection
+            }
             None => Ignored::NotInFlight,
-            Some(request) if request.method == INITIALIZE_METHOD => Ignored::Handshake,
+            Some(request) if Some(request.method.as_str()) == handshake => Ignored::Handshake,
             Some(request) if request.cancelled => Ignored::AlreadyCancelled,
             Some(request) => {
                 request.cancelled = true;
@@ -451,10 +1118,18 @@ impl Session {
                     method,
                     reason: reason.clone(),
                 }));
-                return InboundCancelVerdict::Abort { request_id: id, reason };
+                return InboundCancelVerdict::Abort {
+                    request_id: id,
+                    reason,
+                };
             }
         };
-        self.emit(Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason }));
+        self.emit(Event::inbound(EventKind::CancelIgnored {
+            request_id: Some(id),
+            why,
+            detail: None,
+            reason,
+        }));
         InboundCancelVerdict::Ignore
     }
 
@@ -473,23 +1148,37 @@ impl Session {
         }
     }
 
-    /// Whether the peer has validly cancelled its request `id`.
-    #[must_use]
-    pub fn is_cancelled_by_peer(&self, id: &RequestId) -> bool {
-        self.inbound.get(id).is_some_and(|r| r.cancelled)
-    }
-
     // ----- connection -----
 
-    /// Forgets every request and tombstone (the connection closed). Queued events stay.
+    /// Forgets every request, task and tombstone (the connection closed). Queued output
+    /// stays.
     pub fn close(&mut self) {
+        if self.config.report_settled {
+            let ids: Vec<RequestId> = self
+                .outbound
+                .keys()
+                .chain(self.task_of_request.keys())
+                .cloned()
+                .collect();
+            self.settled.extend(ids);
+        }
         self.outbound.clear();
         self.progress.clear();
         self.tombstones.clear();
         self.inbound.clear();
+        self.tasks.clear();
+        self.task_of_request.clear();
+        self.deadlines.clear();
     }
 
     // ----- output -----
+
+    /// The next cancel the session produced by itself (timeouts, deferred
+    /// `tasks/cancel`), oldest first.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
 
     /// The next event, oldest first; `None` when there is none. Call until `None` after
     /// every other call: events are kept until polled.
@@ -504,7 +1193,88 @@ impl Session {
         !self.events.is_empty()
     }
 
+    /// The next of our requests that can no longer be cancelled (completed, cancelled,
+    /// timed out, or its task ended): per-request resources (an abort listener) can go.
+    /// Only with [`Config::report_settled`].
+    #[must_use]
+    pub fn poll_settled(&mut self) -> Option<RequestId> {
+        self.settled.pop_front()
+    }
+
+    // ----- internals -----
+
+    fn rules(&self) -> Option<Rules> {
+        self.revision.map(Revision::rules)
+    }
+
+    fn rules_peer_cancels(&self) -> PeerCancels {
+        self.rules()
+            .map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
+    }
+
+    /// The `tasks/cancel` for `task_id` (the task of our request `id`), or `None` when one
+    /// was already sent.
+    fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> Option<CancelAction> {
+        let task = self.tasks.get_mut(task_id)?;
+        if task.cancel_sent {
+            let method = Some(task.method.clone());
+            self.emit(Event::outbound(EventKind::CancelNotSent {
+                request_id: id.clone(),
+                method,
+                why: NotSent::TaskSettled,
+            }));
+            return None;
+        }
+        task.cancel_sent = true;
+        let method = task.method.clone();
+        let cancel_id = RequestId::String(format!(
+            "{}{}",
+            self.config.internal_id_prefix, self.next_internal_id
+        ));
+        self.next_internal_id += 1;
+        self.outbound.insert(
+            cancel_id.clone(),
+            Outbound {
+                method: TASKS_CANCEL_METHOD.to_owned(),
+                progress_token: None,
+                timer: None,
+                kind: Kind::TaskCancel {
+                    task_id: task_id.to_owned(),
+                },
+            },
+        );
+        self.emit(Event::outbound(EventKind::CancelSent {
+            request_id: id.clone(),
+            method,
+            via: Via::TasksCancel,
+            reason: None,
+            task_id: Some(task_id.to_owned()),
+        }));
+        Some(CancelAction::CancelTask(TaskCancelRequest {
+            id: cancel_id,
+            task_id: task_id.to_owned(),
+            cancels: id.clone(),
+        }))
+    }
+
+    fn end_task(&mut self, task_id: &str) {
+        if let Some(task) = self.tasks.remove(task_id) {
+            self.task_of_request.remove(&task.request_id);
+            self.settle(&task.request_id);
+        }
+    }
+
+    fn settle(&mut self, id: &RequestId) {
+        if self.config.report_settled && !self.task_of_request.contains_key(id) {
+            self.settled.push_back(id.clone());
+        }
+    }
+
     fn emit(&mut self, event: Event) {
         self.events.push_back(event);
     }
+}
+
+fn is_terminal(status: &str) -> bool {
+    TASK_STATUS_METHOD_TERMINAL.contains(&status)
 }

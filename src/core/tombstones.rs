@@ -72,7 +72,8 @@ impl Tombstones {
         }
         if self.order.len() > self.capacity + COMPACT_SLACK {
             let map = &self.map;
-            self.order.retain(|(id, seq)| map.get(id).is_some_and(|(s, _)| s == seq));
+            self.order
+                .retain(|(id, seq)| map.get(id).is_some_and(|(s, _)| s == seq));
         }
     }
 
@@ -119,7 +120,10 @@ mod tests {
     use super::*;
 
     fn t(token: Option<i64>) -> Tombstone {
-        Tombstone { method: "tools/call".into(), progress_token: token.map(RequestId::Number) }
+        Tombstone {
+            method: "tools/call".into(),
+            progress_token: token.map(RequestId::Number),
+        }
     }
 
     #[test]

@@ -12,6 +12,14 @@ use super::id::{InvalidRequestId, RequestId};
 pub const CANCELLED_METHOD: &str = "notifications/cancelled";
 /// The method of the progress notification (2024-11-05 §Progress and later).
 pub const PROGRESS_METHOD: &str = "notifications/progress";
+/// The 2026-07-28 subscription request: the only one a server may cancel (to end it).
+pub const LISTEN_METHOD: &str = "subscriptions/listen";
+/// The request that cancels a task (2025-11-25 §Tasks; 2026-07-28 tasks extension).
+pub const TASKS_CANCEL_METHOD: &str = "tasks/cancel";
+/// The request that waits for a task's result: its response means the task is terminal.
+pub const TASKS_RESULT_METHOD: &str = "tasks/result";
+/// The notification of a task's status (2025-11-25 §Tasks).
+pub const TASK_STATUS_METHOD: &str = "notifications/tasks/status";
 /// The handshake request that must never be cancelled (2024-11-05 .. 2025-11-25
 /// §Cancellation, "The initialize request MUST NOT be cancelled by clients").
 pub const INITIALIZE_METHOD: &str = "initialize";
@@ -129,7 +137,9 @@ impl CancelledParams {
         }
         let id = match &self.request_id {
             PeerValue::Absent => return Err(MalformedCancel::RequestIdMissing),
-            v => v.to_request_id().map_err(MalformedCancel::RequestIdInvalid)?,
+            v => v
+                .to_request_id()
+                .map_err(MalformedCancel::RequestIdInvalid)?,
         };
         let reason = match &self.reason {
             PeerValue::Absent => None,
@@ -204,7 +214,10 @@ mod tests {
 
     #[test]
     fn valid_cancels_give_id_and_reason() {
-        assert_eq!(check(json!({"requestId": 0})), Ok((RequestId::Number(0), None)));
+        assert_eq!(
+            check(json!({"requestId": 0})),
+            Ok((RequestId::Number(0), None))
+        );
         assert_eq!(
             check(json!({"requestId": "", "reason": "user"})),
             Ok((RequestId::from(""), Some("user".into())))
@@ -213,28 +226,51 @@ mod tests {
 
     #[test]
     fn malformed_cancels_say_what_is_wrong() {
-        assert_eq!(CancelledParams::from_json(None).validate(), Err(MalformedCancel::ParamsMissing));
-        assert_eq!(check(json!([1])), Err(MalformedCancel::ParamsNotAnObject("array")));
-        assert_eq!(check(json!("x")), Err(MalformedCancel::ParamsNotAnObject("string")));
+        assert_eq!(
+            CancelledParams::from_json(None).validate(),
+            Err(MalformedCancel::ParamsMissing)
+        );
+        assert_eq!(
+            check(json!([1])),
+            Err(MalformedCancel::ParamsNotAnObject("array"))
+        );
+        assert_eq!(
+            check(json!("x")),
+            Err(MalformedCancel::ParamsNotAnObject("string"))
+        );
         assert_eq!(check(json!({})), Err(MalformedCancel::RequestIdMissing));
         assert_eq!(
             check(json!({"requestId": null})),
-            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("null")))
+            Err(MalformedCancel::RequestIdInvalid(
+                InvalidRequestId::WrongType("null")
+            ))
         );
         assert_eq!(
             check(json!({"requestId": true})),
-            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("boolean")))
+            Err(MalformedCancel::RequestIdInvalid(
+                InvalidRequestId::WrongType("boolean")
+            ))
         );
         assert_eq!(
             check(json!({"requestId": {"a": 1}})),
-            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("object")))
+            Err(MalformedCancel::RequestIdInvalid(
+                InvalidRequestId::WrongType("object")
+            ))
         );
         assert_eq!(
             check(json!({"requestId": 1.5})),
-            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::NotAnInteger))
+            Err(MalformedCancel::RequestIdInvalid(
+                InvalidRequestId::NotAnInteger
+            ))
         );
-        assert_eq!(check(json!({"requestId": 1, "reason": 5})), Err(MalformedCancel::ReasonNotAString("number")));
-        assert_eq!(check(json!({"requestId": 1, "reason": null})), Err(MalformedCancel::ReasonNotAString("null")));
+        assert_eq!(
+            check(json!({"requestId": 1, "reason": 5})),
+            Err(MalformedCancel::ReasonNotAString("number"))
+        );
+        assert_eq!(
+            check(json!({"requestId": 1, "reason": null})),
+            Err(MalformedCancel::ReasonNotAString("null"))
+        );
     }
 
     #[test]

@@ -1,0 +1,221 @@
+//! MCP spec revisions and the cancellation rules of each, in one table.
+//!
+//! Sources: `shared/spec/cancel-<revision>.mdx` and `schema-<revision>.ts`, §Cancellation,
+//! §Lifecycle "Timeouts" (2025-03-26 .. 2025-11-25), §Tasks (2025-11-25).
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A revision of the MCP specification that mcp-cancel knows the cancellation rules of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Revision {
+    /// `2024-11-05`: the base rules.
+    V2024_11_05,
+    /// `2025-03-26`: adds Lifecycle §Timeouts.
+    V2025_03_26,
+    /// `2025-06-18`: no change for cancellation.
+    V2025_06_18,
+    /// `2025-11-25`: task-augmented requests are cancelled with `tasks/cancel`.
+    V2025_11_25,
+    /// `2026-07-28`: only the client cancels; on Streamable HTTP closing the request's
+    /// stream is the cancel; no `initialize`; tasks move to an extension.
+    V2026_07_28,
+}
+
+/// Who may send `notifications/cancelled` to us, and for what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeerCancels {
+    /// The peer may cancel any request it issued (≤ 2025-11-25: "either side").
+    OwnRequests,
+    /// The peer (a server) may only end our `subscriptions/listen` request (2026-07-28:
+    /// "Servers MUST NOT send notifications/cancelled for any other purpose").
+    OnlyListenStreams,
+}
+
+/// How a task-augmented request is cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskCancel {
+    /// No tasks in this revision: `params.task` means nothing, the request is cancelled
+    /// like any other.
+    None,
+    /// `tasks/cancel { taskId }`, answered with the task (2025-11-25 §Tasks); -32602 for a
+    /// task already terminal.
+    TasksCancel,
+    /// `tasks/cancel { taskId }` of the `io.modelcontextprotocol/tasks` extension
+    /// (2026-07-28): acked with `{ resultType: "complete" }`, idempotent.
+    TasksExtension,
+}
+
+/// The cancellation rules of one revision. Read the table in [`Revision::rules`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// The handshake request that MUST NOT be cancelled, if any.
+    pub handshake: Option<&'static str>,
+    /// Whether the spec has timeouts for requests (2025-03-26 §Lifecycle "Timeouts" on).
+    /// mcp-cancel applies configured timeouts in every revision: a timeout's cancel is an
+    /// ordinary cancel.
+    pub timeouts_in_spec: bool,
+    /// Whether on Streamable HTTP closing the request's SSE stream is the cancel (and no
+    /// notification is sent).
+    pub http_cancel_is_stream_close: bool,
+    /// Who may cancel what, inbound.
+    pub peer_cancels: PeerCancels,
+    /// How task-augmented requests are cancelled.
+    pub tasks: TaskCancel,
+}
+
+impl Revision {
+    /// Every known revision, oldest first.
+    pub const ALL: [Revision; 5] = [
+        Revision::V2024_11_05,
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+
+    /// The newest revision mcp-cancel knows.
+    pub const LATEST: Revision = Revision::V2026_07_28;
+
+    /// The rules of this revision: **the table to check against the spec**.
+    ///
+    /// | revision | handshake | timeouts in spec | HTTP cancel | peer may cancel | tasks |
+    /// |---|---|---|---|---|---|
+    /// | 2024-11-05 | `initialize` | no | notification | its own requests | none |
+    /// | 2025-03-26 | `initialize` | yes | notification | its own requests | none |
+    /// | 2025-06-18 | `initialize` | yes | notification | its own requests | none |
+    /// | 2025-11-25 | `initialize` | yes | notification | its own requests | `tasks/cancel` |
+    /// | 2026-07-28 | none | yes | close the stream | only our `subscriptions/listen` | extension |
+    #[must_use]
+    pub const fn rules(self) -> Rules {
+        match self {
+            Revision::V2024_11_05 => Rules {
+                handshake: Some("initialize"),
+                timeouts_in_spec: false,
+                http_cancel_is_stream_close: false,
+                peer_cancels: PeerCancels::OwnRequests,
+                tasks: TaskCancel::None,
+            },
+            Revision::V2025_03_26 | Revision::V2025_06_18 => Rules {
+                handshake: Some("initialize"),
+                timeouts_in_spec: true,
+                http_cancel_is_stream_close: false,
+                peer_cancels: PeerCancels::OwnRequests,
+                tasks: TaskCancel::None,
+            },
+            Revision::V2025_11_25 => Rules {
+                handshake: Some("initialize"),
+                timeouts_in_spec: true,
+                http_cancel_is_stream_close: false,
+                peer_cancels: PeerCancels::OwnRequests,
+                tasks: TaskCancel::TasksCancel,
+            },
+            Revision::V2026_07_28 => Rules {
+                handshake: None,
+                timeouts_in_spec: true,
+                http_cancel_is_stream_close: true,
+                peer_cancels: PeerCancels::OnlyListenStreams,
+                tasks: TaskCancel::TasksExtension,
+            },
+        }
+    }
+
+    /// The revision's date string, e.g. `"2025-06-18"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2024_11_05 => "2024-11-05",
+            Revision::V2025_03_26 => "2025-03-26",
+            Revision::V2025_06_18 => "2025-06-18",
+            Revision::V2025_11_25 => "2025-11-25",
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// The revision named exactly `version`.
+    #[must_use]
+    pub fn parse(version: &str) -> Option<Revision> {
+        Revision::ALL.into_iter().find(|r| r.as_str() == version)
+    }
+
+    /// The rules to follow for a negotiated `version` string, and whether it was known.
+    ///
+    /// An unknown version is matched to the newest known revision dated on or before it
+    /// (`"2025-09-01"` → 2025-06-18; a date after 2026-07-28 → 2026-07-28; one before
+    /// 2024-11-05 → 2024-11-05); a string that is not a `YYYY-MM-DD` date gets the newest.
+    #[must_use]
+    pub fn negotiated(version: &str) -> (Revision, bool) {
+        if let Some(r) = Revision::parse(version) {
+            return (r, true);
+        }
+        if !is_date(version) {
+            return (Revision::LATEST, false);
+        }
+        let r = Revision::ALL
+            .into_iter()
+            .rev()
+            .find(|r| r.as_str() <= version)
+            .unwrap_or(Revision::V2024_11_05);
+        (r, false)
+    }
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Revision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_versions_parse_to_themselves() {
+        for r in Revision::ALL {
+            assert_eq!(Revision::negotiated(r.as_str()), (r, true));
+        }
+    }
+
+    #[test]
+    fn unknown_versions_get_the_newest_rules_dated_on_or_before_them() {
+        assert_eq!(
+            Revision::negotiated("2025-09-01"),
+            (Revision::V2025_06_18, false)
+        );
+        assert_eq!(
+            Revision::negotiated("2027-01-01"),
+            (Revision::V2026_07_28, false)
+        );
+        assert_eq!(
+            Revision::negotiated("2024-01-01"),
+            (Revision::V2024_11_05, false)
+        );
+        assert_eq!(
+            Revision::negotiated("DRAFT-2026-v1"),
+            (Revision::LATEST, false)
+        );
+        assert_eq!(Revision::negotiated(""), (Revision::LATEST, false));
+    }
+}

@@ -1,0 +1,142 @@
+//! Request timeouts without a clock: deadlines in milliseconds of a time line the host
+//! chooses (e.g. `performance.now()`), kept in order so the next one is cheap to find.
+//!
+//! Spec: 2025-03-26 / 2025-06-18 / 2025-11-25 §Lifecycle "Timeouts", 2026-07-28
+//! §Cancellation "Timeouts": on timeout the sender SHOULD cancel the request; the clock MAY
+//! be reset on progress, but a maximum total timeout SHOULD always be enforced.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::id::RequestId;
+
+/// A point on the host's time line, in milliseconds.
+pub type Millis = u64;
+
+/// Timeouts of one request (or the session's defaults for its requests). All optional.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timeout {
+    /// Cancel when no response came within this many ms (of the start, or of the last
+    /// progress with [`Self::reset_on_progress`]).
+    pub timeout_ms: Option<Millis>,
+    /// A `notifications/progress` for the request restarts the `timeout_ms` clock.
+    pub reset_on_progress: bool,
+    /// Cancel when no response came within this many ms of the start, progress or not.
+    /// Fires once, at its deadline.
+    pub max_total_ms: Option<Millis>,
+}
+
+impl Timeout {
+    /// No timeout at all.
+    pub const NONE: Timeout = Timeout {
+        timeout_ms: None,
+        reset_on_progress: false,
+        max_total_ms: None,
+    };
+
+    /// Whether any deadline is set.
+    #[must_use]
+    pub fn is_set(&self) -> bool {
+        self.timeout_ms.is_some() || self.max_total_ms.is_some()
+    }
+}
+
+/// Which of a request's timeouts expired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeoutKind {
+    /// `timeout_ms` passed without a response (or progress, with reset on progress).
+    Timeout,
+    /// `max_total_ms` passed since the request was sent.
+    MaxTotal,
+}
+
+/// The running deadlines of one request.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestTimer {
+    timeout: Timeout,
+    idle_at: Option<Millis>,
+    max_at: Option<Millis>,
+    key: Option<(Millis, u64)>,
+}
+
+impl RequestTimer {
+    pub fn start(timeout: Timeout, now: Millis) -> Self {
+        Self {
+            timeout,
+            idle_at: timeout.timeout_ms.map(|t| now.saturating_add(t)),
+            max_at: timeout.max_total_ms.map(|t| now.saturating_add(t)),
+            key: None,
+        }
+    }
+
+    fn deadline(&self) -> Option<Millis> {
+        match (self.idle_at, self.max_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Which timeout has expired at `now`, if any. The maximum total wins a tie.
+    pub fn expired(&self, now: Millis) -> Option<TimeoutKind> {
+        if self.max_at.is_some_and(|t| t <= now) {
+            Some(TimeoutKind::MaxTotal)
+        } else if self.idle_at.is_some_and(|t| t <= now) {
+            Some(TimeoutKind::Timeout)
+        } else {
+            None
+        }
+    }
+}
+
+/// Every request's next deadline, in order.
+#[derive(Debug, Default)]
+pub(crate) struct Deadlines {
+    order: BTreeMap<(Millis, u64), RequestId>,
+    next_seq: u64,
+}
+
+impl Deadlines {
+    /// Schedules (or reschedules) `timer` for `id`.
+    pub fn schedule(&mut self, id: &RequestId, timer: &mut RequestTimer) {
+        self.unschedule(timer);
+        if let Some(at) = timer.deadline() {
+            let key = (at, self.next_seq);
+            self.next_seq += 1;
+            self.order.insert(key, id.clone());
+            timer.key = Some(key);
+        }
+    }
+
+    pub fn unschedule(&mut self, timer: &mut RequestTimer) {
+        if let Some(key) = timer.key.take() {
+            self.order.remove(&key);
+        }
+    }
+
+    /// Restarts the idle clock at `now` if the timer resets on progress.
+    pub fn on_progress(&mut self, id: &RequestId, timer: &mut RequestTimer, now: Millis) {
+        if timer.timeout.reset_on_progress {
+            if let Some(t) = timer.timeout.timeout_ms {
+                timer.idle_at = Some(now.saturating_add(t));
+                self.schedule(id, timer);
+            }
+        }
+    }
+
+    /// The earliest deadline.
+    pub fn next(&self) -> Option<Millis> {
+        self.order.keys().next().map(|(at, _)| *at)
+    }
+
+    /// Removes and returns the first request whose deadline is at or before `now`.
+    pub fn pop_due(&mut self, now: Millis) -> Option<RequestId> {
+        let (&key, _) = self.order.iter().next().filter(|((at, _), _)| *at <= now)?;
+        self.order.remove(&key)
+    }
+
+    pub fn clear(&mut self) {
+        self.order.clear();
+    }
+}
