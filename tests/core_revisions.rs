@@ -2,18 +2,12 @@
 //! timeouts on a simulated clock (no sleeps), tasks and the deferred `tasks/cancel`, and the
 //! 2026-07-28 rules.
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use mcp_cancel::core::{
-    CancelAction, CancelledParams, Config, Event, EventKind, Expired, Ignored,
-    InboundCancelVerdict, NotSent, ProgressVerdict, Reason, RequestId, RequestState, ResponseInfo,
-    ResponseVerdict, Revision, Session, TaskCancelOutcome, TaskCancelRequest, Timeout, TimeoutKind,
-    TrackRequest, Transmit, TransportKind, UsageError, Via,
+    CancelAction, CancelledParams, Config, Event, EventKind, Expired, Ignored, InboundCancelVerdict, NotSent,
+    ProgressVerdict, Reason, RequestId, RequestState, ResponseInfo, ResponseVerdict, Revision, Session,
+    TaskCancelOutcome, TaskCancelRequest, Timeout, TimeoutKind, TrackRequest, Transmit, TransportKind, UsageError, Via,
 };
 use serde_json::json;
 
@@ -24,10 +18,7 @@ fn n(i: i64) -> RequestId {
 }
 
 fn session(revision: Revision, transport: TransportKind) -> Session {
-    let mut s = Session::new(Config {
-        transport,
-        ..Config::default()
-    });
+    let mut s = Session::new(Config { transport, ..Config::default() });
     s.set_protocol_version(revision.as_str());
     drain(&mut s);
     s
@@ -42,23 +33,15 @@ fn transmits(s: &mut Session) -> Vec<Transmit> {
 }
 
 fn task_request(id: i64) -> TrackRequest {
-    TrackRequest {
-        task: true,
-        ..TrackRequest::new(n(id), "tools/call")
-    }
+    TrackRequest { task: true, ..TrackRequest::new(n(id), "tools/call") }
 }
 
 fn created(task_id: &str) -> ResponseInfo {
-    ResponseInfo {
-        task_id: Some(task_id.into()),
-        ..ResponseInfo::default()
-    }
+    ResponseInfo { task_id: Some(task_id.into()), ..ResponseInfo::default() }
 }
 
 fn peer_cancel(s: &mut Session, id: i64) -> InboundCancelVerdict {
-    s.handle_cancelled(&CancelledParams::from_json(Some(
-        &json!({ "requestId": id, "reason": "r" }),
-    )))
+    s.handle_cancelled(&CancelledParams::from_json(Some(&json!({ "requestId": id, "reason": "r" }))))
 }
 
 /// What `cancel` does to a plain request in flight, per revision and transport.
@@ -90,11 +73,7 @@ fn the_cancel_signal_depends_on_revision_and_transport() {
         };
         assert_eq!(got, want, "{revision} {transport:?}");
         // Either way the late response is dropped.
-        assert_eq!(
-            s.handle_response(&n(1), &ResponseInfo::default()),
-            ResponseVerdict::Late,
-            "{revision}"
-        );
+        assert_eq!(s.handle_response(&n(1), &ResponseInfo::default()), ResponseVerdict::Late, "{revision}");
     }
 }
 
@@ -133,11 +112,7 @@ fn inbound_cancels_follow_the_revision() {
         let listen = peer_cancel(&mut s, 9);
         if revision == V2026_07_28 {
             assert_eq!(peer_request, InboundCancelVerdict::Ignore, "{revision}");
-            assert_eq!(
-                listen,
-                InboundCancelVerdict::ListenEnded { request_id: n(9) },
-                "{revision}"
-            );
+            assert_eq!(listen, InboundCancelVerdict::ListenEnded { request_id: n(9) }, "{revision}");
             assert!(!s.is_cancelled_by_peer(&n(5)));
             assert_eq!(s.request_state(&n(9)), None, "the listen request is over");
             let whys: Vec<_> = drain(&mut s)
@@ -149,15 +124,8 @@ fn inbound_cancels_follow_the_revision() {
                 .collect();
             assert_eq!(whys, vec![Ignored::PeerMayNotCancel]);
         } else {
-            assert!(
-                matches!(peer_request, InboundCancelVerdict::Abort { .. }),
-                "{revision}"
-            );
-            assert_eq!(
-                listen,
-                InboundCancelVerdict::Ignore,
-                "{revision}: wrong direction"
-            );
+            assert!(matches!(peer_request, InboundCancelVerdict::Abort { .. }), "{revision}");
+            assert_eq!(listen, InboundCancelVerdict::Ignore, "{revision}: wrong direction");
             assert_eq!(s.request_state(&n(9)), Some(RequestState::InFlight));
         }
     }
@@ -170,10 +138,7 @@ fn task_augmented_requests_are_cancelled_with_tasks_cancel_from_2025_11_25() {
         let mut s = session(revision, TransportKind::Messages);
         s.track(task_request(1), 0).unwrap();
         let tasks = revision >= V2025_11_25;
-        assert_eq!(
-            s.handle_response(&n(1), &created("t-1")),
-            ResponseVerdict::Deliver
-        );
+        assert_eq!(s.handle_response(&n(1), &created("t-1")), ResponseVerdict::Deliver);
         let action = s.cancel(&n(1), &Reason::None).unwrap();
         if tasks {
             assert_eq!(
@@ -186,10 +151,7 @@ fn task_augmented_requests_are_cancelled_with_tasks_cancel_from_2025_11_25() {
                 "{revision}"
             );
         } else {
-            assert_eq!(
-                action, None,
-                "{revision}: the request completed; there is no task to cancel"
-            );
+            assert_eq!(action, None, "{revision}: the request completed; there is no task to cancel");
         }
     }
 }
@@ -198,25 +160,12 @@ fn task_augmented_requests_are_cancelled_with_tasks_cancel_from_2025_11_25() {
 fn an_abort_before_the_task_id_is_known_sends_tasks_cancel_when_it_arrives() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
     s.track(task_request(1), 0).unwrap();
-    assert_eq!(
-        s.cancel(&n(1), &Reason::Text("stop".into())).unwrap(),
-        Some(CancelAction::Deferred)
-    );
+    assert_eq!(s.cancel(&n(1), &Reason::Text("stop".into())).unwrap(), Some(CancelAction::Deferred));
     assert_eq!(s.request_state(&n(1)), Some(RequestState::CancelPending));
-    assert_eq!(
-        s.cancel(&n(1), &Reason::None).unwrap(),
-        None,
-        "no second cancel"
-    );
-    assert!(
-        transmits(&mut s).is_empty(),
-        "nothing to send before the taskId"
-    );
+    assert_eq!(s.cancel(&n(1), &Reason::None).unwrap(), None, "no second cancel");
+    assert!(transmits(&mut s).is_empty(), "nothing to send before the taskId");
     // The CreateTaskResult arrives: nobody waits for it, and the task is cancelled now.
-    assert_eq!(
-        s.handle_response(&n(1), &created("t-9")),
-        ResponseVerdict::Late
-    );
+    assert_eq!(s.handle_response(&n(1), &created("t-9")), ResponseVerdict::Late);
     assert_eq!(
         transmits(&mut s),
         vec![Transmit {
@@ -230,21 +179,13 @@ fn an_abort_before_the_task_id_is_known_sends_tasks_cancel_when_it_arrives() {
     );
     let cancel_id = RequestId::from("mcp-cancel:1");
     assert_eq!(
-        s.handle_response(
-            &cancel_id,
-            &ResponseInfo {
-                error_code: None,
-                ..ResponseInfo::default()
-            }
-        ),
+        s.handle_response(&cancel_id, &ResponseInfo { error_code: None, ..ResponseInfo::default() }),
         ResponseVerdict::Consumed
     );
     assert_eq!(s.request_state(&n(1)), None);
     assert_eq!(s.running_tasks(), 0);
-    let kinds: Vec<String> = drain(&mut s)
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap()["type"].to_string())
-        .collect();
+    let kinds: Vec<String> =
+        drain(&mut s).iter().map(|e| serde_json::to_value(e).unwrap()["type"].to_string()).collect();
     assert_eq!(
         kinds,
         [
@@ -261,14 +202,8 @@ fn an_abort_before_the_task_id_is_known_sends_tasks_cancel_when_it_arrives() {
 fn a_deferred_cancel_whose_task_was_never_created_sends_nothing() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
     s.track(task_request(1), 0).unwrap();
-    assert_eq!(
-        s.cancel(&n(1), &Reason::None).unwrap(),
-        Some(CancelAction::Deferred)
-    );
-    let error = ResponseInfo {
-        error_code: Some(-32603),
-        ..ResponseInfo::default()
-    };
+    assert_eq!(s.cancel(&n(1), &Reason::None).unwrap(), Some(CancelAction::Deferred));
+    let error = ResponseInfo { error_code: Some(-32603), ..ResponseInfo::default() };
     assert_eq!(s.handle_response(&n(1), &error), ResponseVerdict::Late);
     assert!(transmits(&mut s).is_empty());
     assert_eq!(s.request_state(&n(1)), None);
@@ -288,143 +223,70 @@ fn exactly_one_tasks_cancel_per_task_and_none_for_a_terminal_task() {
     // Terminal by a tasks/get result.
     s.track(task_request(2), 0).unwrap();
     let _ = s.handle_response(&n(2), &created("t-2"));
-    s.track(
-        TrackRequest {
-            task_ref: Some("t-2".into()),
-            ..TrackRequest::new(n(3), "tasks/get")
-        },
-        0,
-    )
-    .unwrap();
+    s.track(TrackRequest { task_ref: Some("t-2".into()), ..TrackRequest::new(n(3), "tasks/get") }, 0).unwrap();
     assert!(s.response_fields(&n(3)).task_status);
-    let status = ResponseInfo {
-        task_status: Some(("t-2".into(), "failed".into())),
-        ..ResponseInfo::default()
-    };
+    let status = ResponseInfo { task_status: Some(("t-2".into(), "failed".into())), ..ResponseInfo::default() };
     assert_eq!(s.handle_response(&n(3), &status), ResponseVerdict::Deliver);
     assert_eq!(s.cancel(&n(2), &Reason::None).unwrap(), None);
 
     // The host's own tasks/cancel counts as the one.
     s.track(task_request(4), 0).unwrap();
     let _ = s.handle_response(&n(4), &created("t-4"));
-    s.track(
-        TrackRequest {
-            task_ref: Some("t-4".into()),
-            ..TrackRequest::new(n(5), "tasks/cancel")
-        },
-        0,
-    )
-    .unwrap();
+    s.track(TrackRequest { task_ref: Some("t-4".into()), ..TrackRequest::new(n(5), "tasks/cancel") }, 0).unwrap();
     assert_eq!(s.cancel(&n(4), &Reason::None).unwrap(), None);
-    assert!(drain(&mut s).iter().any(|e| matches!(
-        e.kind,
-        EventKind::CancelNotSent {
-            why: NotSent::TaskSettled,
-            ..
-        }
-    )));
+    assert!(drain(&mut s).iter().any(|e| matches!(e.kind, EventKind::CancelNotSent { why: NotSent::TaskSettled, .. })));
 
     // Ours, then a second abort: one tasks/cancel; -32602 is a normal outcome.
     s.track(task_request(6), 0).unwrap();
     let _ = s.handle_response(&n(6), &created("t-6"));
-    let Some(CancelAction::CancelTask(req)) = s.cancel(&n(6), &Reason::None).unwrap() else {
-        panic!()
-    };
+    let Some(CancelAction::CancelTask(req)) = s.cancel(&n(6), &Reason::None).unwrap() else { panic!() };
     assert_eq!(s.cancel(&n(6), &Reason::None).unwrap(), None);
-    let terminal = ResponseInfo {
-        error_code: Some(-32602),
-        ..ResponseInfo::default()
-    };
+    let terminal = ResponseInfo { error_code: Some(-32602), ..ResponseInfo::default() };
     assert!(s.response_fields(&req.id).error_code);
-    assert_eq!(
-        s.handle_response(&req.id, &terminal),
-        ResponseVerdict::Consumed
-    );
+    assert_eq!(s.handle_response(&req.id, &terminal), ResponseVerdict::Consumed);
     assert!(drain(&mut s).iter().any(|e| matches!(
         e.kind,
-        EventKind::TaskCancelAnswered {
-            outcome: TaskCancelOutcome::AlreadyTerminal,
-            code: Some(-32602),
-            ..
-        }
+        EventKind::TaskCancelAnswered { outcome: TaskCancelOutcome::AlreadyTerminal, code: Some(-32602), .. }
     )));
 }
 
 // ----- timeouts on a simulated clock -----
 
 fn timed(id: i64, timeout: Timeout) -> TrackRequest {
-    TrackRequest {
-        timeout: Some(timeout),
-        progress_token: Some(n(id)),
-        ..TrackRequest::new(n(id), "tools/call")
-    }
+    TrackRequest { timeout: Some(timeout), progress_token: Some(n(id)), ..TrackRequest::new(n(id), "tools/call") }
 }
 
 #[test]
 fn a_timeout_cancels_with_the_timeout_reason_at_its_deadline() {
     let mut s = session(V2025_06_18, TransportKind::Messages);
-    s.track(
-        timed(
-            1,
-            Timeout {
-                timeout_ms: Some(1000),
-                ..Timeout::NONE
-            },
-        ),
-        500,
-    )
-    .unwrap();
+    s.track(timed(1, Timeout { timeout_ms: Some(1000), ..Timeout::NONE }), 500).unwrap();
     assert_eq!(s.poll_timeout(), Some(1500));
     assert!(s.handle_timeout(1499).is_empty());
-    assert_eq!(
-        s.handle_timeout(1500),
-        vec![Expired {
-            request_id: n(1),
-            kind: TimeoutKind::Timeout
-        }]
-    );
+    assert_eq!(s.handle_timeout(1500), vec![Expired { request_id: n(1), kind: TimeoutKind::Timeout }]);
     let sent = transmits(&mut s);
     match sent.as_slice() {
-        [Transmit {
-            action: CancelAction::Notify(c),
-            ..
-        }] => assert_eq!(c.reason.as_deref(), Some("Request timed out")),
+        [Transmit { action: CancelAction::Notify(c), .. }] => {
+            assert_eq!(c.reason.as_deref(), Some("Request timed out"))
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(s.poll_timeout(), None);
     assert_eq!(s.handle_progress(&n(1), 1600), ProgressVerdict::Late);
-    assert_eq!(
-        s.handle_response(&n(1), &ResponseInfo::default()),
-        ResponseVerdict::Late
-    );
+    assert_eq!(s.handle_response(&n(1), &ResponseInfo::default()), ResponseVerdict::Late);
 }
 
 #[test]
 fn progress_resets_the_timeout_but_the_maximum_total_fires_once_at_its_deadline() {
     let mut s = session(V2025_06_18, TransportKind::Messages);
-    let t = Timeout {
-        timeout_ms: Some(1000),
-        reset_on_progress: true,
-        max_total_ms: Some(2500),
-    };
+    let t = Timeout { timeout_ms: Some(1000), reset_on_progress: true, max_total_ms: Some(2500) };
     s.track(timed(1, t), 0).unwrap();
     for at in [900, 1800, 2400] {
         assert_eq!(s.handle_progress(&n(1), at), ProgressVerdict::Deliver);
         assert!(s.handle_timeout(at).is_empty());
     }
-    assert_eq!(
-        s.poll_timeout(),
-        Some(2500),
-        "the maximum total caps the reset"
-    );
+    assert_eq!(s.poll_timeout(), Some(2500), "the maximum total caps the reset");
     assert!(s.handle_timeout(2499).is_empty());
-    assert_eq!(
-        s.handle_timeout(2500),
-        vec![Expired {
-            request_id: n(1),
-            kind: TimeoutKind::MaxTotal
-        }]
-    );
+    assert_eq!(s.handle_timeout(2500), vec![Expired { request_id: n(1), kind: TimeoutKind::MaxTotal }]);
     assert_eq!(transmits(&mut s).len(), 1);
     assert!(s.handle_timeout(10_000).is_empty(), "fires exactly once");
     assert_eq!(s.handle_progress(&n(1), 2600), ProgressVerdict::Late);
@@ -433,17 +295,7 @@ fn progress_resets_the_timeout_but_the_maximum_total_fires_once_at_its_deadline(
 #[test]
 fn without_reset_progress_does_not_move_the_deadline() {
     let mut s = session(V2025_06_18, TransportKind::Messages);
-    s.track(
-        timed(
-            1,
-            Timeout {
-                timeout_ms: Some(1000),
-                ..Timeout::NONE
-            },
-        ),
-        0,
-    )
-    .unwrap();
+    s.track(timed(1, Timeout { timeout_ms: Some(1000), ..Timeout::NONE }), 0).unwrap();
     let _ = s.handle_progress(&n(1), 900);
     assert_eq!(s.poll_timeout(), Some(1000));
 }
@@ -451,48 +303,11 @@ fn without_reset_progress_does_not_move_the_deadline() {
 #[test]
 fn deadlines_fire_in_order_and_only_when_due() {
     let mut s = session(V2025_06_18, TransportKind::Messages);
-    s.track(
-        timed(
-            1,
-            Timeout {
-                timeout_ms: Some(300),
-                ..Timeout::NONE
-            },
-        ),
-        0,
-    )
-    .unwrap();
-    s.track(
-        timed(
-            2,
-            Timeout {
-                max_total_ms: Some(100),
-                ..Timeout::NONE
-            },
-        ),
-        0,
-    )
-    .unwrap();
-    s.track(
-        timed(
-            3,
-            Timeout {
-                timeout_ms: Some(500),
-                ..Timeout::NONE
-            },
-        ),
-        0,
-    )
-    .unwrap();
-    let ids: Vec<_> = s
-        .handle_timeout(300)
-        .into_iter()
-        .map(|e| (e.request_id, e.kind))
-        .collect();
-    assert_eq!(
-        ids,
-        vec![(n(2), TimeoutKind::MaxTotal), (n(1), TimeoutKind::Timeout)]
-    );
+    s.track(timed(1, Timeout { timeout_ms: Some(300), ..Timeout::NONE }), 0).unwrap();
+    s.track(timed(2, Timeout { max_total_ms: Some(100), ..Timeout::NONE }), 0).unwrap();
+    s.track(timed(3, Timeout { timeout_ms: Some(500), ..Timeout::NONE }), 0).unwrap();
+    let ids: Vec<_> = s.handle_timeout(300).into_iter().map(|e| (e.request_id, e.kind)).collect();
+    assert_eq!(ids, vec![(n(2), TimeoutKind::MaxTotal), (n(1), TimeoutKind::Timeout)]);
     assert_eq!(s.poll_timeout(), Some(500));
     // A response before the deadline clears it.
     let _ = s.handle_response(&n(3), &ResponseInfo::default());
@@ -501,28 +316,12 @@ fn deadlines_fire_in_order_and_only_when_due() {
 
 #[test]
 fn session_default_timeouts_apply_unless_a_request_sets_its_own_and_never_to_the_handshake() {
-    let mut s = Session::new(Config {
-        timeout: Timeout {
-            timeout_ms: Some(100),
-            ..Timeout::NONE
-        },
-        ..Config::default()
-    });
+    let mut s =
+        Session::new(Config { timeout: Timeout { timeout_ms: Some(100), ..Timeout::NONE }, ..Config::default() });
     s.track(TrackRequest::new(n(0), "initialize"), 0).unwrap();
     s.track(TrackRequest::new(n(1), "tools/call"), 0).unwrap();
-    s.track(
-        TrackRequest {
-            timeout: Some(Timeout::NONE),
-            ..TrackRequest::new(n(2), "tools/call")
-        },
-        0,
-    )
-    .unwrap();
-    let expired: Vec<_> = s
-        .handle_timeout(1000)
-        .into_iter()
-        .map(|e| e.request_id)
-        .collect();
+    s.track(TrackRequest { timeout: Some(Timeout::NONE), ..TrackRequest::new(n(2), "tools/call") }, 0).unwrap();
+    let expired: Vec<_> = s.handle_timeout(1000).into_iter().map(|e| e.request_id).collect();
     assert_eq!(expired, vec![n(1)]);
     assert_eq!(s.request_state(&n(0)), Some(RequestState::InFlight));
     assert_eq!(s.request_state(&n(2)), Some(RequestState::InFlight));
@@ -532,54 +331,20 @@ fn session_default_timeouts_apply_unless_a_request_sets_its_own_and_never_to_the
 fn a_timeout_before_the_task_id_is_known_defers_tasks_cancel() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
     let mut r = task_request(1);
-    r.timeout = Some(Timeout {
-        timeout_ms: Some(50),
-        ..Timeout::NONE
-    });
+    r.timeout = Some(Timeout { timeout_ms: Some(50), ..Timeout::NONE });
     s.track(r, 0).unwrap();
-    assert_eq!(
-        s.handle_timeout(50),
-        vec![Expired {
-            request_id: n(1),
-            kind: TimeoutKind::Timeout
-        }]
-    );
+    assert_eq!(s.handle_timeout(50), vec![Expired { request_id: n(1), kind: TimeoutKind::Timeout }]);
     assert!(transmits(&mut s).is_empty());
-    assert_eq!(
-        s.handle_response(&n(1), &created("t")),
-        ResponseVerdict::Late
-    );
-    assert!(matches!(
-        transmits(&mut s).as_slice(),
-        [Transmit {
-            action: CancelAction::CancelTask(_),
-            ..
-        }]
-    ));
+    assert_eq!(s.handle_response(&n(1), &created("t")), ResponseVerdict::Late);
+    assert!(matches!(transmits(&mut s).as_slice(), [Transmit { action: CancelAction::CancelTask(_), .. }]));
 }
 
 #[test]
 fn over_streamable_http_in_2026_a_timeout_closes_the_stream() {
     let mut s = session(V2026_07_28, TransportKind::StreamableHttp);
-    s.track(
-        timed(
-            1,
-            Timeout {
-                timeout_ms: Some(10),
-                ..Timeout::NONE
-            },
-        ),
-        0,
-    )
-    .unwrap();
+    s.track(timed(1, Timeout { timeout_ms: Some(10), ..Timeout::NONE }), 0).unwrap();
     let _ = s.handle_timeout(10);
-    assert_eq!(
-        transmits(&mut s),
-        vec![Transmit {
-            request_id: n(1),
-            action: CancelAction::CloseStream(n(1))
-        }]
-    );
+    assert_eq!(transmits(&mut s), vec![Transmit { request_id: n(1), action: CancelAction::CloseStream(n(1)) }]);
     let via: Vec<Via> = drain(&mut s)
         .into_iter()
         .filter_map(|e| match e.kind {
@@ -597,20 +362,12 @@ fn the_initialize_result_sets_the_revision() {
     let mut s = Session::default();
     s.track_request(n(0), "initialize", None).unwrap();
     assert!(s.response_fields(&n(0)).protocol_version);
-    let info = ResponseInfo {
-        protocol_version: Some("2025-11-25".into()),
-        ..ResponseInfo::default()
-    };
+    let info = ResponseInfo { protocol_version: Some("2025-11-25".into()), ..ResponseInfo::default() };
     assert_eq!(s.handle_response(&n(0), &info), ResponseVerdict::Deliver);
     assert_eq!(s.revision(), Some(V2025_11_25));
-    assert!(drain(&mut s).iter().any(|e| matches!(
-        &e.kind,
-        EventKind::RevisionNegotiated {
-            revision: V2025_11_25,
-            known: true,
-            ..
-        }
-    )));
+    assert!(drain(&mut s)
+        .iter()
+        .any(|e| matches!(&e.kind, EventKind::RevisionNegotiated { revision: V2025_11_25, known: true, .. })));
 }
 
 #[test]
@@ -619,14 +376,7 @@ fn an_unknown_version_follows_the_closest_known_rules_and_is_reported() {
     assert_eq!(s.set_protocol_version("2026-01-01"), V2025_11_25);
     assert!(matches!(
         drain(&mut s).as_slice(),
-        [Event {
-            kind: EventKind::RevisionNegotiated {
-                known: false,
-                revision: V2025_11_25,
-                ..
-            },
-            ..
-        }]
+        [Event { kind: EventKind::RevisionNegotiated { known: false, revision: V2025_11_25, .. }, .. }]
     ));
     assert_eq!(s.set_protocol_version("not-a-version"), Revision::LATEST);
 }
@@ -639,51 +389,51 @@ fn aborting_a_task_and_its_polls_sends_one_tasks_cancel() {
     s.track(task_request(1), 0).unwrap();
     let _ = s.handle_response(&n(1), &created("t"));
     for poll in [2, 3] {
-        let get = TrackRequest {
-            task_ref: Some("t".into()),
-            task: true,
-            ..TrackRequest::new(n(poll), "tasks/get")
-        };
+        let get = TrackRequest { task_ref: Some("t".into()), task: true, ..TrackRequest::new(n(poll), "tasks/get") };
         s.track(get, 0).unwrap();
         if poll == 2 {
             let _ = s.handle_response(
                 &n(2),
-                &ResponseInfo {
-                    task_status: Some(("t".into(), "working".into())),
-                    ..ResponseInfo::default()
-                },
+                &ResponseInfo { task_status: Some(("t".into(), "working".into())), ..ResponseInfo::default() },
             );
         }
     }
     // The SDK's cancels arrive for ids 1, 2 (answered) and 3 (in flight).
-    let actions: Vec<_> = [1, 2, 3]
-        .iter()
-        .map(|i| s.cancel(&n(*i), &Reason::None).unwrap())
-        .collect();
-    assert!(
-        matches!(&actions[0], Some(CancelAction::CancelTask(t)) if t.task_id == "t" && t.cancels == n(1))
-    );
+    let actions: Vec<_> = [1, 2, 3].iter().map(|i| s.cancel(&n(*i), &Reason::None).unwrap()).collect();
+    assert!(matches!(&actions[0], Some(CancelAction::CancelTask(t)) if t.task_id == "t" && t.cancels == n(1)));
     assert_eq!(actions[1], None);
     assert_eq!(actions[2], None);
-    assert_eq!(
-        s.handle_response(&n(3), &ResponseInfo::default()),
-        ResponseVerdict::Late
-    );
+    assert_eq!(s.handle_response(&n(3), &ResponseInfo::default()), ResponseVerdict::Late);
 }
 
 #[test]
 fn params_task_on_a_method_that_cannot_be_task_augmented_is_ignored() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
-    s.track(
-        TrackRequest {
-            task: true,
-            ..TrackRequest::new(n(1), "resources/read")
-        },
-        0,
-    )
-    .unwrap();
-    assert!(matches!(
-        s.cancel(&n(1), &Reason::None).unwrap(),
-        Some(CancelAction::Notify(_))
-    ));
+    s.track(TrackRequest { task: true, ..TrackRequest::new(n(1), "resources/read") }, 0).unwrap();
+    assert!(matches!(s.cancel(&n(1), &Reason::None).unwrap(), Some(CancelAction::Notify(_))));
+}
+
+/// 2026-07-28 tasks extension: any request may be answered with `resultType: "task"`.
+#[test]
+fn in_2026_a_request_answered_as_a_task_is_cancelled_with_tasks_cancel() {
+    let mut s = session(V2026_07_28, TransportKind::Messages);
+    s.track_request(n(1), "tools/call", None).unwrap();
+    assert!(s.response_fields(&n(1)).task_id);
+    assert_eq!(s.handle_response(&n(1), &created("t-1")), ResponseVerdict::Deliver);
+    assert!(matches!(s.cancel(&n(1), &Reason::None).unwrap(), Some(CancelAction::CancelTask(t)) if t.task_id == "t-1"));
+    // The ack `{ resultType: "complete" }` is a result: cancelled.
+    assert_eq!(
+        s.handle_response(&RequestId::from("mcp-cancel:1"), &ResponseInfo::default()),
+        ResponseVerdict::Consumed
+    );
+    assert_eq!(s.request_state(&n(1)), None);
+
+    // Cancelled before the answer, which then turns out to be a task: it is cancelled too.
+    s.track_request(n(2), "tools/call", None).unwrap();
+    assert!(matches!(s.cancel(&n(2), &Reason::None).unwrap(), Some(CancelAction::Notify(_))));
+    assert!(s.response_fields(&n(2)).task_id);
+    assert_eq!(s.handle_response(&n(2), &created("t-2")), ResponseVerdict::Late);
+    assert!(
+        matches!(transmits(&mut s).as_slice(), [Transmit { action: CancelAction::CancelTask(t), .. }] if t.task_id == "t-2")
+    );
 }

@@ -39,11 +39,7 @@ pub struct Event {
 ///
 /// Reasons in events are capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum EventKind {
     /// We cancelled a request in flight. `via` says how: a `notifications/cancelled`
     /// (`reason` is what went on the wire), closing the request's stream (2026-07-28,
@@ -59,16 +55,9 @@ pub enum EventKind {
     },
     /// The request is task-augmented and its `taskId` is not known yet: `tasks/cancel` will
     /// be sent as soon as the `CreateTaskResult` arrives (2025-11-25 §Tasks).
-    CancelDeferred {
-        request_id: RequestId,
-        method: String,
-    },
+    CancelDeferred { request_id: RequestId, method: String },
     /// A request's timeout expired; its cancel (if any) is reported separately.
-    TimedOut {
-        request_id: RequestId,
-        method: String,
-        kind: TimeoutKind,
-    },
+    TimedOut { request_id: RequestId, method: String, kind: TimeoutKind },
     /// Our `tasks/cancel` was answered. `outcome`: the task was cancelled, or was already
     /// terminal (-32602 in 2025-11-25: a normal outcome), or another error `code`.
     TaskCancelAnswered {
@@ -86,11 +75,7 @@ pub enum EventKind {
     },
     /// The protocol revision was set or negotiated. `known` is false for a version string
     /// mcp-cancel does not know; `revision` is then the rules it follows.
-    RevisionNegotiated {
-        version: String,
-        revision: Revision,
-        known: bool,
-    },
+    RevisionNegotiated { version: String, revision: Revision, known: bool },
     /// A cancel of ours was not sent: see [`NotSent`].
     CancelNotSent {
         request_id: RequestId,
@@ -116,26 +101,13 @@ pub enum EventKind {
         reason: Option<String>,
     },
     /// A response (result or error) for a request we cancelled was dropped.
-    LateResponseDropped {
-        request_id: RequestId,
-        method: String,
-    },
+    LateResponseDropped { request_id: RequestId, method: String },
     /// A `notifications/progress` for a request we cancelled was dropped.
-    LateProgressDropped {
-        request_id: RequestId,
-        method: String,
-        progress_token: ProgressToken,
-    },
+    LateProgressDropped { request_id: RequestId, method: String, progress_token: ProgressToken },
     /// Our response to a request the peer cancelled was not sent.
-    ResponseSuppressed {
-        request_id: RequestId,
-        method: String,
-    },
+    ResponseSuppressed { request_id: RequestId, method: String },
     /// The peer sent a request with an id it already has in flight; the first one is kept.
-    DuplicateRequestId {
-        request_id: RequestId,
-        method: String,
-    },
+    DuplicateRequestId { request_id: RequestId, method: String },
 }
 
 /// How a cancel went out.
@@ -200,23 +172,14 @@ pub enum Ignored {
 
 impl Event {
     pub(crate) fn outbound(kind: EventKind) -> Self {
-        Self {
-            direction: Direction::Outbound,
-            kind,
-        }
+        Self { direction: Direction::Outbound, kind }
     }
 
     pub(crate) fn inbound(kind: EventKind) -> Self {
-        Self {
-            direction: Direction::Inbound,
-            kind,
-        }
+        Self { direction: Direction::Inbound, kind }
     }
 
     pub(crate) fn session(kind: EventKind) -> Self {
-        Self {
-            direction: Direction::Session,
-            kind,
-        }
+        Self { direction: Direction::Session, kind }
     }
 }

@@ -128,13 +128,10 @@ impl fmt::Display for InvalidRequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotAnInteger => f.write_str("a numeric request id must be an integer"),
-            Self::OutOfRange => f.write_str(
-                "a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)",
-            ),
-            Self::WrongType(t) => write!(
-                f,
-                "a request id must be a string or an integer number, not {t}"
-            ),
+            Self::OutOfRange => {
+                f.write_str("a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)")
+            }
+            Self::WrongType(t) => write!(f, "a request id must be a string or an integer number, not {t}"),
         }
     }
 }
@@ -165,38 +162,17 @@ mod tests {
     fn zero_and_empty_string_are_valid_ids() {
         assert_eq!(RequestId::from_f64(0.0), Ok(RequestId::Number(0)));
         assert_eq!(RequestId::from_f64(-0.0), Ok(RequestId::Number(0)));
-        assert_eq!(
-            RequestId::from_json(&serde_json::json!("")),
-            Ok(RequestId::from(""))
-        );
+        assert_eq!(RequestId::from_json(&serde_json::json!("")), Ok(RequestId::from("")));
     }
 
     #[test]
     fn non_integers_and_unsafe_integers_are_refused() {
-        assert_eq!(
-            RequestId::from_f64(f64::NAN),
-            Err(InvalidRequestId::NotAnInteger)
-        );
-        assert_eq!(
-            RequestId::from_f64(f64::INFINITY),
-            Err(InvalidRequestId::NotAnInteger)
-        );
-        assert_eq!(
-            RequestId::from_f64(1.5),
-            Err(InvalidRequestId::NotAnInteger)
-        );
-        assert_eq!(
-            RequestId::from_f64(9_007_199_254_740_992.0),
-            Err(InvalidRequestId::OutOfRange)
-        );
-        assert_eq!(
-            RequestId::from_f64(-9_007_199_254_740_991.0),
-            Ok(RequestId::Number(-MAX_SAFE_INTEGER))
-        );
-        assert_eq!(
-            RequestId::number(i64::MAX),
-            Err(InvalidRequestId::OutOfRange)
-        );
+        assert_eq!(RequestId::from_f64(f64::NAN), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(f64::INFINITY), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(1.5), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(9_007_199_254_740_992.0), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(RequestId::from_f64(-9_007_199_254_740_991.0), Ok(RequestId::Number(-MAX_SAFE_INTEGER)));
+        assert_eq!(RequestId::number(i64::MAX), Err(InvalidRequestId::OutOfRange));
     }
 
     #[test]
@@ -207,23 +183,11 @@ mod tests {
             (serde_json::json!({}), "object"),
             (serde_json::json!([1]), "array"),
         ] {
-            assert_eq!(
-                RequestId::from_json(&v),
-                Err(InvalidRequestId::WrongType(t))
-            );
+            assert_eq!(RequestId::from_json(&v), Err(InvalidRequestId::WrongType(t)));
         }
-        assert_eq!(
-            RequestId::from_json(&serde_json::json!(2.5)),
-            Err(InvalidRequestId::NotAnInteger)
-        );
-        assert_eq!(
-            RequestId::from_json(&serde_json::json!(1e300)),
-            Err(InvalidRequestId::OutOfRange)
-        );
-        assert_eq!(
-            RequestId::from_json(&serde_json::json!(u64::MAX)),
-            Err(InvalidRequestId::OutOfRange)
-        );
+        assert_eq!(RequestId::from_json(&serde_json::json!(2.5)), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_json(&serde_json::json!(1e300)), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(RequestId::from_json(&serde_json::json!(u64::MAX)), Err(InvalidRequestId::OutOfRange));
     }
 
     #[test]

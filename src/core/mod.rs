@@ -18,12 +18,12 @@ pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
 pub use reason::{Reason, ReasonPolicy};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{
-    CancelAction, CancelNotification, Config, Expired, Fields, InboundCancelVerdict,
-    OutgoingResponseVerdict, ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, Session,
-    TaskCancelRequest, TrackRequest, Transmit, TransportKind, UsageError, INVALID_PARAMS,
+    CancelAction, CancelNotification, Config, Expired, Fields, InboundCancelVerdict, OutgoingResponseVerdict,
+    ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, Session, TaskCancelRequest, TrackRequest, Transmit,
+    TransportKind, UsageError, INVALID_PARAMS,
 };
 pub use timer::{Millis, Timeout, TimeoutKind};
 pub use wire::{
-    cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD,
-    LISTEN_METHOD, PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,
+    cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,
+    PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,
 };

@@ -25,21 +25,22 @@ impl Reason {
     /// `String(reason)` — as the MCP TypeScript SDK 1.x does before it sends
     /// `notifications/cancelled` (`String(signal.reason)`):
     ///
-    /// - `"McpError: MCP error -32001: …"` (the SDK's request timeout) → [`Reason::Timeout`];
+    /// - a timeout: `"McpError: MCP error -32001: …"` (SDK 1.x), `"SdkError: Request timed
+    ///   out"` (SDK 2.x), `"TimeoutError: …"` (`AbortSignal.timeout()`) → [`Reason::Timeout`];
     /// - `"<Name>Error: …"`, `"<Name>Exception: …"`, or the bare name (how an `Error`,
     ///   `DOMException` or subclass stringifies) → [`Reason::Error`];
     /// - anything else → [`Reason::Text`].
     #[must_use]
     pub fn from_stringified(text: &str) -> Self {
-        if text.starts_with("McpError: MCP error -32001:") {
+        const TIMEOUTS: [&str; 4] =
+            ["McpError: MCP error -32001:", "SdkError: Request timed out", "SdkError: Maximum total timeout", "TimeoutError:"];
+        if TIMEOUTS.iter().any(|t| text.starts_with(t)) {
             return Self::Timeout;
         }
         let name_end = text.find(':').unwrap_or(text.len());
         let name = text.get(..name_end).unwrap_or("");
         let looks_like_error_name = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
             && (name.ends_with("Error") || name.ends_with("Exception"));
         if looks_like_error_name {
             Self::Error(text.to_owned())
@@ -99,32 +100,15 @@ mod tests {
     fn error_text_is_replaced_unless_exposed() {
         let policy = ReasonPolicy::default();
         let reason = Reason::Error("Error: db password rejected for user admin".into());
-        assert_eq!(
-            policy.wire_reason(&reason).as_deref(),
-            Some("Request cancelled")
-        );
-        let open = ReasonPolicy {
-            expose_error_reasons: true,
-            ..ReasonPolicy::default()
-        };
-        assert_eq!(
-            open.wire_reason(&reason).as_deref(),
-            Some("Error: db password rejected for user admin")
-        );
+        assert_eq!(policy.wire_reason(&reason).as_deref(), Some("Request cancelled"));
+        let open = ReasonPolicy { expose_error_reasons: true, ..ReasonPolicy::default() };
+        assert_eq!(open.wire_reason(&reason).as_deref(), Some("Error: db password rejected for user admin"));
     }
 
     #[test]
     fn caller_text_is_sent_capped() {
-        let policy = ReasonPolicy {
-            max_bytes: 4,
-            ..ReasonPolicy::default()
-        };
-        assert_eq!(
-            policy
-                .wire_reason(&Reason::Text("user pressed stop".into()))
-                .as_deref(),
-            Some("user")
-        );
+        let policy = ReasonPolicy { max_bytes: 4, ..ReasonPolicy::default() };
+        assert_eq!(policy.wire_reason(&Reason::Text("user pressed stop".into())).as_deref(), Some("user"));
         assert_eq!(policy.wire_reason(&Reason::None), None);
     }
 
@@ -134,25 +118,12 @@ mod tests {
             Reason::from_stringified("AbortError: This operation was aborted"),
             Reason::Error("AbortError: This operation was aborted".into())
         );
-        assert_eq!(
-            Reason::from_stringified("McpError: MCP error -32001: Request timed out"),
-            Reason::Timeout
-        );
-        assert_eq!(
-            Reason::from_stringified("TypeError"),
-            Reason::Error("TypeError".into())
-        );
-        assert_eq!(
-            Reason::from_stringified("User pressed stop"),
-            Reason::Text("User pressed stop".into())
-        );
-        assert_eq!(
-            Reason::from_stringified("Error handling: later"),
-            Reason::Text("Error handling: later".into())
-        );
-        assert_eq!(
-            Reason::from_stringified("undefined"),
-            Reason::Text("undefined".into())
-        );
+        assert_eq!(Reason::from_stringified("McpError: MCP error -32001: Request timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_stringified("TypeError"), Reason::Error("TypeError".into()));
+        assert_eq!(Reason::from_stringified("SdkError: Request timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_stringified("TimeoutError: signal timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_stringified("User pressed stop"), Reason::Text("User pressed stop".into()));
+        assert_eq!(Reason::from_stringified("Error handling: later"), Reason::Text("Error handling: later".into()));
+        assert_eq!(Reason::from_stringified("undefined"), Reason::Text("undefined".into()));
     }
 }

@@ -154,25 +154,14 @@ impl Revision {
         if !is_date(version) {
             return (Revision::LATEST, false);
         }
-        let r = Revision::ALL
-            .into_iter()
-            .rev()
-            .find(|r| r.as_str() <= version)
-            .unwrap_or(Revision::V2024_11_05);
+        let r = Revision::ALL.into_iter().rev().find(|r| r.as_str() <= version).unwrap_or(Revision::V2024_11_05);
         (r, false)
     }
 }
 
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
 }
 
 impl fmt::Display for Revision {
@@ -200,22 +189,10 @@ mod tests {
 
     #[test]
     fn unknown_versions_get_the_newest_rules_dated_on_or_before_them() {
-        assert_eq!(
-            Revision::negotiated("2025-09-01"),
-            (Revision::V2025_06_18, false)
-        );
-        assert_eq!(
-            Revision::negotiated("2027-01-01"),
-            (Revision::V2026_07_28, false)
-        );
-        assert_eq!(
-            Revision::negotiated("2024-01-01"),
-            (Revision::V2024_11_05, false)
-        );
-        assert_eq!(
-            Revision::negotiated("DRAFT-2026-v1"),
-            (Revision::LATEST, false)
-        );
+        assert_eq!(Revision::negotiated("2025-09-01"), (Revision::V2025_06_18, false));
+        assert_eq!(Revision::negotiated("2027-01-01"), (Revision::V2026_07_28, false));
+        assert_eq!(Revision::negotiated("2024-01-01"), (Revision::V2024_11_05, false));
+        assert_eq!(Revision::negotiated("DRAFT-2026-v1"), (Revision::LATEST, false));
         assert_eq!(Revision::negotiated(""), (Revision::LATEST, false));
     }
 }

@@ -10,8 +10,7 @@ use super::revision::{PeerCancels, Revision, Rules, TaskCancel};
 use super::timer::{Deadlines, Millis, RequestTimer, Timeout, TimeoutKind};
 use super::tombstones::{Tombstone, Tombstones};
 use super::wire::{
-    cap_utf8, CancelledParams, INITIALIZE_METHOD, LISTEN_METHOD, TASKS_CANCEL_METHOD,
-    TASKS_RESULT_METHOD,
+    cap_utf8, CancelledParams, INITIALIZE_METHOD, LISTEN_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD,
 };
 
 /// JSON-RPC error code for invalid params: what a 2025-11-25 server answers to
@@ -88,14 +87,7 @@ impl TrackRequest {
     /// A plain request: no progress token, no task, the session's timeouts.
     #[must_use]
     pub fn new(id: RequestId, method: &str) -> Self {
-        Self {
-            id,
-            method: method.to_owned(),
-            progress_token: None,
-            task: false,
-            task_ref: None,
-            timeout: None,
-        }
+        Self { id, method: method.to_owned(), progress_token: None, task: false, task_ref: None, timeout: None }
     }
 }
 
@@ -315,9 +307,7 @@ impl UsageError {
     #[must_use]
     pub fn request_id(&self) -> &RequestId {
         match self {
-            Self::AlreadyInFlight(id)
-            | Self::ProgressTokenInUse(id)
-            | Self::HandshakeNotCancellable(id) => id,
+            Self::AlreadyInFlight(id) | Self::ProgressTokenInUse(id) | Self::HandshakeNotCancellable(id) => id,
         }
     }
 }
@@ -326,15 +316,9 @@ impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::AlreadyInFlight(id) => write!(f, "request id {id} is already in flight"),
-            Self::ProgressTokenInUse(t) => write!(
-                f,
-                "progress token {t} is already used by a request in flight"
-            ),
+            Self::ProgressTokenInUse(t) => write!(f, "progress token {t} is already used by a request in flight"),
             Self::HandshakeNotCancellable(id) => {
-                write!(
-                    f,
-                    "request {id} is the initialize handshake, which must not be cancelled"
-                )
+                write!(f, "request {id} is the initialize handshake, which must not be cancelled")
             }
         }
     }
@@ -500,12 +484,7 @@ impl Session {
     #[must_use]
     pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
         match self.outbound.get(id) {
-            Some(Outbound {
-                kind: Kind::Task {
-                    cancel_pending: true,
-                },
-                ..
-            }) => Some(RequestState::CancelPending),
+            Some(Outbound { kind: Kind::Task { cancel_pending: true }, .. }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
             None if self.task_of_request.contains_key(id) => Some(RequestState::TaskRunning),
             None if self.tombstones.contains(id) => Some(RequestState::Cancelled),
@@ -554,11 +533,7 @@ impl Session {
         let (revision, known) = Revision::negotiated(version);
         let capped = cap_utf8(version, 64).to_owned();
         if self.revision != Some(revision) || !known {
-            self.emit(Event::session(EventKind::RevisionNegotiated {
-                version: capped,
-                revision,
-                known,
-            }));
+            self.emit(Event::session(EventKind::RevisionNegotiated { version: capped, revision, known }));
         }
         self.revision = Some(revision);
         revision
@@ -591,14 +566,7 @@ impl Session {
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight;
     /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
     pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
-        let TrackRequest {
-            id,
-            method,
-            progress_token,
-            task,
-            task_ref,
-            timeout,
-        } = request;
+        let TrackRequest { id, method, progress_token, task, task_ref, timeout } = request;
         if self.outbound.contains_key(&id) {
             return Err(UsageError::AlreadyInFlight(id));
         }
@@ -609,16 +577,12 @@ impl Session {
             self.progress.insert(token.clone(), id.clone());
         }
         self.tombstones.remove(&id);
-        let tasks_apply = self
-            .revision
-            .map_or(true, |r| r.rules().tasks != TaskCancel::None);
+        let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let kind = match task_ref {
-            Some(task_id) if tasks_apply && self.tasks.contains_key(&task_id) => {
-                Kind::TaskQuery { task_id }
+            Some(task_id) if tasks_apply && self.tasks.contains_key(&task_id) => Kind::TaskQuery { task_id },
+            _ if task && tasks_apply && TASK_AUGMENTABLE.contains(&method.as_str()) => {
+                Kind::Task { cancel_pending: false }
             }
-            _ if task && tasks_apply && TASK_AUGMENTABLE.contains(&method.as_str()) => Kind::Task {
-                cancel_pending: false,
-            },
             _ => Kind::Plain,
         };
         if let Kind::TaskQuery { task_id } = &kind {
@@ -635,15 +599,7 @@ impl Session {
         if let Some(timer) = timer.as_mut() {
             self.deadlines.schedule(&id, timer);
         }
-        self.outbound.insert(
-            id,
-            Outbound {
-                method,
-                progress_token,
-                timer,
-                kind,
-            },
-        );
+        self.outbound.insert(id, Outbound { method, progress_token, timer, kind });
         Ok(())
     }
 
@@ -664,11 +620,7 @@ impl Session {
     /// # Errors
     /// [`UsageError::HandshakeNotCancellable`] for the revision's handshake; it stays in
     /// flight.
-    pub fn cancel(
-        &mut self,
-        id: &RequestId,
-        reason: &Reason,
-    ) -> Result<Option<CancelAction>, UsageError> {
+    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<Option<CancelAction>, UsageError> {
         if let Some(task_id) = self.task_of_request.get(id).cloned() {
             return Ok(self.cancel_task(id, &task_id));
         }
@@ -683,10 +635,7 @@ impl Session {
             return Ok(None);
         };
         match &mut request.kind {
-            Kind::Task {
-                cancel_pending: true,
-            }
-            | Kind::TaskCancel { .. } => {
+            Kind::Task { cancel_pending: true } | Kind::TaskCancel { .. } => {
                 let method = Some(request.method.clone());
                 self.emit(Event::outbound(EventKind::CancelNotSent {
                     request_id: id.clone(),
@@ -701,10 +650,7 @@ impl Session {
                 if let Some(timer) = request.timer.as_mut() {
                     self.deadlines.unschedule(timer);
                 }
-                self.emit(Event::outbound(EventKind::CancelDeferred {
-                    request_id: id.clone(),
-                    method,
-                }));
+                self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
                 return Ok(Some(CancelAction::Deferred));
             }
             Kind::TaskQuery { task_id } => {
@@ -716,13 +662,8 @@ impl Session {
                     if let Some(timer) = poll.timer.as_mut() {
                         self.deadlines.unschedule(timer);
                     }
-                    self.tombstones.insert(
-                        id.clone(),
-                        Tombstone {
-                            method: poll.method,
-                            progress_token: poll.progress_token,
-                        },
-                    );
+                    self.tombstones
+                        .insert(id.clone(), Tombstone { method: poll.method, progress_token: poll.progress_token });
                     self.settle(id);
                 }
                 let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
@@ -749,36 +690,22 @@ impl Session {
             self.deadlines.unschedule(timer);
         }
         let close_stream = self.config.transport == TransportKind::StreamableHttp
-            && self
-                .revision
-                .is_some_and(|r| r.rules().http_cancel_is_stream_close);
+            && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
         self.emit(Event::outbound(EventKind::CancelSent {
             request_id: id.clone(),
             method: request.method.clone(),
-            via: if close_stream {
-                Via::StreamClose
-            } else {
-                Via::Notification
-            },
+            via: if close_stream { Via::StreamClose } else { Via::Notification },
             reason: wire_reason.clone(),
             task_id: None,
         }));
-        self.tombstones.insert(
-            id.clone(),
-            Tombstone {
-                method: request.method,
-                progress_token: request.progress_token,
-            },
-        );
+        self.tombstones
+            .insert(id.clone(), Tombstone { method: request.method, progress_token: request.progress_token });
         self.settle(id);
         Ok(Some(if close_stream {
             CancelAction::CloseStream(id.clone())
         } else {
-            CancelAction::Notify(CancelNotification {
-                request_id: id.clone(),
-                reason: wire_reason,
-            })
+            CancelAction::Notify(CancelNotification { request_id: id.clone(), reason: wire_reason })
         }))
     }
 
@@ -786,32 +713,16 @@ impl Session {
     /// else keeps a 1 MB result out of the session.
     #[must_use]
     pub fn response_fields(&self, id: &RequestId) -> Fields {
+        let tasks_extension = self.tasks_extension();
         match self.outbound.get(id) {
-            Some(Outbound {
-                kind: Kind::Task { .. },
-                ..
-            }) => Fields {
-                task_id: true,
-                ..Fields::default()
-            },
-            Some(Outbound {
-                kind: Kind::TaskQuery { .. },
-                ..
-            }) => Fields {
-                task_status: true,
-                ..Fields::default()
-            },
-            Some(Outbound {
-                kind: Kind::TaskCancel { .. },
-                ..
-            }) => Fields {
-                error_code: true,
-                ..Fields::default()
-            },
-            Some(o) if o.method == INITIALIZE_METHOD => Fields {
-                protocol_version: true,
-                ..Fields::default()
-            },
+            Some(Outbound { kind: Kind::Task { .. }, .. }) => Fields { task_id: true, ..Fields::default() },
+            Some(Outbound { kind: Kind::TaskQuery { .. }, .. }) => Fields { task_status: true, ..Fields::default() },
+            Some(Outbound { kind: Kind::TaskCancel { .. }, .. }) => Fields { error_code: true, ..Fields::default() },
+            Some(o) if o.method == INITIALIZE_METHOD => Fields { protocol_version: true, ..Fields::default() },
+            // 2026-07-28 tasks extension: any request may come back as a task
+            // (`resultType: "task"`), even one we cancelled.
+            Some(_) if tasks_extension => Fields { task_id: true, ..Fields::default() },
+            None if tasks_extension && self.tombstones.contains(id) => Fields { task_id: true, ..Fields::default() },
             _ => Fields::default(),
         }
     }
@@ -826,16 +737,20 @@ impl Session {
     /// arrives afterward"; 2025-11-25 §Tasks.
     pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
         let Some(mut request) = self.outbound.remove(id) else {
-            return match self.tombstones.remove(id) {
-                Some(tombstone) => {
-                    self.emit(Event::outbound(EventKind::LateResponseDropped {
-                        request_id: id.clone(),
-                        method: tombstone.method,
-                    }));
-                    ResponseVerdict::Late
+            let Some(tombstone) = self.tombstones.remove(id) else { return ResponseVerdict::Unknown };
+            if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
+            {
+                // 2026-07-28: the request we cancelled came back as a task: cancel that too.
+                self.start_task(id, &task_id, &tombstone.method);
+                if let Some(action) = self.cancel_task(id, &task_id) {
+                    self.transmits.push_back(Transmit { request_id: id.clone(), action });
                 }
-                None => ResponseVerdict::Unknown,
-            };
+            }
+            self.emit(Event::outbound(EventKind::LateResponseDropped {
+                request_id: id.clone(),
+                method: tombstone.method,
+            }));
+            return ResponseVerdict::Late;
         };
         if let Some(token) = &request.progress_token {
             self.progress.remove(token);
@@ -848,41 +763,26 @@ impl Session {
                 if let Some(version) = &info.protocol_version {
                     self.set_protocol_version(version);
                 }
-                self.settle(id);
+                match info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension()) {
+                    // 2026-07-28: a `resultType: "task"` answer starts a task we can cancel.
+                    Some(task_id) => self.start_task(id, &task_id, &request.method),
+                    None => self.settle(id),
+                }
                 ResponseVerdict::Deliver
             }
             Kind::Task { cancel_pending } => {
                 let task_id = info.task_id.clone().filter(|_| info.error_code.is_none());
                 match (task_id, cancel_pending) {
                     (Some(task_id), false) => {
-                        self.task_of_request.insert(id.clone(), task_id.clone());
-                        self.tasks.insert(
-                            task_id,
-                            Task {
-                                request_id: id.clone(),
-                                method: request.method,
-                                cancel_sent: false,
-                            },
-                        );
+                        self.start_task(id, &task_id, &request.method);
                         ResponseVerdict::Deliver
                     }
                     (Some(task_id), true) => {
                         // The caller gave up before the task existed: cancel it now, and drop
                         // the CreateTaskResult nobody waits for.
-                        self.tasks.insert(
-                            task_id.clone(),
-                            Task {
-                                request_id: id.clone(),
-                                method: request.method.clone(),
-                                cancel_sent: false,
-                            },
-                        );
-                        self.task_of_request.insert(id.clone(), task_id.clone());
+                        self.start_task(id, &task_id, &request.method);
                         if let Some(action) = self.cancel_task(id, &task_id) {
-                            self.transmits.push_back(Transmit {
-                                request_id: id.clone(),
-                                action,
-                            });
+                            self.transmits.push_back(Transmit { request_id: id.clone(), action });
                         }
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
@@ -908,12 +808,8 @@ impl Session {
             Kind::TaskQuery { task_id } => {
                 let ended = request.method == TASKS_RESULT_METHOD
                     || (request.method == TASKS_CANCEL_METHOD && info.error_code.is_none())
-                    || info.error_code == Some(INVALID_PARAMS)
-                        && request.method == TASKS_CANCEL_METHOD
-                    || info
-                        .task_status
-                        .as_ref()
-                        .is_some_and(|(t, s)| *t == task_id && is_terminal(s));
+                    || info.error_code == Some(INVALID_PARAMS) && request.method == TASKS_CANCEL_METHOD
+                    || info.task_status.as_ref().is_some_and(|(t, s)| *t == task_id && is_terminal(s));
                 if ended {
                     self.end_task(&task_id);
                 }
@@ -1002,22 +898,12 @@ impl Session {
                 continue;
             };
             let method = request.method.clone();
-            self.emit(Event::outbound(EventKind::TimedOut {
-                request_id: id.clone(),
-                method,
-                kind,
-            }));
+            self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             match self.cancel(&id, &Reason::Timeout) {
                 Ok(Some(CancelAction::Deferred)) | Ok(None) | Err(_) => {}
-                Ok(Some(action)) => self.transmits.push_back(Transmit {
-                    request_id: id.clone(),
-                    action,
-                }),
+                Ok(Some(action)) => self.transmits.push_back(Transmit { request_id: id.clone(), action }),
             }
-            expired.push(Expired {
-                request_id: id,
-                kind,
-            });
+            expired.push(Expired { request_id: id, kind });
         }
         expired
     }
@@ -1029,19 +915,10 @@ impl Session {
     /// `false` then.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         if self.inbound.contains_key(&id) {
-            self.emit(Event::inbound(EventKind::DuplicateRequestId {
-                request_id: id,
-                method: method.to_owned(),
-            }));
+            self.emit(Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
             return false;
         }
-        self.inbound.insert(
-            id,
-            Inbound {
-                method: method.to_owned(),
-                cancelled: false,
-            },
-        );
+        self.inbound.insert(id, Inbound { method: method.to_owned(), cancelled: false });
         true
     }
 
@@ -1074,10 +951,7 @@ impl Session {
             }
         };
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self
-                .outbound
-                .get(&id)
-                .is_some_and(|o| o.method == LISTEN_METHOD);
+            let is_listen = self.outbound.get(&id).is_some_and(|o| o.method == LISTEN_METHOD);
             if is_listen {
                 if let Some(mut request) = self.outbound.remove(&id) {
                     if let Some(timer) = request.timer.as_mut() {
@@ -1085,28 +959,20 @@ impl Session {
                     }
                 }
                 self.settle(&id);
-                self.emit(Event::outbound(EventKind::ListenEnded {
-                    request_id: id.clone(),
-                    reason,
-                }));
+                self.emit(Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
                 return InboundCancelVerdict::ListenEnded { request_id: id };
             }
             self.emit(Event::inbound(EventKind::CancelIgnored {
                 request_id: Some(id),
                 why: Ignored::PeerMayNotCancel,
-                detail: Some(
-                    "in 2026-07-28 a server may only cancel the client's subscriptions/listen"
-                        .to_owned(),
-                ),
+                detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen".to_owned()),
                 reason,
             }));
             return InboundCancelVerdict::Ignore;
         }
         let handshake = self.handshake_method();
         let why = match self.inbound.get_mut(&id) {
-            None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => {
-                Ignored::WrongDirection
-            }
+            None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             Some(request) if Some(request.method.as_str()) == handshake => Ignored::Handshake,
             Some(request) if request.cancelled => Ignored::AlreadyCancelled,
@@ -1118,18 +984,10 @@ impl Session {
                     method,
                     reason: reason.clone(),
                 }));
-                return InboundCancelVerdict::Abort {
-                    request_id: id,
-                    reason,
-                };
+                return InboundCancelVerdict::Abort { request_id: id, reason };
             }
         };
-        self.emit(Event::inbound(EventKind::CancelIgnored {
-            request_id: Some(id),
-            why,
-            detail: None,
-            reason,
-        }));
+        self.emit(Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason }));
         InboundCancelVerdict::Ignore
     }
 
@@ -1154,12 +1012,7 @@ impl Session {
     /// stays.
     pub fn close(&mut self) {
         if self.config.report_settled {
-            let ids: Vec<RequestId> = self
-                .outbound
-                .keys()
-                .chain(self.task_of_request.keys())
-                .cloned()
-                .collect();
+            let ids: Vec<RequestId> = self.outbound.keys().chain(self.task_of_request.keys()).cloned().collect();
             self.settled.extend(ids);
         }
         self.outbound.clear();
@@ -1207,9 +1060,12 @@ impl Session {
         self.revision.map(Revision::rules)
     }
 
+    fn tasks_extension(&self) -> bool {
+        self.rules().is_some_and(|r| r.tasks == TaskCancel::TasksExtension)
+    }
+
     fn rules_peer_cancels(&self) -> PeerCancels {
-        self.rules()
-            .map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
+        self.rules().map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
     }
 
     /// The `tasks/cancel` for `task_id` (the task of our request `id`), or `None` when one
@@ -1227,10 +1083,7 @@ impl Session {
         }
         task.cancel_sent = true;
         let method = task.method.clone();
-        let cancel_id = RequestId::String(format!(
-            "{}{}",
-            self.config.internal_id_prefix, self.next_internal_id
-        ));
+        let cancel_id = RequestId::String(format!("{}{}", self.config.internal_id_prefix, self.next_internal_id));
         self.next_internal_id += 1;
         self.outbound.insert(
             cancel_id.clone(),
@@ -1238,9 +1091,7 @@ impl Session {
                 method: TASKS_CANCEL_METHOD.to_owned(),
                 progress_token: None,
                 timer: None,
-                kind: Kind::TaskCancel {
-                    task_id: task_id.to_owned(),
-                },
+                kind: Kind::TaskCancel { task_id: task_id.to_owned() },
             },
         );
         self.emit(Event::outbound(EventKind::CancelSent {
@@ -1255,6 +1106,12 @@ impl Session {
             task_id: task_id.to_owned(),
             cancels: id.clone(),
         }))
+    }
+
+    fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str) {
+        self.task_of_request.insert(id.clone(), task_id.to_owned());
+        self.tasks
+            .insert(task_id.to_owned(), Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false });
     }
 
     fn end_task(&mut self, task_id: &str) {

@@ -29,11 +29,7 @@ pub struct Timeout {
 
 impl Timeout {
     /// No timeout at all.
-    pub const NONE: Timeout = Timeout {
-        timeout_ms: None,
-        reset_on_progress: false,
-        max_total_ms: None,
-    };
+    pub const NONE: Timeout = Timeout { timeout_ms: None, reset_on_progress: false, max_total_ms: None };
 
     /// Whether any deadline is set.
     #[must_use]

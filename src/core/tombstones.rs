@@ -33,13 +33,7 @@ const COMPACT_SLACK: usize = 64;
 
 impl Tombstones {
     pub fn new(capacity: usize) -> Self {
-        Self {
-            capacity,
-            map: HashMap::new(),
-            order: VecDeque::new(),
-            late_progress: HashMap::new(),
-            next_seq: 0,
-        }
+        Self { capacity, map: HashMap::new(), order: VecDeque::new(), late_progress: HashMap::new(), next_seq: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -72,8 +66,7 @@ impl Tombstones {
         }
         if self.order.len() > self.capacity + COMPACT_SLACK {
             let map = &self.map;
-            self.order
-                .retain(|(id, seq)| map.get(id).is_some_and(|(s, _)| s == seq));
+            self.order.retain(|(id, seq)| map.get(id).is_some_and(|(s, _)| s == seq));
         }
     }
 
@@ -120,10 +113,7 @@ mod tests {
     use super::*;
 
     fn t(token: Option<i64>) -> Tombstone {
-        Tombstone {
-            method: "tools/call".into(),
-            progress_token: token.map(RequestId::Number),
-        }
+        Tombstone { method: "tools/call".into(), progress_token: token.map(RequestId::Number) }
     }
 
     #[test]

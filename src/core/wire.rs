@@ -113,11 +113,9 @@ impl CancelledParams {
                 request_id: PeerValue::from_json(map.get("requestId")),
                 reason: PeerValue::from_json(map.get("reason")),
             },
-            other => Self {
-                params: PeerValue::from_json(other),
-                request_id: PeerValue::Absent,
-                reason: PeerValue::Absent,
-            },
+            other => {
+                Self { params: PeerValue::from_json(other), request_id: PeerValue::Absent, reason: PeerValue::Absent }
+            }
         }
     }
 
@@ -137,9 +135,7 @@ impl CancelledParams {
         }
         let id = match &self.request_id {
             PeerValue::Absent => return Err(MalformedCancel::RequestIdMissing),
-            v => v
-                .to_request_id()
-                .map_err(MalformedCancel::RequestIdInvalid)?,
+            v => v.to_request_id().map_err(MalformedCancel::RequestIdInvalid)?,
         };
         let reason = match &self.reason {
             PeerValue::Absent => None,
@@ -207,70 +203,39 @@ mod tests {
     use super::*;
 
     fn check(params: serde_json::Value) -> Result<(RequestId, Option<String>), MalformedCancel> {
-        CancelledParams::from_json(Some(&params))
-            .validate()
-            .map(|(id, r)| (id, r.map(str::to_owned)))
+        CancelledParams::from_json(Some(&params)).validate().map(|(id, r)| (id, r.map(str::to_owned)))
     }
 
     #[test]
     fn valid_cancels_give_id_and_reason() {
-        assert_eq!(
-            check(json!({"requestId": 0})),
-            Ok((RequestId::Number(0), None))
-        );
-        assert_eq!(
-            check(json!({"requestId": "", "reason": "user"})),
-            Ok((RequestId::from(""), Some("user".into())))
-        );
+        assert_eq!(check(json!({"requestId": 0})), Ok((RequestId::Number(0), None)));
+        assert_eq!(check(json!({"requestId": "", "reason": "user"})), Ok((RequestId::from(""), Some("user".into()))));
     }
 
     #[test]
     fn malformed_cancels_say_what_is_wrong() {
-        assert_eq!(
-            CancelledParams::from_json(None).validate(),
-            Err(MalformedCancel::ParamsMissing)
-        );
-        assert_eq!(
-            check(json!([1])),
-            Err(MalformedCancel::ParamsNotAnObject("array"))
-        );
-        assert_eq!(
-            check(json!("x")),
-            Err(MalformedCancel::ParamsNotAnObject("string"))
-        );
+        assert_eq!(CancelledParams::from_json(None).validate(), Err(MalformedCancel::ParamsMissing));
+        assert_eq!(check(json!([1])), Err(MalformedCancel::ParamsNotAnObject("array")));
+        assert_eq!(check(json!("x")), Err(MalformedCancel::ParamsNotAnObject("string")));
         assert_eq!(check(json!({})), Err(MalformedCancel::RequestIdMissing));
         assert_eq!(
             check(json!({"requestId": null})),
-            Err(MalformedCancel::RequestIdInvalid(
-                InvalidRequestId::WrongType("null")
-            ))
+            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("null")))
         );
         assert_eq!(
             check(json!({"requestId": true})),
-            Err(MalformedCancel::RequestIdInvalid(
-                InvalidRequestId::WrongType("boolean")
-            ))
+            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("boolean")))
         );
         assert_eq!(
             check(json!({"requestId": {"a": 1}})),
-            Err(MalformedCancel::RequestIdInvalid(
-                InvalidRequestId::WrongType("object")
-            ))
+            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::WrongType("object")))
         );
         assert_eq!(
             check(json!({"requestId": 1.5})),
-            Err(MalformedCancel::RequestIdInvalid(
-                InvalidRequestId::NotAnInteger
-            ))
+            Err(MalformedCancel::RequestIdInvalid(InvalidRequestId::NotAnInteger))
         );
-        assert_eq!(
-            check(json!({"requestId": 1, "reason": 5})),
-            Err(MalformedCancel::ReasonNotAString("number"))
-        );
-        assert_eq!(
-            check(json!({"requestId": 1, "reason": null})),
-            Err(MalformedCancel::ReasonNotAString("null"))
-        );
+        assert_eq!(check(json!({"requestId": 1, "reason": 5})), Err(MalformedCancel::ReasonNotAString("number")));
+        assert_eq!(check(json!({"requestId": 1, "reason": null})), Err(MalformedCancel::ReasonNotAString("null")));
     }
 
     #[test]

@@ -7,9 +7,7 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{
-    CancelNotification, Event, InvalidRequestId, PeerValue, Reason, RequestId, UsageError,
-};
+use crate::core::{CancelNotification, Event, InvalidRequestId, PeerValue, Reason, RequestId, UsageError};
 
 #[wasm_bindgen]
 extern "C" {
@@ -23,17 +21,9 @@ extern "C" {
     #[wasm_bindgen(method, getter, catch)]
     pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = addEventListener)]
-    pub fn add_event_listener(
-        this: &AbortSignal,
-        kind: &str,
-        listener: &Function,
-    ) -> Result<(), JsValue>;
+    pub fn add_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = removeEventListener)]
-    pub fn remove_event_listener(
-        this: &AbortSignal,
-        kind: &str,
-        listener: &Function,
-    ) -> Result<(), JsValue>;
+    pub fn remove_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
 
     /// `AbortController` (WHATWG DOM).
     pub type AbortController;
@@ -98,21 +88,11 @@ pub fn error(class: ErrorClass, message: &str, code: &str, request_id: &JsValue)
 }
 
 pub fn invalid_id_error(what: &str, e: InvalidRequestId, value: &JsValue) -> JsValue {
-    error(
-        ErrorClass::InvalidArgument,
-        &format!("{what}: {e}"),
-        "ERR_INVALID_REQUEST_ID",
-        value,
-    )
+    error(ErrorClass::InvalidArgument, &format!("{what}: {e}"), "ERR_INVALID_REQUEST_ID", value)
 }
 
 pub fn usage_error(e: &UsageError) -> JsValue {
-    error(
-        ErrorClass::Usage,
-        &e.to_string(),
-        e.code(),
-        &id_to_js(e.request_id()),
-    )
+    error(ErrorClass::Usage, &e.to_string(), e.code(), &id_to_js(e.request_id()))
 }
 
 pub fn reentrant_error() -> JsValue {
@@ -183,16 +163,9 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     if let Some(err) = v.dyn_ref::<js_sys::Error>() {
         let name: String = err.name().into();
         let message: String = err.message().into();
-        return Reason::Error(if message.is_empty() {
-            name
-        } else {
-            format!("{name}: {message}")
-        });
+        return Reason::Error(if message.is_empty() { name } else { format!("{name}: {message}") });
     }
-    let text = js_sys::JSON::stringify(v)
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_else(|| "[object]".to_owned());
+    let text = js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "[object]".to_owned());
     Reason::Error(text)
 }
 
@@ -205,11 +178,7 @@ pub fn notification_to_js(n: &CancelNotification) -> JsValue {
     }
     let msg = Object::new();
     let _ = Reflect::set(&msg, &"jsonrpc".into(), &"2.0".into());
-    let _ = Reflect::set(
-        &msg,
-        &"method".into(),
-        &crate::core::CANCELLED_METHOD.into(),
-    );
+    let _ = Reflect::set(&msg, &"method".into(), &crate::core::CANCELLED_METHOD.into());
     let _ = Reflect::set(&msg, &"params".into(), &params);
     msg.into()
 }
@@ -217,8 +186,7 @@ pub fn notification_to_js(n: &CancelNotification) -> JsValue {
 /// An event as a plain JS object (`{ type, direction, requestId, … }`).
 pub fn event_to_js(event: &Event) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    serde::Serialize::serialize(event, &serializer)
-        .unwrap_or_else(|e| JsValue::from_str(&e.to_string()))
+    serde::Serialize::serialize(event, &serializer).unwrap_or_else(|e| JsValue::from_str(&e.to_string()))
 }
 
 /// A `DOMException` named `AbortError` with `message`, the reason an inbound request's

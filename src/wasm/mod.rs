@@ -18,9 +18,8 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::core::{
-    CancelNotification, CancelledParams, Config, InboundCancelVerdict, OutgoingResponseVerdict,
-    ProgressVerdict, Reason, ReasonPolicy, RequestId, ResponseVerdict, Session, CANCELLED_METHOD,
-    PROGRESS_METHOD,
+    CancelNotification, CancelledParams, Config, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict,
+    Reason, ReasonPolicy, RequestId, ResponseVerdict, Session, CANCELLED_METHOD, PROGRESS_METHOD,
 };
 use js::{AbortController, AbortSignal};
 
@@ -126,9 +125,7 @@ struct State {
 impl State {
     fn release_listener(&mut self, id: &RequestId) {
         if let Some(listener) = self.listeners.remove(id) {
-            let _ = listener
-                .signal
-                .remove_event_listener("abort", listener.closure.as_ref().unchecked_ref());
+            let _ = listener.signal.remove_event_listener("abort", listener.closure.as_ref().unchecked_ref());
             self.retired.push(listener);
         }
         if self.dispatching == 0 {
@@ -172,11 +169,7 @@ impl CancellationSession {
             tombstone_capacity: option_count(&options, "tombstoneCapacity", 1024)?,
             reason: ReasonPolicy {
                 max_bytes: option_count(&options, "maxReasonBytes", defaults.max_bytes)?,
-                expose_error_reasons: option_bool(
-                    &options,
-                    "exposeErrorReasons",
-                    defaults.expose_error_reasons,
-                )?,
+                expose_error_reasons: option_bool(&options, "exposeErrorReasons", defaults.expose_error_reasons)?,
                 generic_reason: option_string(&options, "genericReason", defaults.generic_reason)?,
                 timeout_reason: option_string(&options, "timeoutReason", defaults.timeout_reason)?,
             },
@@ -190,9 +183,7 @@ impl CancellationSession {
             send: option_function(&options, "send")?,
             logger: option_function(&options, "logger")?,
         };
-        Ok(CancellationSession {
-            state: Rc::new(RefCell::new(state)),
-        })
+        Ok(CancellationSession { state: Rc::new(RefCell::new(state)) })
     }
 
     /// Records a request we send: its id, `method`, and (from `options.params`) its
@@ -212,20 +203,13 @@ impl CancellationSession {
         method: &str,
         options: Option<TrackOptions>,
     ) -> Result<(), JsValue> {
-        let request_id =
-            js::id_from_js(&id).map_err(|e| js::invalid_id_error("track(): request id", e, &id))?;
+        let request_id = js::id_from_js(&id).map_err(|e| js::invalid_id_error("track(): request id", e, &id))?;
         let options: JsValue = options.map(Into::into).unwrap_or(JsValue::UNDEFINED);
-        let token_js = js::get(
-            &js::get(&js::get(&options, "params"), "_meta"),
-            "progressToken",
-        );
+        let token_js = js::get(&js::get(&js::get(&options, "params"), "_meta"), "progressToken");
         let token = if token_js.is_undefined() {
             None
         } else {
-            Some(
-                js::id_from_js(&token_js)
-                    .map_err(|e| js::invalid_id_error("track(): progress token", e, &token_js))?,
-            )
+            Some(js::id_from_js(&token_js).map_err(|e| js::invalid_id_error("track(): progress token", e, &token_js))?)
         };
         let signal_js = js::get(&options, "signal");
         let signal = if signal_js.is_undefined() || signal_js.is_null() {
@@ -238,13 +222,8 @@ impl CancellationSession {
             Some(signal)
         };
         {
-            let mut st = self
-                .state
-                .try_borrow_mut()
-                .map_err(|_| js::reentrant_error())?;
-            st.core
-                .track_request(request_id.clone(), method, token)
-                .map_err(|e| js::usage_error(&e))?;
+            let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
+            st.core.track_request(request_id.clone(), method, token).map_err(|e| js::usage_error(&e))?;
             if st.dispatching == 0 {
                 st.retired.clear();
             }
@@ -253,13 +232,9 @@ impl CancellationSession {
             let weak = Rc::downgrade(&self.state);
             let listener_id = request_id.clone();
             let closure = Closure::<dyn FnMut()>::new(move || on_abort(&weak, &listener_id));
-            if signal
-                .add_event_listener("abort", closure.as_ref().unchecked_ref())
-                .is_ok()
-            {
+            if signal.add_event_listener("abort", closure.as_ref().unchecked_ref()).is_ok() {
                 if let Ok(mut st) = self.state.try_borrow_mut() {
-                    st.listeners
-                        .insert(request_id, Listener { signal, closure });
+                    st.listeners.insert(request_id, Listener { signal, closure });
                 }
             }
         }
@@ -282,14 +257,10 @@ impl CancellationSession {
         #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] reason: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let request_id = js::id_from_js(&id)
-            .map_err(|e| js::invalid_id_error("cancel(): request id", e, &id))?;
+        let request_id = js::id_from_js(&id).map_err(|e| js::invalid_id_error("cancel(): request id", e, &id))?;
         let reason = js::reason_from_js(&reason);
         let (notification, send) = {
-            let mut st = self
-                .state
-                .try_borrow_mut()
-                .map_err(|_| js::reentrant_error())?;
+            let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
             let result = st.core.cancel(&request_id, &reason);
             if let Ok(Some(_)) = &result {
                 st.release_listener(&request_id);
@@ -303,10 +274,7 @@ impl CancellationSession {
                 }
             }
         };
-        let message = notification
-            .as_ref()
-            .map(js::notification_to_js)
-            .unwrap_or(JsValue::UNDEFINED);
+        let message = notification.as_ref().map(js::notification_to_js).unwrap_or(JsValue::UNDEFINED);
         if let (Some(n), Some(send)) = (&notification, send) {
             self.call_send(&send, n, &message);
         }
@@ -321,10 +289,7 @@ impl CancellationSession {
     ///
     /// Never throws: an id that is not a valid request id (e.g. `null`) is `false`.
     #[wasm_bindgen(js_name = shouldDropResponse)]
-    pub fn should_drop_response(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue,
-    ) -> bool {
+    pub fn should_drop_response(&self, #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue) -> bool {
         let Ok(request_id) = js::id_from_js(&id) else {
             return false;
         };
@@ -345,10 +310,7 @@ impl CancellationSession {
     /// Handles a `notifications/progress` by its `progressToken`, and says whether to drop
     /// it: `true` exactly when the token belongs to a request we cancelled.
     #[wasm_bindgen(js_name = shouldDropProgress)]
-    pub fn should_drop_progress(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "RequestId")] token: JsValue,
-    ) -> bool {
+    pub fn should_drop_progress(&self, #[wasm_bindgen(unchecked_param_type = "RequestId")] token: JsValue) -> bool {
         let Ok(token) = js::id_from_js(&token) else {
             return false;
         };
@@ -372,10 +334,7 @@ impl CancellationSession {
     /// - request: tracked as in flight (see `inboundSignal()`), passed on.
     ///
     /// Never throws for anything a peer sends.
-    pub fn receive(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "JSONRPCMessage")] message: JsValue,
-    ) -> bool {
+    pub fn receive(&self, #[wasm_bindgen(unchecked_param_type = "JSONRPCMessage")] message: JsValue) -> bool {
         let method = js::get(&message, "method");
         let id = js::get(&message, "id");
         let Some(method) = method.as_string() else {
@@ -424,11 +383,7 @@ impl CancellationSession {
             if id.is_undefined() {
                 return Ok(message);
             }
-            return Ok(if self.outgoing_response(&id) {
-                message
-            } else {
-                JsValue::UNDEFINED
-            });
+            return Ok(if self.outgoing_response(&id) { message } else { JsValue::UNDEFINED });
         };
         if !id.is_undefined() {
             let options = Object::new();
@@ -441,18 +396,14 @@ impl CancellationSession {
         }
         let params = js::get(&message, "params");
         let id = js::get(&params, "requestId");
-        let request_id = js::id_from_js(&id).map_err(|e| {
-            js::invalid_id_error("notifications/cancelled: params.requestId", e, &id)
-        })?;
+        let request_id = js::id_from_js(&id)
+            .map_err(|e| js::invalid_id_error("notifications/cancelled: params.requestId", e, &id))?;
         let reason = match js::get(&params, "reason").as_string() {
             Some(text) => Reason::from_stringified(&text),
             None => Reason::None,
         };
         let notification = {
-            let mut st = self
-                .state
-                .try_borrow_mut()
-                .map_err(|_| js::reentrant_error())?;
+            let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
             let n = st.core.cancel(&request_id, &reason).ok().flatten();
             if n.is_some() {
                 st.release_listener(&request_id);
@@ -471,52 +422,37 @@ impl CancellationSession {
     /// with a `DOMException` named `AbortError` whose message is the peer's reason when the
     /// peer validly cancels. `undefined` for an id not in flight.
     #[wasm_bindgen(js_name = inboundSignal, unchecked_return_type = "AbortSignal | undefined")]
-    pub fn inbound_signal(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue,
-    ) -> JsValue {
+    pub fn inbound_signal(&self, #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue) -> JsValue {
         let Ok(request_id) = js::id_from_js(&id) else {
             return JsValue::UNDEFINED;
         };
         let Ok(st) = self.state.try_borrow() else {
             return JsValue::UNDEFINED;
         };
-        st.inbound
-            .get(&request_id)
-            .map(|c| JsValue::from(c.signal()))
-            .unwrap_or(JsValue::UNDEFINED)
+        st.inbound.get(&request_id).map(|c| JsValue::from(c.signal())).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Whether our request `id` is in flight (sent, no response, not cancelled).
     #[wasm_bindgen(js_name = isInFlight)]
-    pub fn is_in_flight(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue,
-    ) -> bool {
+    pub fn is_in_flight(&self, #[wasm_bindgen(unchecked_param_type = "RequestId")] id: JsValue) -> bool {
         let Ok(request_id) = js::id_from_js(&id) else {
             return false;
         };
-        self.state.try_borrow().is_ok_and(|st| {
-            st.core.request_state(&request_id) == Some(crate::core::RequestState::InFlight)
-        })
+        self.state
+            .try_borrow()
+            .is_ok_and(|st| st.core.request_state(&request_id) == Some(crate::core::RequestState::InFlight))
     }
 
     /// Number of our requests in flight.
     #[wasm_bindgen(getter, js_name = inFlightCount)]
     pub fn in_flight_count(&self) -> usize {
-        self.state
-            .try_borrow()
-            .map(|st| st.core.outbound_in_flight())
-            .unwrap_or(0)
+        self.state.try_borrow().map(|st| st.core.outbound_in_flight()).unwrap_or(0)
     }
 
     /// Number of tombstones (cancelled requests remembered, at most `tombstoneCapacity`).
     #[wasm_bindgen(getter, js_name = tombstoneCount)]
     pub fn tombstone_count(&self) -> usize {
-        self.state
-            .try_borrow()
-            .map(|st| st.core.tombstones())
-            .unwrap_or(0)
+        self.state.try_borrow().map(|st| st.core.tombstones()).unwrap_or(0)
     }
 
     /// Forgets every request (the connection closed): removes every abort listener; no
@@ -638,12 +574,7 @@ fn on_abort(weak: &Weak<RefCell<State>>, id: &RequestId) {
     };
 }
 
-fn call_send(
-    state: &Rc<RefCell<State>>,
-    send: &Function,
-    n: &CancelNotification,
-    message: &JsValue,
-) {
+fn call_send(state: &Rc<RefCell<State>>, send: &Function, n: &CancelNotification, message: &JsValue) {
     if let Err(error) = send.call1(&JsValue::UNDEFINED, message) {
         let logger = state.try_borrow().ok().and_then(|st| st.logger.clone());
         if let Some(logger) = logger {
@@ -681,11 +612,7 @@ fn flush_events(state: &Rc<RefCell<State>>) {
 
 fn rewrite_cancel(message: &JsValue, n: &CancelNotification) -> JsValue {
     let copy = Object::assign(&Object::new(), &Object::from(message.clone()));
-    let _ = Reflect::set(
-        &copy,
-        &"params".into(),
-        &js::get(&js::notification_to_js(n), "params"),
-    );
+    let _ = Reflect::set(&copy, &"params".into(), &js::get(&js::notification_to_js(n), "params"));
     copy.into()
 }
 
@@ -694,9 +621,7 @@ fn option_function(options: &JsValue, key: &str) -> Result<Option<Function>, JsV
     if v.is_undefined() {
         return Ok(None);
     }
-    v.dyn_into::<Function>()
-        .map(Some)
-        .map_err(|v| option_error(key, "a function", &v))
+    v.dyn_into::<Function>().map(Some).map_err(|v| option_error(key, "a function", &v))
 }
 
 fn option_count(options: &JsValue, key: &str, default: usize) -> Result<usize, JsValue> {
@@ -705,9 +630,7 @@ fn option_count(options: &JsValue, key: &str, default: usize) -> Result<usize, J
         return Ok(default);
     }
     match v.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => {
-            Ok(n as usize)
-        }
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => Ok(n as usize),
         _ => Err(option_error(key, "a non-negative integer", &v)),
     }
 }
@@ -717,8 +640,7 @@ fn option_bool(options: &JsValue, key: &str, default: bool) -> Result<bool, JsVa
     if v.is_undefined() {
         return Ok(default);
     }
-    v.as_bool()
-        .ok_or_else(|| option_error(key, "a boolean", &v))
+    v.as_bool().ok_or_else(|| option_error(key, "a boolean", &v))
 }
 
 fn option_string(options: &JsValue, key: &str, default: String) -> Result<String, JsValue> {
@@ -726,8 +648,7 @@ fn option_string(options: &JsValue, key: &str, default: String) -> Result<String
     if v.is_undefined() {
         return Ok(default);
     }
-    v.as_string()
-        .ok_or_else(|| option_error(key, "a string", &v))
+    v.as_string().ok_or_else(|| option_error(key, "a string", &v))
 }
 
 fn option_error(key: &str, expected: &str, value: &JsValue) -> JsValue {
