@@ -19,17 +19,19 @@ export { sleep };
  *   server end sent and received; `errors`: everything `client.onerror` got; `events`: the
  *   guard's logger events.
  */
-export async function connect({ guard, serverSide, clientInfo, clientOptions, connectOptions, clientWire = [], serverWire = [] }) {
+export async function connect({ guard, guardOptions, serverSide, clientInfo, clientOptions, connectOptions, clientWire = [], serverWire = [], Client: ClientClass = Client }) {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   const errors = [];
-  const events = [];
+  const events = []; // cancellation events (the session's own, e.g. revision-negotiated, go to sessionEvents)
+  const sessionEvents = [];
   const wireSide = tap(clientEnd, clientWire);
-  const transport = guard ? guardTransport(wireSide, { logger: (e) => events.push(e) }) : wireSide;
+  const logger = (e) => (e.direction === "session" ? sessionEvents : events).push(e);
+  const transport = guard ? guardTransport(wireSide, { logger, ...guardOptions }) : wireSide;
   await serverSide(tap(serverEnd, serverWire));
-  const client = new Client(clientInfo ?? { name: "pkg-tests", version: "0.0.0" }, clientOptions);
+  const client = new ClientClass(clientInfo ?? { name: "pkg-tests", version: "0.0.0" }, clientOptions);
   client.onerror = (error) => errors.push(error);
   await client.connect(transport, connectOptions);
-  return { client, transport, clientWire, serverWire, errors, events };
+  return { client, transport, clientWire, serverWire, errors, events, sessionEvents };
 }
 
 /** Messages of a wire log, by direction. */

@@ -73,7 +73,7 @@ fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
     );
     assert_eq!(
         json(&events.get(0)),
-        r#"{"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","reason":"user pressed stop"}"#
+        r#"{"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"}"#
     );
     // Late progress and the late result are dropped.
     assert!(session.should_drop_progress(7.into()));
@@ -86,7 +86,7 @@ fn the_default_abort_error_is_not_sent_to_the_peer() {
     let controller = js("return new AbortController();", &[]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
     session.track("a".into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap();
-    js("a.abort(); ", &[controller.clone()]);
+    js("a.abort(); ", std::slice::from_ref(&controller));
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request cancelled"));
 
     let (open, sent, _) = session_with("exposeErrorReasons: true");
@@ -148,7 +148,7 @@ async fn abort_signal_timeout_sends_the_timeout_reason() {
 fn abort_signal_any_cancels_with_the_reason_of_the_signal_that_fired() {
     let (session, sent, _) = session_with("");
     let pair = js("const a1 = new AbortController(), b1 = new AbortController(); return [a1, b1];", &[]);
-    let any = js("return AbortSignal.any([a[0].signal, a[1].signal]);", &[pair.clone()]);
+    let any = js("return AbortSignal.any([a[0].signal, a[1].signal]);", std::slice::from_ref(&pair));
     session.track(4.into(), "tools/call", Some(track_options(&any, None).unchecked_into())).unwrap();
     js("a[1].abort('second source');", &[pair]);
     assert_eq!(sent.length(), 1);

@@ -32,8 +32,12 @@ impl Reason {
     /// - anything else → [`Reason::Text`].
     #[must_use]
     pub fn from_stringified(text: &str) -> Self {
-        const TIMEOUTS: [&str; 4] =
-            ["McpError: MCP error -32001:", "SdkError: Request timed out", "SdkError: Maximum total timeout", "TimeoutError:"];
+        const TIMEOUTS: [&str; 4] = [
+            "McpError: MCP error -32001:",
+            "SdkError: Request timed out",
+            "SdkError: Maximum total timeout",
+            "TimeoutError:",
+        ];
         if TIMEOUTS.iter().any(|t| text.starts_with(t)) {
             return Self::Timeout;
         }

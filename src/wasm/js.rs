@@ -34,6 +34,13 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     pub fn abort(this: &AbortController, reason: &JsValue) -> Result<(), JsValue>;
 
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    pub fn performance_now() -> f64;
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub fn clear_timeout(handle: &JsValue);
+
     /// `DOMException` (WebIDL).
     #[wasm_bindgen(js_name = DOMException)]
     pub type DomException;
@@ -192,12 +199,46 @@ pub fn event_to_js(event: &Event) -> JsValue {
 /// A `DOMException` named `AbortError` with `message`, the reason an inbound request's
 /// signal aborts with.
 pub fn abort_error(message: &str) -> JsValue {
-    match DomException::new(message, "AbortError") {
+    dom_exception(message, "AbortError")
+}
+
+/// A `DOMException` named `name` (a plain `Error` with that name where there is none).
+pub fn dom_exception(message: &str, name: &str) -> JsValue {
+    match DomException::new(message, name) {
         Ok(e) => e.into(),
         Err(_) => {
             let e = js_sys::Error::new(message);
-            e.set_name("AbortError");
+            e.set_name(name);
             e.into()
         }
     }
+}
+
+/// The `tasks/cancel` request object.
+pub fn task_cancel_to_js(r: &crate::core::TaskCancelRequest) -> JsValue {
+    let params = Object::new();
+    let _ = Reflect::set(&params, &"taskId".into(), &r.task_id.as_str().into());
+    let msg = Object::new();
+    let _ = Reflect::set(&msg, &"jsonrpc".into(), &"2.0".into());
+    let _ = Reflect::set(&msg, &"id".into(), &id_to_js(&r.id));
+    let _ = Reflect::set(&msg, &"method".into(), &crate::core::TASKS_CANCEL_METHOD.into());
+    let _ = Reflect::set(&msg, &"params".into(), &params);
+    msg.into()
+}
+
+/// Now on the host's monotonic clock (`performance.now()`), in whole ms.
+pub fn now_ms() -> u64 {
+    let now = performance_now();
+    if now.is_finite() && now > 0.0 {
+        now.round() as u64
+    } else {
+        0
+    }
+}
+
+/// A non-negative integer of ms from a JS value, for timeout options.
+pub fn millis(v: &JsValue) -> Option<u64> {
+    v.as_f64()
+        .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0)
+        .map(|n| n as u64)
 }
