@@ -1,10 +1,14 @@
-// guardTransport(): wraps an MCP SDK Transport so an unmodified SDK Client (or Server)
+// guardTransport(): wraps an MCP SDK Transport so an unmodified SDK Client (1.x or 2.x)
 // gets mcp-cancel's bookkeeping. Target-neutral: the entry module hands in the
 // CancellationSession class of its wasm build.
 
 import { InvalidArgumentError } from "./errors.js";
 
+/** JSON-RPC error code the SDKs use for a request timeout (-32001, RequestTimeout). */
+const REQUEST_TIMEOUT = -32001;
+
 const OWN = new Set(["start", "send", "close", "setProtocolVersion", "session", "inner", "protocolVersion"]);
+const CALLBACKS = new Set(["onmessage", "onclose", "onerror"]);
 
 /**
  * @param {typeof import("./index.js").CancellationSession} Session
@@ -20,21 +24,21 @@ export function createGuardTransport(Session) {
       );
     }
     const guarded = new GuardedTransport(transport, Session, options);
-    // Anything the guard does not define (stderr, pid, terminateSession, …) is the inner
-    // transport's own.
+    // Anything the guard does not define (stderr, pid, hasPerRequestStream,
+    // terminateSession, …) is the inner transport's own, for reads, writes and `in`.
     return new Proxy(guarded, {
       get(target, prop, receiver) {
-        if (OWN.has(prop) || prop in target) return Reflect.get(target, prop, receiver);
+        if (OWN.has(prop) || CALLBACKS.has(prop) || prop in target) return Reflect.get(target, prop, receiver);
         const value = Reflect.get(transport, prop);
         return typeof value === "function" ? value.bind(transport) : value;
       },
       set(target, prop, value) {
-        if (OWN.has(prop) || prop in target || prop === "onmessage" || prop === "onclose" || prop === "onerror") {
-          target[prop] = value;
-        } else {
-          transport[prop] = value;
-        }
+        if (OWN.has(prop) || CALLBACKS.has(prop) || prop in target) target[prop] = value;
+        else transport[prop] = value;
         return true;
+      },
+      has(target, prop) {
+        return prop in target || prop in transport;
       },
     });
   };
@@ -50,15 +54,36 @@ class GuardedTransport {
   /** The protocol version the SDK negotiated (set through setProtocolVersion), if any. */
   protocolVersion = undefined;
 
+  /** Our own per-request stream controllers (2026-07-28 over Streamable HTTP), by request id. */
+  #streams = new Map();
+
   constructor(inner, Session, options) {
     const { session, ...sessionOptions } = options;
     this.inner = inner;
+    const report = (error) => this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     this.session =
       session ??
       new Session({
+        transport: inner.hasPerRequestStream === true ? "streamable-http" : "stdio",
         ...sessionOptions,
+        // Cancels the session makes itself (timeouts, deferred tasks/cancel) go on the wire.
         send: (message) => {
-          inner.send(message).catch((error) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+          inner.send(message).catch(report);
+        },
+        // 2026-07-28 over Streamable HTTP: the cancel is closing the request's stream.
+        closeStream: (id) => {
+          this.#streams.get(id)?.abort();
+          this.#streams.delete(id);
+        },
+        // The SDK keeps waiting for a response: give it the timeout as an error response.
+        onTimeout: (id, error) => {
+          this.#streams.delete(id);
+          this.onmessage?.({
+            jsonrpc: "2.0",
+            id,
+            error: { code: REQUEST_TIMEOUT, message: "Request timed out", data: { reason: "timeout", detail: error.message } },
+          });
+          sessionOptions.onTimeout?.(id, error);
         },
       });
     inner.onmessage = (message, extra) => {
@@ -68,12 +93,14 @@ class GuardedTransport {
       } catch (error) {
         // receive() does not throw for peer input; if it ever did, the message is passed on
         // and the error reported, never lost.
-        this.onerror?.(error);
+        report(error);
       }
+      if (message !== null && typeof message === "object" && message.method === undefined) this.#streams.delete(message.id);
       if (pass) this.onmessage?.(message, extra);
     };
     inner.onclose = () => {
       this.session.close();
+      this.#streams.clear();
       this.onclose?.();
     };
     inner.onerror = (error) => this.onerror?.(error);
@@ -86,11 +113,13 @@ class GuardedTransport {
   async send(message, options) {
     const out = this.session.beforeSend(message);
     if (out === undefined) return;
+    const isRequest = typeof out.method === "string" && out.id !== undefined && out === message;
+    if (isRequest && this.inner.hasPerRequestStream === true) options = this.#withStream(out.id, options);
     try {
       await this.inner.send(out, options);
     } catch (error) {
       // A request that never left is not in flight: settle it so no cancel is sent for it.
-      if (typeof out.method === "string" && out.id !== undefined) this.session.shouldDropResponse(out.id);
+      if (isRequest) this.session.shouldDropResponse(out.id);
       throw error;
     }
   }
@@ -105,6 +134,32 @@ class GuardedTransport {
 
   setProtocolVersion(version) {
     this.protocolVersion = version;
-    this.inner.setProtocolVersion?.(version);
+    try {
+      this.session.setProtocolVersion(version);
+    } finally {
+      this.inner.setProtocolVersion?.(version);
+    }
+  }
+
+  /**
+   * A request on a transport with per-request streams (SDK 2.x Streamable HTTP): the SDK's
+   * own `requestSignal` closing the stream is the cancel in 2026-07-28, so it is recorded
+   * as one; and the guard gets a signal of its own, to close the stream on a timeout.
+   */
+  #withStream(id, options) {
+    const ours = new AbortController();
+    this.#streams.set(id, ours);
+    const sdkSignal = options?.requestSignal;
+    if (sdkSignal) {
+      sdkSignal.addEventListener("abort", () => {
+        try {
+          this.session.cancel(id, sdkSignal.reason);
+        } catch (error) {
+          this.onerror?.(error);
+        }
+      }, { once: true });
+    }
+    const requestSignal = sdkSignal ? AbortSignal.any([sdkSignal, ours.signal]) : ours.signal;
+    return { ...options, requestSignal };
   }
 }
