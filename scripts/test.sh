@@ -20,4 +20,5 @@ step "4/5 build the package"
 bash scripts/build.sh
 
 step "5/5 pkg-tests: node:test on the built package (SDK Client + guardTransport, server-everything)"
-node --test --test-concurrency=1 --test-timeout=120000 pkg-tests/
+# Bounded: each test has its own timeout, and the whole run stops after 15 minutes.
+timeout 900 node --test --test-concurrency=1 --test-timeout=120000 pkg-tests/
