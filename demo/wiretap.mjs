@@ -22,6 +22,10 @@ export function tap(inner, log, now = () => performance.now()) {
     get sessionId() {
       return inner.sessionId;
     },
+    // SDK 2.x: transports with a stream per request (Streamable HTTP) say so.
+    get hasPerRequestStream() {
+      return inner.hasPerRequestStream;
+    },
     setProtocolVersion(version) {
       inner.setProtocolVersion?.(version);
     },

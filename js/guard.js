@@ -54,8 +54,8 @@ class GuardedTransport {
   /** The protocol version the SDK negotiated (set through setProtocolVersion), if any. */
   protocolVersion = undefined;
 
-  /** Our own per-request stream controllers (2026-07-28 over Streamable HTTP), by request id. */
-  #streams = new Map();
+  /** @internal Our own per-request stream controllers (2026-07-28 over Streamable HTTP), by request id. (Not a #private field: the guard is used through a Proxy.) */
+  _streams = new Map();
 
   constructor(inner, Session, options) {
     const { session, ...sessionOptions } = options;
@@ -72,12 +72,12 @@ class GuardedTransport {
         },
         // 2026-07-28 over Streamable HTTP: the cancel is closing the request's stream.
         closeStream: (id) => {
-          this.#streams.get(id)?.abort();
-          this.#streams.delete(id);
+          this._streams.get(id)?.abort();
+          this._streams.delete(id);
         },
         // The SDK keeps waiting for a response: give it the timeout as an error response.
         onTimeout: (id, error) => {
-          this.#streams.delete(id);
+          this._streams.delete(id);
           this.onmessage?.({
             jsonrpc: "2.0",
             id,
@@ -95,12 +95,12 @@ class GuardedTransport {
         // and the error reported, never lost.
         report(error);
       }
-      if (message !== null && typeof message === "object" && message.method === undefined) this.#streams.delete(message.id);
+      if (message !== null && typeof message === "object" && message.method === undefined) this._streams.delete(message.id);
       if (pass) this.onmessage?.(message, extra);
     };
     inner.onclose = () => {
       this.session.close();
-      this.#streams.clear();
+      this._streams.clear();
       this.onclose?.();
     };
     inner.onerror = (error) => this.onerror?.(error);
@@ -114,7 +114,7 @@ class GuardedTransport {
     const out = this.session.beforeSend(message);
     if (out === undefined) return;
     const isRequest = typeof out.method === "string" && out.id !== undefined && out === message;
-    if (isRequest && this.inner.hasPerRequestStream === true) options = this.#withStream(out.id, options);
+    if (isRequest && this.inner.hasPerRequestStream === true) options = this._withStream(out.id, options);
     try {
       await this.inner.send(out, options);
     } catch (error) {
@@ -146,9 +146,9 @@ class GuardedTransport {
    * own `requestSignal` closing the stream is the cancel in 2026-07-28, so it is recorded
    * as one; and the guard gets a signal of its own, to close the stream on a timeout.
    */
-  #withStream(id, options) {
+  _withStream(id, options) {
     const ours = new AbortController();
-    this.#streams.set(id, ours);
+    this._streams.set(id, ours);
     const sdkSignal = options?.requestSignal;
     if (sdkSignal) {
       sdkSignal.addEventListener("abort", () => {

@@ -1,8 +1,11 @@
 //! The core across spec revisions: one table-driven test per behaviour × revision, the
 //! timeouts on a simulated clock (no sleeps), tasks and the deferred `tasks/cancel`, and the
 //! 2026-07-28 rules.
-#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+// The same tests run natively (`cargo test`) and in wasm (`wasm-pack test --node`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
     CancelAction, CancelledParams, Config, Event, EventKind, Expired, Ignored, InboundCancelVerdict, NotSent,

@@ -1,7 +1,10 @@
 //! Behaviour of the core `Session`, one test per rule of the spec (2024-11-05 .. 2025-06-18
 //! §Cancellation), each asserting the wire message (or its absence) and the event.
-#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+// The same tests run natively (`cargo test`) and in wasm (`wasm-pack test --node`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
     CancelAction, CancelNotification, CancelledParams, Config, Direction, Event, EventKind, Ignored,
