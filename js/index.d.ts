@@ -9,6 +9,9 @@ export {
   JSONRPCMessage,
   NotSentWhy,
   RequestId,
+  Revision,
+  TasksCancelRequest,
+  TimeoutOptions,
   TrackOptions,
 } from "../pkg/node/mcp_cancel.js";
 
@@ -33,10 +36,19 @@ export interface TransportLike {
   onerror?: ((error: Error) => void) | undefined;
   sessionId?: string | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
+  /** SDK 2.x: true for transports with a response stream per request (Streamable HTTP). */
+  readonly hasPerRequestStream?: boolean;
 }
 
-/** Options of `guardTransport()`: the session options (minus `send`), or a session of your own. */
-export interface GuardOptions extends Omit<CancellationSessionOptions, "send"> {
+/**
+ * Options of `guardTransport()`: the session options, or a session of your own. `send` and
+ * `closeStream` are the guard's; `transport` defaults to "streamable-http" when the inner
+ * transport has per-request streams (SDK 2.x). Timeouts (`timeoutMs`,
+ * `resetTimeoutOnProgress`, `maxTotalTimeoutMs`) apply to every request the SDK sends except
+ * the handshake: on expiry the cancel goes out and the SDK gets a -32001 "Request timed out"
+ * error response; `onTimeout` is called too.
+ */
+export interface GuardOptions extends Omit<CancellationSessionOptions, "send" | "closeStream"> {
   /** Use this session instead of creating one. */
   session?: CancellationSession;
 }
@@ -52,7 +64,10 @@ export type GuardedTransport<T extends TransportLike> = T & {
  * Wraps an MCP SDK `Transport` so that an unmodified SDK `Client` gets the cancellation
  * bookkeeping: cancels only for requests in flight and never for `initialize`, the reason
  * policy, late responses/progress after a cancel dropped, and our response to a request the
- * peer cancelled suppressed. Spec: `notifications/cancelled`, 2024-11-05 .. 2025-06-18.
+ * peer cancelled suppressed, task-augmented requests cancelled with one `tasks/cancel`
+ * (deferred until the taskId is known), timeouts, and in 2026-07-28 over Streamable HTTP the
+ * cancel as closing the request's stream. Works with SDK 1.x and 2.x. Spec:
+ * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT` when `transport` has no `start()`/`send()`.
  */
