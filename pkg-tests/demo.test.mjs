@@ -18,6 +18,13 @@ describe("demo", { timeout: 60000 }, () => {
     assert.match(stdout, /With mcp-cancel: 0 late messages reached the SDK client, 0 errors\./);
   });
 
+  test("--scenario task: one deferred tasks/cancel, the task ends cancelled", async () => {
+    const { stdout } = await run(process.execPath, [demo, "--scenario", "task"], { env: { ...process.env, NO_COLOR: "1" } });
+    assert.match(stdout, /tasks\/cancel sent: +SDK alone 0, with mcp-cancel 1/);
+    assert.match(stdout, /notifications\/cancelled for the task request: SDK alone 1, with mcp-cancel 0/);
+    assert.match(stdout, /the task's status afterwards: +SDK alone (working|completed), with mcp-cancel cancelled/);
+  });
+
   test("a server that cannot start: non-zero exit and a clear message", async () => {
     await assert.rejects(run(process.execPath, [demo, "--server", "/nonexistent/mcp-server --stdio"]), (error) => {
       assert.equal(error.code, 2);
