@@ -7,8 +7,6 @@
 //   npm run demo -- --scenario timeout    a timeout with progress resets and a maximum total
 //   npm run demo -- --server "python3 my_server.py" --tool slow --args '{"n": 5}' --cancel-after 800
 
-import { createRequire } from "node:module";
-import path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,13 +14,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { guardTransport } from "mcp-cancel";
 
+import { EVERYTHING } from "./everything.mjs";
 import { tap } from "./wiretap.mjs";
 
-const require = createRequire(import.meta.url);
-const everything = path.join(
-  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist/index.js",
-);
 
 const SCENARIOS = {
   // A user abort part-way through a tool call that ignores cancellation.
@@ -107,7 +101,7 @@ async function run(guarded) {
   const stdio = new StdioClientTransport(
     opts.server
       ? { command: "/bin/sh", args: ["-c", `exec ${opts.server}`], stderr: "pipe" }
-      : { command: process.execPath, args: [everything, "stdio"], stderr: "pipe" },
+      : { command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "pipe" },
   );
   let stderr = "";
   stdio.stderr?.on("data", (chunk) => (stderr = (stderr + chunk).slice(-2000)));

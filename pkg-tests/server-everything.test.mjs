@@ -1,22 +1,15 @@
 // SDK Client + guardTransport against the real @modelcontextprotocol/server-everything over
 // stdio. Its trigger-long-running-operation ignores cancellation and keeps sending progress.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { guardTransport } from "mcp-cancel";
 
+import { spawnEverything } from "../demo/everything.mjs";
 import { tap } from "../demo/wiretap.mjs";
 import { cancels, messages, sleep, until } from "./helpers.mjs";
 
-const require = createRequire(import.meta.url);
-const everything = path.join(
-  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist/index.js",
-);
 
 describe("server-everything over stdio, through guardTransport", { timeout: 60000 }, () => {
   let client;
@@ -25,7 +18,7 @@ describe("server-everything over stdio, through guardTransport", { timeout: 6000
   const events = [];
 
   before(async () => {
-    const stdio = new StdioClientTransport({ command: process.execPath, args: [everything, "stdio"], stderr: "pipe" });
+    const stdio = spawnEverything();
     const transport = guardTransport(tap(stdio, wireLog), { logger: (e) => events.push(e) });
     client = new Client({ name: "pkg-tests", version: "0.0.0" });
     client.onerror = (e) => errors.push(e);

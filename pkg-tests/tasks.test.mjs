@@ -4,23 +4,16 @@
 // turns the user's abort into exactly one tasks/cancel — deferred when the abort comes before
 // the CreateTaskResult.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { guardTransport } from "mcp-cancel";
 
+import { spawnEverything } from "../demo/everything.mjs";
 import { tap } from "../demo/wiretap.mjs";
 import { cancels, messages, sleep, until } from "./helpers.mjs";
 
-const require = createRequire(import.meta.url);
-const everything = path.join(
-  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist/index.js",
-);
 const TOOL = { name: "simulate-research-query", arguments: { topic: "cancellation" } };
 
 describe("tasks/cancel against server-everything (SDK 1.32.2 + guardTransport)", { timeout: 60000 }, () => {
@@ -30,7 +23,7 @@ describe("tasks/cancel against server-everything (SDK 1.32.2 + guardTransport)",
   const events = [];
 
   before(async () => {
-    const stdio = new StdioClientTransport({ command: process.execPath, args: [everything, "stdio"], stderr: "pipe" });
+    const stdio = spawnEverything();
     const transport = guardTransport(tap(stdio, wireLog), { logger: (e) => events.push(e) });
     client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: {} });
     client.onerror = (e) => errors.push(e);

@@ -2,28 +2,18 @@
 // trigger-long-running-operation, which sends progress every duration/steps seconds and
 // ignores cancellation. The deadlines are measured on the wire tap's clock.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { describe, test } from "node:test";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CancellationSession, guardTransport } from "mcp-cancel";
 
+import { spawnEverything } from "../demo/everything.mjs";
 import { tap } from "../demo/wiretap.mjs";
 import { sleep } from "./helpers.mjs";
 
-const require = createRequire(import.meta.url);
-const everything = path.join(
-  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist/index.js",
-);
 const LONG = "trigger-long-running-operation";
 const TOLERANCE_MS = 50;
 
-function spawnEverything() {
-  return new StdioClientTransport({ command: process.execPath, args: [everything, "stdio"], stderr: "pipe" });
-}
 
 const at = (log, pred) => log.find((r) => pred(r.message))?.at;
 const isCall = (m) => m.method === "tools/call";
