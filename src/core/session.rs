@@ -658,10 +658,7 @@ impl Session {
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
                 let task_id = task_id.clone();
-                if let Some(mut poll) = self.outbound.remove(id) {
-                    if let Some(timer) = poll.timer.as_mut() {
-                        self.deadlines.unschedule(timer);
-                    }
+                if let Some(poll) = self.take_outbound(id) {
                     self.tombstones
                         .insert(id.clone(), Tombstone { method: poll.method, progress_token: poll.progress_token });
                     self.settle(id);
@@ -680,15 +677,7 @@ impl Session {
             }));
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
-        let Some(mut request) = self.outbound.remove(id) else {
-            return Ok(None);
-        };
-        if let Some(token) = &request.progress_token {
-            self.progress.remove(token);
-        }
-        if let Some(timer) = request.timer.as_mut() {
-            self.deadlines.unschedule(timer);
-        }
+        let Some(request) = self.take_outbound(id) else { return Ok(None) };
         let close_stream = self.config.transport == TransportKind::StreamableHttp
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
@@ -736,7 +725,7 @@ impl Session {
     /// Spec: every revision §Cancellation, "SHOULD ignore any response to the request that
     /// arrives afterward"; 2025-11-25 §Tasks.
     pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
-        let Some(mut request) = self.outbound.remove(id) else {
+        let Some(request) = self.take_outbound(id) else {
             let Some(tombstone) = self.tombstones.remove(id) else { return ResponseVerdict::Unknown };
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
@@ -752,12 +741,6 @@ impl Session {
             }));
             return ResponseVerdict::Late;
         };
-        if let Some(token) = &request.progress_token {
-            self.progress.remove(token);
-        }
-        if let Some(timer) = request.timer.as_mut() {
-            self.deadlines.unschedule(timer);
-        }
         match request.kind {
             Kind::Plain => {
                 if let Some(version) = &info.protocol_version {
@@ -953,11 +936,7 @@ impl Session {
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
             let is_listen = self.outbound.get(&id).is_some_and(|o| o.method == LISTEN_METHOD);
             if is_listen {
-                if let Some(mut request) = self.outbound.remove(&id) {
-                    if let Some(timer) = request.timer.as_mut() {
-                        self.deadlines.unschedule(timer);
-                    }
-                }
+                let _ = self.take_outbound(&id);
                 self.settle(&id);
                 self.emit(Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
                 return InboundCancelVerdict::ListenEnded { request_id: id };
@@ -1106,6 +1085,18 @@ impl Session {
             task_id: task_id.to_owned(),
             cancels: id.clone(),
         }))
+    }
+
+    /// Removes our request `id` with its progress token and deadline.
+    fn take_outbound(&mut self, id: &RequestId) -> Option<Outbound> {
+        let mut request = self.outbound.remove(id)?;
+        if let Some(token) = &request.progress_token {
+            self.progress.remove(token);
+        }
+        if let Some(timer) = request.timer.as_mut() {
+            self.deadlines.unschedule(timer);
+        }
+        Some(request)
     }
 
     fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str) {
