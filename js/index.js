@@ -8,3 +8,6 @@ wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
 export const CancellationSession = wasm.CancellationSession;
 export const guardTransport = createGuardTransport(CancellationSession);
 export { InvalidArgumentError, McpCancelError, UsageError };
+
+/** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
+export async function init() {}

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds the npm package's wasm: pkg/node/ (wasm-pack --target nodejs, release, wasm-opt -Oz).
+# Builds the npm package's wasm (release, wasm-opt -Oz):
+#   pkg/node/  wasm-pack --target nodejs: CommonJS glue that loads the .wasm synchronously (Node)
+#   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers, bundlers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -8,6 +10,9 @@ wasm-pack --quiet build --release --target nodejs --out-dir pkg/node --out-name 
 # The glue is CommonJS; the package's own entry (js/index.js) is ESM.
 echo '{ "type": "commonjs" }' > pkg/node/package.json
 rm -f pkg/node/.gitignore
+printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target web -> pkg/web"
+wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name mcp_cancel --no-pack
+rm -f pkg/web/.gitignore pkg/web/package.json
 wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)
 gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
 printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"

@@ -1,0 +1,37 @@
+// mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
+// a session: it fetches and compiles the .wasm that sits next to this build.
+import initWasm, * as wasm from "../pkg/web/mcp_cancel.js";
+import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
+import { createGuardTransport } from "./guard.js";
+
+let ready;
+let initialized = false;
+
+/**
+ * Loads the WebAssembly module: fetched from next to this module by default, or from
+ * `input` (a URL, a `Response`, bytes or a compiled `WebAssembly.Module`). Safe to call
+ * more than once; later calls return the first call's promise.
+ *
+ * @param {string | URL | Request | Response | BufferSource | WebAssembly.Module} [input]
+ * @returns {Promise<void>}
+ */
+export function init(input) {
+  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => {
+    wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
+    initialized = true;
+  });
+  return ready;
+}
+
+/** See the Node entry: the same class, usable once `init()` has resolved. */
+export class CancellationSession extends wasm.CancellationSession {
+  constructor(options) {
+    if (!initialized) {
+      throw new UsageError("mcp-cancel: `await init()` once before creating a CancellationSession in a browser", "ERR_NOT_INITIALIZED", undefined);
+    }
+    super(options);
+  }
+}
+
+export const guardTransport = createGuardTransport(CancellationSession);
+export { InvalidArgumentError, McpCancelError, UsageError };
