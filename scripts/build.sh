@@ -13,6 +13,11 @@ rm -f pkg/node/.gitignore
 printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target web -> pkg/web"
 wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name mcp_cancel --no-pack
 rm -f pkg/web/.gitignore pkg/web/package.json
+# dist/node/index.cjs: the Node entry (CommonJS; js/index.js re-exports it for ESM), bundled
+# from js/node/entry.js with the shared js/guard.js and js/errors.js.
+printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs"
+esbuild js/node/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
+  --outfile=dist/node/index.cjs --external:../../pkg/node/mcp_cancel.js --external:debug
 wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)
 gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
 printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"

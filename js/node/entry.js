@@ -1,0 +1,33 @@
+// mcp-cancel for Node: the source of dist/node/index.cjs, which both `require("mcp-cancel")`
+// and `import … from "mcp-cancel"` load (js/index.js re-exports it), so a process has one
+// wasm instance and one set of error classes. The .wasm loads synchronously: no init().
+import createDebug from "debug";
+
+import wasm from "../../pkg/node/mcp_cancel.js";
+import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
+import { createGuardTransport } from "../guard.js";
+
+wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
+
+// `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
+// caller gave no logger of its own.
+const debug = createDebug("mcp-cancel");
+
+function withDefaultLogger(options) {
+  if (!debug.enabled || (options !== null && typeof options === "object" && options.logger !== undefined)) return options;
+  return { ...(options ?? {}), logger: (event) => debug("%s %o", event.type, event) };
+}
+
+/** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
+export class CancellationSession extends wasm.CancellationSession {
+  constructor(options) {
+    super(withDefaultLogger(options));
+  }
+}
+
+export const guardTransport = createGuardTransport(CancellationSession);
+
+/** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
+export async function init() {}
+
+export { InvalidArgumentError, McpCancelError, UsageError };
