@@ -26,6 +26,13 @@ export class InvalidArgumentError extends McpCancelError {}
 /** The call is not acceptable in the session's state (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_HANDSHAKE_NOT_CANCELLABLE`, `ERR_REENTRANT_CALL`). */
 export class UsageError extends McpCancelError {}
 
+/**
+ * Loads the WebAssembly module. Browsers and bundlers: `await init()` once before creating a
+ * session (the `.wasm` is fetched from next to the module, or from `input`). Node: not needed
+ * (the `.wasm` loads with the import); resolves at once.
+ */
+export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+
 /** The subset of the MCP SDK `Transport` interface the guard needs (SDK 1.x `shared/transport`). */
 export interface TransportLike {
   start(): Promise<void>;

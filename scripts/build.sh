@@ -18,6 +18,12 @@ rm -f pkg/web/.gitignore pkg/web/package.json
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs"
 esbuild js/node/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
   --outfile=dist/node/index.cjs --external:../../pkg/node/mcp_cancel.js --external:debug
+# The glue's typings declare `[Symbol.dispose]()`, which needs TypeScript's `esnext.disposable`
+# lib: drop that line so users on an ES2022 lib type-check without skipLibCheck (the method
+# itself stays at runtime).
+sed -i '/\[Symbol\.dispose\]()/d' pkg/node/mcp_cancel.d.ts pkg/web/mcp_cancel.d.ts
+# Its typings: js/index.d.ts as a CommonJS declaration file, paths made relative to dist/node/.
+sed 's#"\.\./pkg/node/#"../../pkg/node/#g' js/index.d.ts > dist/node/index.d.cts
 wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)
 gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
 printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"

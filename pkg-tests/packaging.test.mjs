@@ -1,0 +1,148 @@
+// The packed tarball, installed the way users install it, in tiny projects: Node ESM, Node
+// CommonJS, TypeScript (node16, bundler, and a CommonJS .cts), a Vite build loaded in headless
+// Chromium, and a plain <script type="module"> page with an import map. Each runs the same
+// track → cancel → late-drop scenario (pkg-tests/packaging/).
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+import { build, preview } from "vite";
+
+import { launchChromium } from "./chromium.mjs";
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const fixtures = path.join(repo, "pkg-tests/packaging");
+const tsc = path.join(repo, "node_modules/.bin/tsc");
+
+describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
+  let tmp;
+  let proj;
+  let packed;
+
+  before(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), "mcp-cancel-packaging-"));
+    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: repo });
+    [packed] = JSON.parse(stdout);
+    proj = path.join(tmp, "proj");
+    await cp(fixtures, proj, { recursive: true });
+    await writeFile(path.join(proj, "package.json"), JSON.stringify({ name: "packaging", private: true }));
+    await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--no-save", path.join(tmp, packed.filename)], { cwd: proj });
+  });
+
+  after(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  test("the tarball holds only what is needed", (t) => {
+    const files = packed.files.map((f) => f.path).sort();
+    t.diagnostic(`${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+    for (const f of files) t.diagnostic(`  ${f}`);
+    for (const needed of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "js/index.js",
+      "js/index.d.ts",
+      "js/browser.js",
+      "js/guard.js",
+      "js/errors.js",
+      "dist/node/index.cjs",
+      "dist/node/index.d.cts",
+      "pkg/node/mcp_cancel.js",
+      "pkg/node/mcp_cancel.d.ts",
+      "pkg/node/mcp_cancel_bg.wasm",
+      "pkg/node/package.json",
+      "pkg/web/mcp_cancel.js",
+      "pkg/web/mcp_cancel_bg.wasm",
+    ]) {
+      assert.ok(files.includes(needed), `${needed} is in the tarball`);
+    }
+    for (const f of files) {
+      assert.doesNotMatch(f, /^(src|tests|pkg-tests|demo|scripts|target|node_modules|www)\//, `${f} is not for users`);
+      assert.doesNotMatch(f, /\.gitignore$/, `${f} is not for users`);
+    }
+  });
+
+  test("Node ESM: import", async () => {
+    const { stdout } = await run(process.execPath, ["esm/index.js"], { cwd: proj });
+    assert.match(stdout, /ok node-esm/);
+  });
+
+  test("Node CommonJS: require, and the same instance as import", async () => {
+    const { stdout } = await run(process.execPath, ["cjs/index.js"], { cwd: proj });
+    assert.match(stdout, /ok node-cjs/);
+  });
+
+  test("Node: DEBUG=mcp-cancel prints events, and nothing is printed without it", async () => {
+    const script = 'const { CancellationSession } = require("mcp-cancel"); const s = new CancellationSession(); s.track(1, "tools/call"); s.cancel(1, "r");';
+    const quiet = await run(process.execPath, ["-e", script], { cwd: proj, env: { ...process.env, DEBUG: "" } });
+    assert.equal(quiet.stderr, "");
+    const loud = await run(process.execPath, ["-e", script], { cwd: proj, env: { ...process.env, DEBUG: "mcp-cancel" } });
+    assert.match(loud.stderr, /mcp-cancel cancel-sent/);
+  });
+
+  for (const config of ["tsconfig.node16.json", "tsconfig.bundler.json", "tsconfig.cjs.json"]) {
+    test(`TypeScript: tsc --noEmit -p ${config} (what must and must not type-check)`, async () => {
+      await run(tsc, ["-p", path.join(proj, "ts", config)], { cwd: path.join(proj, "ts") }).catch((error) => {
+        assert.fail(`tsc failed:\n${error.stdout}${error.stderr}`);
+      });
+    });
+  }
+
+  describe("browsers", () => {
+    let chromium;
+    const servers = [];
+    before(async () => {
+      chromium = await launchChromium();
+    });
+    after(async () => {
+      for (const s of servers) await s.close();
+      await chromium?.close();
+    });
+
+    async function serve(root, outDir) {
+      const server = await preview({
+        root,
+        // The plain page is served from its project root as it is (a static server's job).
+        logLevel: root === outDir ? "error" : "warn",
+        build: { outDir },
+        preview: { host: "127.0.0.1", port: 0, strictPort: false, open: false },
+      });
+      servers.push(server.httpServer ? { close: () => new Promise((r) => server.httpServer.close(r)) } : server);
+      return `http://127.0.0.1:${server.httpServer.address().port}`;
+    }
+
+    async function resultOf(url) {
+      const page = await chromium.context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(url);
+      await page.waitForFunction(() => document.getElementById("result")?.textContent !== "running", null, { timeout: 20000 });
+      const text = await page.locator("#result").textContent();
+      await page.close();
+      return { text, errors };
+    }
+
+    test("a Vite build, loaded in headless Chromium", async () => {
+      const root = path.join(proj, "vite");
+      await build({ root, logLevel: "warn", build: { outDir: "dist", emptyOutDir: true } });
+      const base = await serve(root, "dist");
+      const { text, errors } = await resultOf(`${base}/`);
+      assert.deepEqual(errors, []);
+      assert.equal(text, "ok vite");
+    });
+
+    test("a plain <script type=module> page with an import map, no bundler", async () => {
+      const base = await serve(proj, proj);
+      const { text, errors } = await resultOf(`${base}/page/index.html`);
+      assert.deepEqual(errors, []);
+      assert.equal(text, "ok page");
+    });
+  });
+});
