@@ -7,18 +7,23 @@ step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
 
 bash scripts/setup.sh --browser
 
-step "1/5 core: cargo test (native)"
+step "1/6 core: cargo test (native)"
 cargo test --quiet
 
-step "2/5 wasm: wasm-pack test --node"
+step "2/6 wasm: wasm-pack test --node"
 wasm-pack test --node
 
-step "3/5 wasm: wasm-pack test --headless --chrome"
+step "3/6 wasm: wasm-pack test --headless --chrome"
 WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome
 
-step "4/5 build the package"
+step "4/6 build the package"
 bash scripts/build.sh
 
-step "5/5 pkg-tests: node:test on the built package (SDK Client + guardTransport, server-everything)"
+step "5/6 docs: cargo doc and typedoc, warnings are errors"
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --target wasm32-unknown-unknown
+typedoc --treatWarningsAsErrors --emit none --logLevel Warn
+
+step "6/6 pkg-tests: node:test on the built package (SDK peers, server-everything, packaging, browsers)"
 # Bounded: each test has its own timeout, and the whole run stops after 15 minutes.
 timeout 900 node --test --test-concurrency=1 --test-timeout=120000 pkg-tests/

@@ -25,6 +25,8 @@
 //! # Ok::<(), mcp_cancel::core::UsageError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod core;
 
 #[cfg(target_arch = "wasm32")]

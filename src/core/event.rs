@@ -45,69 +45,131 @@ pub enum EventKind {
     /// (`reason` is what went on the wire), closing the request's stream (2026-07-28,
     /// Streamable HTTP), or `tasks/cancel` for its task (`task_id`).
     CancelSent {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         request_id: RequestId,
+        /// The request's method.
         method: String,
+        /// How the cancel went out.
         via: Via,
+        /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// The task's id.
         #[serde(skip_serializing_if = "Option::is_none")]
         task_id: Option<String>,
     },
     /// The request is task-augmented and its `taskId` is not known yet: `tasks/cancel` will
     /// be sent as soon as the `CreateTaskResult` arrives (2025-11-25 §Tasks).
-    CancelDeferred { request_id: RequestId, method: String },
+    CancelDeferred {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+    },
     /// A request's timeout expired; its cancel (if any) is reported separately.
-    TimedOut { request_id: RequestId, method: String, kind: TimeoutKind },
+    TimedOut {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+        /// Which timeout expired.
+        kind: TimeoutKind,
+    },
     /// Our `tasks/cancel` was answered. `outcome`: the task was cancelled, or was already
     /// terminal (-32602 in 2025-11-25: a normal outcome), or another error `code`.
     TaskCancelAnswered {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         request_id: RequestId,
+        /// The task's id.
         task_id: String,
+        /// How the `tasks/cancel` ended.
         outcome: TaskCancelOutcome,
+        /// The JSON-RPC error code of the answer, if it was an error.
         #[serde(skip_serializing_if = "Option::is_none")]
         code: Option<i64>,
     },
     /// The peer ended our `subscriptions/listen` request (2026-07-28 §Cancellation).
     ListenEnded {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         request_id: RequestId,
+        /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// The protocol revision was set or negotiated. `known` is false for a version string
     /// mcp-cancel does not know; `revision` is then the rules it follows.
-    RevisionNegotiated { version: String, revision: Revision, known: bool },
+    RevisionNegotiated {
+        /// The version string as given (at most 64 bytes).
+        version: String,
+        /// The revision whose rules are followed from now on.
+        revision: Revision,
+        /// Whether `version` names a revision mcp-cancel knows.
+        known: bool,
+    },
     /// A cancel of ours was not sent: see [`NotSent`].
     CancelNotSent {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         request_id: RequestId,
+        /// The request's method.
         #[serde(skip_serializing_if = "Option::is_none")]
         method: Option<String>,
+        /// Why.
         why: NotSent,
     },
     /// The peer validly cancelled a request it sent us: its work is to be aborted.
     CancelReceived {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         request_id: RequestId,
+        /// The request's method.
         method: String,
+        /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// The peer's cancel was ignored: see [`Ignored`]. `detail` says what was malformed.
     CancelIgnored {
+        /// The request (ours for outbound events, the peer's for inbound ones).
         #[serde(skip_serializing_if = "Option::is_none")]
         request_id: Option<RequestId>,
+        /// Why.
         why: Ignored,
+        /// What is malformed, for `Ignored::Malformed`.
         #[serde(skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
+        /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// A response (result or error) for a request we cancelled was dropped.
-    LateResponseDropped { request_id: RequestId, method: String },
+    LateResponseDropped {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+    },
     /// A `notifications/progress` for a request we cancelled was dropped.
-    LateProgressDropped { request_id: RequestId, method: String, progress_token: ProgressToken },
+    LateProgressDropped {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+        /// The progress token of the dropped notification.
+        progress_token: ProgressToken,
+    },
     /// Our response to a request the peer cancelled was not sent.
-    ResponseSuppressed { request_id: RequestId, method: String },
+    ResponseSuppressed {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+    },
     /// The peer sent a request with an id it already has in flight; the first one is kept.
-    DuplicateRequestId { request_id: RequestId, method: String },
+    DuplicateRequestId {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+    },
 }
 
 /// How a cancel went out.

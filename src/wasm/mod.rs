@@ -1,5 +1,5 @@
-//! The `wasm-bindgen` layer: `CancellationSession` for JS, bridging the core
-//! [`Session`](crate::core::Session) to `AbortSignal`, `setTimeout` and callbacks.
+//! The `wasm-bindgen` layer: `CancellationSession` for JS, bridging the
+//! [`crate::core::Session`] to `AbortSignal`, `setTimeout` and callbacks.
 //!
 //! Rules of this layer:
 //! - it converts at the boundary (ids validated, never cast) and turns core errors into
@@ -133,8 +133,10 @@ export interface TrackOptions extends TimeoutOptions {
 
 #[wasm_bindgen]
 extern "C" {
+    /// The options object of `new CancellationSession(options)`: TS `CancellationSessionOptions`.
     #[wasm_bindgen(typescript_type = "CancellationSessionOptions")]
     pub type SessionOptions;
+    /// The options object of `track()`: TS `TrackOptions`.
     #[wasm_bindgen(typescript_type = "TrackOptions")]
     pub type TrackOptions;
 }
