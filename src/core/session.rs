@@ -79,7 +79,8 @@ pub struct TrackRequest {
     pub task: bool,
     /// `params.taskId` of a `tasks/get`, `tasks/result` or `tasks/cancel` the host sends.
     pub task_ref: Option<String>,
-    /// Its timeouts; `None` takes [`Config::timeout`].
+    /// Its timeouts; `None` takes [`Config::timeout`] (except for `subscriptions/listen`,
+    /// which only gets a timeout of its own). The handshake never gets one.
     pub timeout: Option<Timeout>,
 }
 
@@ -593,8 +594,10 @@ impl Session {
                 }
             }
         }
+        // The session's default timeouts skip the long-lived `subscriptions/listen`; no
+        // timeout applies to the handshake, which cannot be cancelled.
+        let exempt = Some(method.as_str()) == self.handshake_method() || (timeout.is_none() && method == LISTEN_METHOD);
         let timeout = timeout.unwrap_or(self.config.timeout);
-        let exempt = method == LISTEN_METHOD || Some(method.as_str()) == self.handshake_method();
         let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
         if let Some(timer) = timer.as_mut() {
             self.deadlines.schedule(&id, timer);

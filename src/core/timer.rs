@@ -39,7 +39,7 @@ impl Timeout {
 }
 
 /// Which of a request's timeouts expired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimeoutKind {
     /// `timeout_ms` passed without a response (or progress, with reset on progress).
