@@ -83,13 +83,17 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// An outbound request in the model: method, progress token, idle deadline, max deadline,
+/// its timeouts.
+type ModelRequest = (String, Option<RequestId>, Option<u64>, Option<u64>, Timeout);
+
 /// The reference model: what the spec says, with plain maps.
 #[derive(Default)]
 struct Model {
     now: u64,
     revision: Option<Revision>,
     /// id → (method, progress token, idle deadline, max deadline, timeout)
-    outbound: HashMap<RequestId, (String, Option<RequestId>, Option<u64>, Option<u64>, Timeout)>,
+    outbound: HashMap<RequestId, ModelRequest>,
     /// When each request's deadline was last (re)scheduled: deadlines due at the same ms
     /// expire in that order (and so are tombstoned, and evicted, in that order).
     scheduled: HashMap<RequestId, u64>,
