@@ -2,16 +2,17 @@
 # Installs what mcp-cancel's build, tests and demo need on a fresh Debian 12 machine with
 # rustup Rust and Node 20 (see README). Idempotent: takes seconds when all is there.
 #
-#   scripts/setup.sh            Rust wasm32 target, wasm-pack, wasm-bindgen-cli, npm packages
-#   scripts/setup.sh --browser  the same, plus Chromium and chromedriver (Debian packages)
+#   scripts/setup.sh         Rust wasm32 target, wasm-pack, wasm-bindgen-cli, npm packages
+#   scripts/setup.sh --test  the same, plus what the tests need: Chromium and chromedriver
+#                            (Debian packages), cargo-fuzz, and the Python MCP peers' venvs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
-want_browser=0
-[ "${1:-}" = "--browser" ] && want_browser=1
+want_test=0
+case "${1:-}" in --test | --browser) want_test=1 ;; esac
 
 command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust with rustup first" >&2; exit 1; }
 command -v node >/dev/null || { echo "[setup] node not found: install Node.js 20 or later first" >&2; exit 1; }
@@ -41,7 +42,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
-if [ "$want_browser" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
+  say "installing cargo-fuzz 0.13.2 from crates.io (compiles; about 2 minutes)"
+  cargo install cargo-fuzz --version 0.13.2 --locked
+fi
+
+if [ "$want_test" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   if [ "$(id -u)" = 0 ]; then
     say "installing Chromium and chromedriver (Debian packages; about a minute)"
     apt-get update -qq

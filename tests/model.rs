@@ -258,7 +258,10 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
     let mut core = Session::new(Config { tombstone_capacity: CAPACITY, ..Config::default() });
     let mut model = Model::default();
     for (step, op) in ops.into_iter().enumerate() {
-        log.push(format!("step {step}: {op:?} | model revision={:?} now={} out={:?} tomb={:?} in={:?}", model.revision, model.now, model.outbound, model.tombstones, model.inbound));
+        log.push(format!(
+            "step {step}: {op:?} | model revision={:?} now={} out={:?} tomb={:?} in={:?}",
+            model.revision, model.now, model.outbound, model.tombstones, model.inbound
+        ));
         match &op {
             Op::Track { id, handshake, token, timeout } => {
                 let method = if *handshake {

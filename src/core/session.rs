@@ -875,12 +875,8 @@ impl Session {
                 continue;
             };
             let Some(kind) = timer.expired(now) else {
-                // Not due after all (cannot happen: the key was due); keep it scheduled.
-                let mut timer = timer;
-                self.deadlines.schedule(&id, &mut timer);
-                if let Some(request) = self.outbound.get_mut(&id) {
-                    request.timer = Some(timer);
-                }
+                // Unreachable (its key was due, so one of its deadlines is); never loop on it.
+                request.timer = Some(timer);
                 continue;
             };
             let method = request.method.clone();
