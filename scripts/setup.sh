@@ -47,6 +47,18 @@ if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 
+# Python MCP peers for the real-peer matrix (pkg-tests/peers.test.mjs), one venv per version.
+if [ "$want_test" = 1 ]; then
+  for v in 2.3.0 1.30.0; do
+    if ! .venv/mcp-$v/bin/python -c "import mcp" >/dev/null 2>&1; then
+      say "creating .venv/mcp-$v with Python mcp==$v (pip; about a minute)"
+      rm -rf ".venv/mcp-$v"
+      python3 -m venv ".venv/mcp-$v"
+      ".venv/mcp-$v/bin/pip" install --quiet --disable-pip-version-check "mcp==$v"
+    fi
+  done
+fi
+
 if [ "$want_test" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   if [ "$(id -u)" = 0 ]; then
     say "installing Chromium and chromedriver (Debian packages; about a minute)"

@@ -1,0 +1,30 @@
+// An MCP server over stdio for the real-peer matrix, on the TypeScript SDK 1.32.2 McpServer:
+// `slow` honours its signal and reports progress; `stubborn` ignores it.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+const server = new McpServer({ name: "node-peer", version: "0.0.0" });
+const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+
+server.registerTool("slow", { inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
+  for (let step = 1; step <= 10 && !extra.signal.aborted; step++) {
+    await sleep(ms / 10, extra.signal);
+    const token = extra._meta?.progressToken;
+    if (token !== undefined && !extra.signal.aborted) {
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: 10 } });
+    }
+  }
+  return { content: [{ type: "text", text: `slept ${ms} ms` }] };
+});
+
+server.registerTool("stubborn", { inputSchema: { ms: z.number() } }, async ({ ms }) => {
+  await sleep(ms);
+  return { content: [{ type: "text", text: `ignored the cancel for ${ms} ms` }] };
+});
+
+await server.connect(new StdioServerTransport());
