@@ -102,8 +102,9 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       chromium = await launchChromium();
     });
     after(async () => {
-      for (const s of servers) await s.close();
+      // The browser first, so that its keep-alive connections do not hold the servers open.
       await chromium?.close();
+      for (const s of servers) await s.close();
     });
 
     async function serve(root, outDir) {
@@ -114,7 +115,12 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
         build: { outDir },
         preview: { host: "127.0.0.1", port: 0, strictPort: false, open: false },
       });
-      servers.push(server.httpServer ? { close: () => new Promise((r) => server.httpServer.close(r)) } : server);
+      servers.push({
+        close: () => {
+          server.httpServer.closeAllConnections?.();
+          return new Promise((resolve) => server.httpServer.close(resolve));
+        },
+      });
       return `http://127.0.0.1:${server.httpServer.address().port}`;
     }
 
