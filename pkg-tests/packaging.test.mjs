@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 
 import { build, preview } from "vite";
 
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browser/harness.mjs";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -125,7 +125,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     }
 
     async function resultOf(url) {
-      const page = await chromium.context.newPage();
+      const page = await chromium.newPage();
       const errors = [];
       page.on("pageerror", (e) => errors.push(e.message));
       await page.goto(url);
