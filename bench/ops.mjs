@@ -1,0 +1,252 @@
+// Scenarios 1-3: mcp-cancel's CancellationSession and the pure-JS baseline side by side,
+// in one process, with tinybench. Each task function runs BATCH operations, so the
+// timer's own cost is spread over many; the figure is the median sample / BATCH.
+import { Bench } from "tinybench";
+
+import { CancellationSession } from "mcp-cancel";
+
+import { DELIVER, LATE, SdkStylePending } from "./baseline.mjs";
+
+const BATCH = 100;
+const RING = 4096;
+const METHOD = "tools/call";
+
+/** Ids of the measured requests (never those of the requests kept in flight). */
+function idSource(kind) {
+  if (kind === "number") {
+    let k = 0;
+    return () => 1_000_000 + (k++ % RING);
+  }
+  const ring = Array.from({ length: RING }, (_, i) => `req-${i}`);
+  let k = 0;
+  return () => ring[k++ % RING];
+}
+
+const fillerId = (kind, i) => (kind === "number" ? i : `fill-${i}`);
+
+const noop = () => {};
+
+function check(ok, what) {
+  if (!ok) throw new Error(`bench self-check failed: ${what}`);
+}
+
+/** The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js() } with fresh state each. */
+function cases({ quick }) {
+  const out = [];
+  const flights1 = quick ? [1, 100] : [1, 100, 10_000];
+  for (const ids of ["number", "string"]) {
+    // 1. track (with the caller's AbortController and signal) → response delivered.
+    for (const inFlight of flights1) {
+      out.push({
+        scenario: "1",
+        label: "track → response (with signal)",
+        ids,
+        inFlight,
+        mcp() {
+          const s = new CancellationSession({ send: noop });
+          const keep = [];
+          for (let i = 0; i < inFlight - 1; i++) {
+            const ac = new AbortController();
+            keep.push(ac);
+            s.track(fillerId(ids, i), METHOD, { signal: ac.signal });
+          }
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              const ac = new AbortController();
+              s.track(id, METHOD, { signal: ac.signal });
+              if (s.shouldDropResponse(id)) check(false, "mcp delivers");
+            }
+            return keep;
+          };
+        },
+        js() {
+          const b = new SdkStylePending({ send: noop });
+          const keep = [];
+          for (let i = 0; i < inFlight - 1; i++) {
+            const ac = new AbortController();
+            keep.push(ac);
+            b.track(fillerId(ids, i), METHOD, ac.signal);
+          }
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              const ac = new AbortController();
+              b.track(id, METHOD, ac.signal);
+              if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
+            }
+            return keep;
+          };
+        },
+      });
+    }
+    // 1b. track → response, no signal: what guardTransport does for each SDK request.
+    for (const inFlight of flights1) {
+      out.push({
+        scenario: "1b",
+        label: "track → response (no signal)",
+        ids,
+        inFlight,
+        mcp() {
+          const s = new CancellationSession({ send: noop });
+          for (let i = 0; i < inFlight - 1; i++) s.track(fillerId(ids, i), METHOD);
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              s.track(id, METHOD);
+              if (s.shouldDropResponse(id)) check(false, "mcp delivers");
+            }
+          };
+        },
+        js() {
+          const b = new SdkStylePending({ send: noop });
+          for (let i = 0; i < inFlight - 1; i++) b.track(fillerId(ids, i), METHOD);
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              b.track(id, METHOD);
+              if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
+            }
+          };
+        },
+      });
+    }
+    // 2. track → abort → notifications/cancelled sent → late response dropped.
+    for (const inFlight of [1, 100]) {
+      out.push({
+        scenario: "2",
+        label: "track → cancel → late response dropped",
+        ids,
+        inFlight,
+        mcp() {
+          const s = new CancellationSession({ send: noop });
+          const keep = [];
+          for (let i = 0; i < inFlight - 1; i++) {
+            const ac = new AbortController();
+            keep.push(ac);
+            s.track(fillerId(ids, i), METHOD, { signal: ac.signal });
+          }
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              const ac = new AbortController();
+              s.track(id, METHOD, { signal: ac.signal });
+              ac.abort("user pressed stop");
+              if (!s.shouldDropResponse(id)) check(false, "mcp drops the late response");
+            }
+            return keep;
+          };
+        },
+        js() {
+          const b = new SdkStylePending({ send: noop });
+          const keep = [];
+          for (let i = 0; i < inFlight - 1; i++) {
+            const ac = new AbortController();
+            keep.push(ac);
+            b.track(fillerId(ids, i), METHOD, ac.signal);
+          }
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              const ac = new AbortController();
+              b.track(id, METHOD, ac.signal);
+              ac.abort("user pressed stop");
+              if (b.onResponse(id) !== LATE) check(false, "js drops the late response");
+            }
+            return keep;
+          };
+        },
+      });
+    }
+    // 3. peer's request → peer's cancel → its signal aborted → our response suppressed.
+    for (const inFlight of [1, 100]) {
+      out.push({
+        scenario: "3",
+        label: "inbound request → peer cancel → response suppressed",
+        ids,
+        inFlight,
+        mcp() {
+          const s = new CancellationSession({ send: noop });
+          for (let i = 0; i < inFlight - 1; i++) s.receive({ jsonrpc: "2.0", id: fillerId(ids, i), method: METHOD, params: {} });
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              s.receive({ jsonrpc: "2.0", id, method: METHOD, params: { name: "slow" } });
+              const signal = s.inboundSignal(id);
+              s.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+              if (!signal.aborted) check(false, "mcp aborts the signal");
+              if (s.beforeSend({ jsonrpc: "2.0", id, result: {} }) !== undefined) check(false, "mcp suppresses");
+            }
+          };
+        },
+        js() {
+          const b = new SdkStylePending({ send: noop });
+          for (let i = 0; i < inFlight - 1; i++) b.onRequest(fillerId(ids, i));
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              const request = { jsonrpc: "2.0", id, method: METHOD, params: { name: "slow" } };
+              const signal = b.onRequest(request.id);
+              const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } };
+              b.onCancelled(cancel.params);
+              if (!signal.aborted) check(false, "js aborts the signal");
+              const response = { jsonrpc: "2.0", id, result: {} };
+              if (b.beforeResponse(response.id)) check(false, "js suppresses");
+            }
+          };
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs every case, mcp-cancel and the baseline back to back, `rounds` times; keeps each
+ * task's lowest median (ns per operation).
+ * @returns {Promise<Array<{scenario, label, ids, inFlight, mcpNs, jsNs, ratio}>>}
+ */
+export async function runOps({ quick = false, rounds = 2, time = 400, log = console.log } = {}) {
+  const list = cases({ quick });
+  const best = new Map();
+  for (let round = 0; round < rounds; round++) {
+    for (const c of list) {
+      const bench = new Bench({ time, warmupTime: 150, iterations: 32 });
+      const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
+      bench.add(`${key}|mcp`, c.mcp(), { async: false });
+      bench.add(`${key}|js`, c.js(), { async: false });
+      await bench.run();
+      for (const task of bench.tasks) {
+        const r = task.result;
+        if (r.state !== "completed") throw new Error(`${task.name}: ${r.state} ${r.error ?? ""}`);
+        const ns = (r.latency.p50 * 1e6) / BATCH;
+        best.set(task.name, Math.min(best.get(task.name) ?? Infinity, ns));
+      }
+    }
+  }
+  const rows = list.map((c) => {
+    const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
+    const mcpNs = best.get(`${key}|mcp`);
+    const jsNs = best.get(`${key}|js`);
+    return { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
+  });
+  for (const r of rows) {
+    log(
+      `  ${r.scenario.padEnd(3)} ${r.label.padEnd(52)} ${r.ids.padEnd(6)} ${String(r.inFlight).padStart(6)} in flight: ` +
+        `mcp-cancel ${r.mcpNs.toFixed(0).padStart(6)} ns/op, JS ${r.jsNs.toFixed(0).padStart(6)} ns/op, ×${r.ratio.toFixed(2)}`,
+    );
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runOps({ quick: process.argv.includes("--quick"), rounds: 1 });
+}
