@@ -2,6 +2,7 @@
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm, * as wasm from "../pkg/web/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
+import { withFastPaths } from "./fast.js";
 import { createGuardTransport } from "./guard.js";
 
 let ready;
@@ -24,7 +25,7 @@ export function init(input) {
 }
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
-export class CancellationSession extends wasm.CancellationSession {
+export class CancellationSession extends withFastPaths(wasm.CancellationSession) {
   constructor(options) {
     if (!initialized) {
       throw new UsageError("mcp-cancel: `await init()` once before creating a CancellationSession in a browser", "ERR_NOT_INITIALIZED", undefined);

@@ -5,6 +5,7 @@ import createDebug from "debug";
 
 import wasm from "../../pkg/node/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
+import { withFastPaths } from "../fast.js";
 import { createGuardTransport } from "../guard.js";
 
 wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
@@ -19,7 +20,7 @@ function withDefaultLogger(options) {
 }
 
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export class CancellationSession extends wasm.CancellationSession {
+export class CancellationSession extends withFastPaths(wasm.CancellationSession) {
   constructor(options) {
     super(withDefaultLogger(options));
   }

@@ -1024,6 +1024,13 @@ impl Session {
         !self.events.is_empty()
     }
 
+    /// Whether anything waits to be polled: a transmit, an event, or (with
+    /// [`Config::report_settled`]) a settled request. A host can skip its polling when not.
+    #[must_use]
+    pub fn has_output(&self) -> bool {
+        !self.transmits.is_empty() || !self.events.is_empty() || !self.settled.is_empty()
+    }
+
     /// The next of our requests that can no longer be cancelled (completed, cancelled,
     /// timed out, or its task ended): per-request resources (an abort listener) can go.
     /// Only with [`Config::report_settled`].

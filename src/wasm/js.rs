@@ -90,7 +90,7 @@ pub fn error(class: ErrorClass, message: &str, code: &str, request_id: &JsValue)
     };
     err.set_name(name);
     let _ = Reflect::set(&err, &"code".into(), &code.into());
-    let _ = Reflect::set(&err, &"requestId".into(), request_id);
+    let _ = Reflect::set(&err, &key("requestId"), request_id);
     err.into()
 }
 
@@ -111,16 +111,17 @@ pub fn reentrant_error() -> JsValue {
     )
 }
 
-/// A JS value as a [`PeerValue`] (what a peer sent).
+/// A JS value as a [`PeerValue`] (what a peer sent). Numbers are tested first, then
+/// strings: each test is a call into JS, and ids are mostly numbers.
 pub fn peer_value(v: &JsValue) -> PeerValue {
-    if v.is_undefined() {
+    if let Some(n) = v.as_f64() {
+        PeerValue::Number(n)
+    } else if let Some(s) = v.as_string() {
+        PeerValue::String(s)
+    } else if v.is_undefined() {
         PeerValue::Absent
     } else if v.is_null() {
         PeerValue::Null
-    } else if let Some(s) = v.as_string() {
-        PeerValue::String(s)
-    } else if let Some(n) = v.as_f64() {
-        PeerValue::Number(n)
     } else if v.as_bool().is_some() {
         PeerValue::Bool
     } else if Array::is_array(v) {
@@ -145,12 +146,31 @@ pub fn id_to_js(id: &RequestId) -> JsValue {
     }
 }
 
+thread_local! {
+    /// The property names read from messages and options, each made a JS string once.
+    static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `key` as a JS string, made once per name: building a JS string from wasm memory is a
+/// UTF-8 decode, which dominated the cost of reading a field.
+pub fn key(key: &'static str) -> JsValue {
+    KEYS.with(|keys| {
+        let Ok(mut keys) = keys.try_borrow_mut() else { return JsValue::from_str(key) };
+        if let Some((_, value)) = keys.iter().find(|(k, _)| *k == key) {
+            return value.clone();
+        }
+        let value = JsValue::from_str(key);
+        keys.push((key, value.clone()));
+        value
+    })
+}
+
 /// `obj[key]`, or `undefined` when `obj` is not an object or the getter throws.
-pub fn get(obj: &JsValue, key: &str) -> JsValue {
+pub fn get(obj: &JsValue, name: &'static str) -> JsValue {
     if !obj.is_object() {
         return JsValue::UNDEFINED;
     }
-    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    Reflect::get(obj, &key(name)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// How an abort/cancel reason given in JS is treated by the [`Reason`] policy:
@@ -179,14 +199,14 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
 /// The `notifications/cancelled` message object.
 pub fn notification_to_js(n: &CancelNotification) -> JsValue {
     let params = Object::new();
-    let _ = Reflect::set(&params, &"requestId".into(), &id_to_js(&n.request_id));
+    let _ = Reflect::set(&params, &key("requestId"), &id_to_js(&n.request_id));
     if let Some(reason) = &n.reason {
-        let _ = Reflect::set(&params, &"reason".into(), &reason.into());
+        let _ = Reflect::set(&params, &key("reason"), &reason.into());
     }
     let msg = Object::new();
-    let _ = Reflect::set(&msg, &"jsonrpc".into(), &"2.0".into());
-    let _ = Reflect::set(&msg, &"method".into(), &crate::core::CANCELLED_METHOD.into());
-    let _ = Reflect::set(&msg, &"params".into(), &params);
+    let _ = Reflect::set(&msg, &key("jsonrpc"), &key("2.0"));
+    let _ = Reflect::set(&msg, &key("method"), &key(crate::core::CANCELLED_METHOD));
+    let _ = Reflect::set(&msg, &key("params"), &params);
     msg.into()
 }
 
@@ -217,12 +237,12 @@ pub fn dom_exception(message: &str, name: &str) -> JsValue {
 /// The `tasks/cancel` request object.
 pub fn task_cancel_to_js(r: &crate::core::TaskCancelRequest) -> JsValue {
     let params = Object::new();
-    let _ = Reflect::set(&params, &"taskId".into(), &r.task_id.as_str().into());
+    let _ = Reflect::set(&params, &key("taskId"), &r.task_id.as_str().into());
     let msg = Object::new();
-    let _ = Reflect::set(&msg, &"jsonrpc".into(), &"2.0".into());
-    let _ = Reflect::set(&msg, &"id".into(), &id_to_js(&r.id));
-    let _ = Reflect::set(&msg, &"method".into(), &crate::core::TASKS_CANCEL_METHOD.into());
-    let _ = Reflect::set(&msg, &"params".into(), &params);
+    let _ = Reflect::set(&msg, &key("jsonrpc"), &key("2.0"));
+    let _ = Reflect::set(&msg, &key("id"), &id_to_js(&r.id));
+    let _ = Reflect::set(&msg, &key("method"), &key(crate::core::TASKS_CANCEL_METHOD));
+    let _ = Reflect::set(&msg, &key("params"), &params);
     msg.into()
 }
 

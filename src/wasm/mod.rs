@@ -141,9 +141,11 @@ extern "C" {
     pub type TrackOptions;
 }
 
+/// The abort listener of a tracked request: the session's one abort closure bound to the
+/// request's id (a plain JS function, so nothing per request is registered for cleanup).
 struct Listener {
     signal: AbortSignal,
-    closure: Closure<dyn FnMut()>,
+    callback: Function,
 }
 
 /// JS resources of one of our requests, released when the core says it settled.
@@ -167,12 +169,9 @@ struct State {
     requests: HashMap<RequestId, RequestEntry>,
     /// Controllers of the peer's requests, whose signals `inboundSignal()` hands out.
     inbound: HashMap<RequestId, AbortController>,
-    /// Listeners that fired or were released: kept until no listener is running (a
-    /// closure is never dropped from inside its own call).
-    retired: Vec<Listener>,
-    /// Depth of abort listeners and timer callbacks running.
-    dispatching: u32,
     callbacks: Callbacks,
+    /// The abort listener of every tracked request, called with the request's id.
+    abort_closure: Option<Closure<dyn Fn(JsValue)>>,
     /// The session's one timer: its handle and deadline (ms), and its callback.
     timer: Option<(JsValue, u64)>,
     timer_closure: Option<Closure<dyn FnMut()>>,
@@ -246,22 +245,24 @@ impl CancellationSession {
             core,
             requests: HashMap::new(),
             inbound: HashMap::new(),
-            retired: Vec::new(),
-            dispatching: 0,
             callbacks: Callbacks {
                 send: option_function(&options, "send")?,
                 close_stream: option_function(&options, "closeStream")?,
                 on_timeout: option_function(&options, "onTimeout")?,
                 logger: option_function(&options, "logger")?,
             },
+            abort_closure: None,
             timer: None,
             timer_closure: None,
         };
         let state = Rc::new(RefCell::new(state));
         let weak = Rc::downgrade(&state);
         let closure = Closure::<dyn FnMut()>::new(move || on_timer(&weak));
+        let weak = Rc::downgrade(&state);
+        let abort_closure = Closure::<dyn Fn(JsValue)>::new(move |id: JsValue| on_abort(&weak, &id));
         if let Ok(mut st) = state.try_borrow_mut() {
             st.timer_closure = Some(closure);
+            st.abort_closure = Some(abort_closure);
         }
         let session = CancellationSession { state };
         session.flush();
@@ -296,65 +297,10 @@ impl CancellationSession {
     ) -> Result<JsValue, JsValue> {
         let request_id = js::id_from_js(&id).map_err(|e| js::invalid_id_error("track(): request id", e, &id))?;
         let options: JsValue = options.map(Into::into).unwrap_or(JsValue::UNDEFINED);
-        let params = js::get(&options, "params");
-        let token_js = js::get(&js::get(&params, "_meta"), "progressToken");
-        let progress_token = if token_js.is_undefined() {
-            None
-        } else {
-            Some(js::id_from_js(&token_js).map_err(|e| js::invalid_id_error("track(): progress token", e, &token_js))?)
-        };
-        let task = js::get(&params, "task");
-        let timeout = timeout_options(&options, "track()")?;
+        let mut request = track_request(request_id, method, &js::get(&options, "params"))?;
+        request.timeout = timeout_options(&options, "track()")?;
         let signal_js = js::get(&options, "signal");
-        let signal = if signal_js.is_undefined() || signal_js.is_null() {
-            None
-        } else {
-            let signal: AbortSignal = signal_js.unchecked_into();
-            if signal.aborted().unwrap_or(false) {
-                return Err(signal.reason().unwrap_or(JsValue::UNDEFINED));
-            }
-            Some(signal)
-        };
-        let request = TrackRequest {
-            id: request_id.clone(),
-            method: method.to_owned(),
-            progress_token,
-            task: task.is_object() && !js_sys::Array::is_array(&task),
-            task_ref: js::get(&params, "taskId").as_string(),
-            timeout,
-        };
-        let has_timer = {
-            let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
-            let effective = timeout.unwrap_or(st.core.config().timeout);
-            st.core.track(request, js::now_ms()).map_err(|e| js::usage_error(&e))?;
-            if st.dispatching == 0 {
-                st.retired.clear();
-            }
-            effective.is_set()
-        };
-        let mut entry = RequestEntry::default();
-        let mut request_signal = JsValue::UNDEFINED;
-        if signal.is_some() || has_timer {
-            if let Ok(controller) = AbortController::new() {
-                request_signal = controller.signal().into();
-                entry.controller = Some(controller);
-            }
-        }
-        if let Some(signal) = signal {
-            let weak = Rc::downgrade(&self.state);
-            let listener_id = request_id.clone();
-            let closure = Closure::<dyn FnMut()>::new(move || on_abort(&weak, &listener_id));
-            if signal.add_event_listener("abort", closure.as_ref().unchecked_ref()).is_ok() {
-                entry.listener = Some(Listener { signal, closure });
-            }
-        }
-        if entry.listener.is_some() || entry.controller.is_some() {
-            if let Ok(mut st) = self.state.try_borrow_mut() {
-                st.requests.insert(request_id, entry);
-            }
-        }
-        self.flush();
-        Ok(request_signal)
+        self.track_inner(request, signal_js, true)
     }
 
     /// Cancels our request `id`: returns the message to send — a `notifications/cancelled`,
@@ -515,9 +461,10 @@ impl CancellationSession {
             return Ok(if self.outgoing_response(&id) { message } else { JsValue::UNDEFINED });
         };
         if !id.is_undefined() {
-            let options = Object::new();
-            let _ = Reflect::set(&options, &"params".into(), &js::get(&message, "params"));
-            self.track(id, &method, Some(JsValue::from(options).unchecked_into()))?;
+            // As `track(id, method, { params })`; the signal it would return is never seen.
+            let request_id = js::id_from_js(&id).map_err(|e| js::invalid_id_error("track(): request id", e, &id))?;
+            let request = track_request(request_id, &method, &js::get(&message, "params"))?;
+            self.track_inner(request, JsValue::UNDEFINED, false)?;
             return Ok(message);
         }
         if method != CANCELLED_METHOD {
@@ -600,9 +547,156 @@ impl CancellationSession {
         }
         self.flush();
     }
+
+    // ----- for the package's JS layer (js/fast.js) -----
+    //
+    // The entry modules read the few fields of a message or options object in JS, where it
+    // is cheap, and call one of these with the id as a number or a string: one crossing of
+    // the boundary per operation. Each does exactly what the method named in its doc does
+    // for such input; anything else takes that method.
+
+    /// `track(id, method, { signal, params })` with an id (`idString`, else the safe
+    /// integer `idNumber`) and progress token (when `hasToken`) already validated, no
+    /// `task`/`taskId` and no timeout options. Returns the request's signal when
+    /// `wantSignal` (`beforeSend()` does not).
+    ///
+    /// # Errors
+    /// As `track()`.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = "__track", skip_typescript)]
+    pub fn fast_track(
+        &self,
+        id_number: f64,
+        id_string: Option<String>,
+        method: &str,
+        has_token: bool,
+        token_number: f64,
+        token_string: Option<String>,
+        signal: JsValue,
+        want_signal: bool,
+    ) -> Result<JsValue, JsValue> {
+        let mut request = TrackRequest::new(fast_id(id_number, id_string, "track(): request id")?, method);
+        if has_token {
+            request.progress_token = Some(fast_id(token_number, token_string, "track(): progress token")?);
+        }
+        self.track_inner(request, signal, want_signal)
+    }
+
+    /// `shouldDropResponse(id)` for a validated id: `0` keep it, `1` drop it, `2` the
+    /// response's fields are needed (nothing was done: pass the whole response to
+    /// `shouldDropResponse`).
+    #[wasm_bindgen(js_name = "__response", skip_typescript)]
+    pub fn fast_response(&self, id_number: f64, id_string: Option<String>) -> u32 {
+        let Ok(request_id) = fast_id(id_number, id_string, "") else { return 0 };
+        let verdict = match self.state.try_borrow_mut() {
+            Ok(mut st) => {
+                if st.core.response_fields(&request_id) != crate::core::Fields::default() {
+                    return 2;
+                }
+                st.core.handle_response(&request_id, &ResponseInfo::default())
+            }
+            Err(_) => return 0,
+        };
+        self.flush();
+        u32::from(matches!(verdict, ResponseVerdict::Late | ResponseVerdict::Consumed))
+    }
+
+    /// `shouldDropProgress(token)` for a validated token.
+    #[wasm_bindgen(js_name = "__progress", skip_typescript)]
+    pub fn fast_progress(&self, token_number: f64, token_string: Option<String>) -> bool {
+        let Ok(token) = fast_id(token_number, token_string, "") else { return false };
+        let verdict = match self.state.try_borrow_mut() {
+            Ok(mut st) => st.core.handle_progress(&token, js::now_ms()),
+            Err(_) => return false,
+        };
+        self.flush();
+        verdict == ProgressVerdict::Late
+    }
+
+    /// `receive()` of a request from the peer with a validated id.
+    #[wasm_bindgen(js_name = "__request", skip_typescript)]
+    pub fn fast_request(&self, id_number: f64, id_string: Option<String>, method: &str) {
+        if let Ok(request_id) = fast_id(id_number, id_string, "") {
+            self.receive_request_id(request_id, method);
+        }
+    }
+
+    /// `receive()` of a `notifications/cancelled` whose `params` is an object with a
+    /// `requestId` that is a number (`requestIdNumber`, any number) or a string, and a
+    /// `reason` that is a string or absent.
+    #[wasm_bindgen(js_name = "__peerCancel", skip_typescript)]
+    pub fn fast_peer_cancel(&self, id_number: f64, id_string: Option<String>, reason: Option<String>) -> bool {
+        self.receive_cancelled_fields(&CancelledParams {
+            params: PeerValue::Object,
+            request_id: match id_string {
+                Some(s) => PeerValue::String(s),
+                None => PeerValue::Number(id_number),
+            },
+            reason: reason.map_or(PeerValue::Absent, PeerValue::String),
+        })
+    }
+
+    /// `beforeSend()` of our response to the peer's request with a validated id: `true` to
+    /// send it.
+    #[wasm_bindgen(js_name = "__outgoing", skip_typescript)]
+    pub fn fast_outgoing(&self, id_number: f64, id_string: Option<String>) -> bool {
+        match fast_id(id_number, id_string, "") {
+            Ok(request_id) => self.outgoing_response_id(&request_id),
+            Err(_) => true,
+        }
+    }
 }
 
 impl CancellationSession {
+    /// Tracks `request` (its timeout from the options, `None` for the session's), with the
+    /// caller's `signal` (`undefined`/`null` for none). Returns the request's own signal
+    /// when `want_signal` and the request has a signal or a timer, else `undefined`.
+    fn track_inner(&self, request: TrackRequest, signal_js: JsValue, want_signal: bool) -> Result<JsValue, JsValue> {
+        let signal = if signal_js.is_undefined() || signal_js.is_null() {
+            None
+        } else {
+            let signal: AbortSignal = signal_js.unchecked_into();
+            if signal.aborted().unwrap_or(false) {
+                return Err(signal.reason().unwrap_or(JsValue::UNDEFINED));
+            }
+            Some(signal)
+        };
+        let request_id = request.id.clone();
+        let (has_timer, abort_closure) = {
+            let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
+            let effective = request.timeout.unwrap_or(st.core.config().timeout);
+            // The clock is read only for a request that may get a deadline.
+            let now = if effective.is_set() { js::now_ms() } else { 0 };
+            st.core.track(request, now).map_err(|e| js::usage_error(&e))?;
+            let closure = signal.as_ref().and_then(|_| st.abort_closure.as_ref()).map(|c| {
+                let f: &Function = c.as_ref().unchecked_ref();
+                f.clone()
+            });
+            (effective.is_set(), closure)
+        };
+        let mut entry = RequestEntry::default();
+        let mut request_signal = JsValue::UNDEFINED;
+        if want_signal && (signal.is_some() || has_timer) {
+            if let Ok(controller) = AbortController::new() {
+                request_signal = controller.signal().into();
+                entry.controller = Some(controller);
+            }
+        }
+        if let (Some(signal), Some(closure)) = (signal, abort_closure) {
+            let callback: Function = closure.bind1(&JsValue::UNDEFINED, &js::id_to_js(&request_id)).unchecked_into();
+            if signal.add_event_listener("abort", &callback).is_ok() {
+                entry.listener = Some(Listener { signal, callback });
+            }
+        }
+        if entry.listener.is_some() || entry.controller.is_some() {
+            if let Ok(mut st) = self.state.try_borrow_mut() {
+                st.requests.insert(request_id, entry);
+            }
+        }
+        self.flush();
+        Ok(request_signal)
+    }
+
     /// `core.cancel`, then aborts the request's own signal with `local_reason`.
     fn core_cancel(
         &self,
@@ -633,6 +727,10 @@ impl CancellationSession {
 
     fn receive_request(&self, id: &JsValue, method: &str) {
         let Ok(request_id) = js::id_from_js(id) else { return };
+        self.receive_request_id(request_id, method);
+    }
+
+    fn receive_request_id(&self, request_id: RequestId, method: &str) {
         if let Ok(mut st) = self.state.try_borrow_mut() {
             if st.core.handle_request(request_id.clone(), method) {
                 if let Ok(controller) = AbortController::new() {
@@ -654,9 +752,13 @@ impl CancellationSession {
         } else {
             CancelledParams { params: params_kind, request_id: PeerValue::Absent, reason: PeerValue::Absent }
         };
+        self.receive_cancelled_fields(&fields)
+    }
+
+    fn receive_cancelled_fields(&self, fields: &CancelledParams) -> bool {
         let (verdict, controller) = match self.state.try_borrow_mut() {
             Ok(mut st) => {
-                let verdict = st.core.handle_cancelled(&fields);
+                let verdict = st.core.handle_cancelled(fields);
                 let controller = match &verdict {
                     InboundCancelVerdict::Abort { request_id, .. } => st.inbound.remove(request_id),
                     _ => None,
@@ -682,10 +784,14 @@ impl CancellationSession {
     /// `true` to send our response to the peer's request `id`.
     fn outgoing_response(&self, id: &JsValue) -> bool {
         let Ok(request_id) = js::id_from_js(id) else { return true };
+        self.outgoing_response_id(&request_id)
+    }
+
+    fn outgoing_response_id(&self, request_id: &RequestId) -> bool {
         let verdict = match self.state.try_borrow_mut() {
             Ok(mut st) => {
-                st.inbound.remove(&request_id);
-                st.core.handle_outgoing_response(&request_id)
+                st.inbound.remove(request_id);
+                st.core.handle_outgoing_response(request_id)
             }
             Err(_) => return true,
         };
@@ -695,6 +801,34 @@ impl CancellationSession {
 
     fn flush(&self) {
         flush(&self.state);
+    }
+}
+
+/// A request to track from its id, method and `params` (reads `_meta.progressToken`,
+/// `task` and `taskId`); the session's timeouts.
+fn track_request(id: RequestId, method: &str, params: &JsValue) -> Result<TrackRequest, JsValue> {
+    let token_js = js::get(&js::get(params, "_meta"), "progressToken");
+    let progress_token = if token_js.is_undefined() {
+        None
+    } else {
+        Some(js::id_from_js(&token_js).map_err(|e| js::invalid_id_error("track(): progress token", e, &token_js))?)
+    };
+    let task = js::get(params, "task");
+    Ok(TrackRequest {
+        id,
+        method: method.to_owned(),
+        progress_token,
+        task: task.is_object() && !js_sys::Array::is_array(&task),
+        task_ref: js::get(params, "taskId").as_string(),
+        timeout: None,
+    })
+}
+
+/// A request id the package's JS layer already validated: a string, or a safe integer.
+fn fast_id(number: f64, string: Option<String>, what: &str) -> Result<RequestId, JsValue> {
+    match string {
+        Some(s) => Ok(RequestId::String(s)),
+        None => RequestId::from_f64(number).map_err(|e| js::invalid_id_error(what, e, &JsValue::from_f64(number))),
     }
 }
 
@@ -761,17 +895,17 @@ fn perform(state: &Rc<RefCell<State>>, id: &RequestId, action: CancelAction, als
     }
 }
 
-/// The abort listener of a tracked request.
-fn on_abort(weak: &Weak<RefCell<State>>, id: &RequestId) {
+/// The abort listener of a tracked request (the session's abort closure, bound to its id).
+fn on_abort(weak: &Weak<RefCell<State>>, id: &JsValue) {
     let Some(state) = weak.upgrade() else { return };
+    let Ok(id) = js::id_from_js(id) else { return };
     let (result, controller, reason_js) = {
         let Ok(mut st) = state.try_borrow_mut() else { return };
-        let Some(listener) = st.requests.get(id).and_then(|e| e.listener.as_ref()) else { return };
+        let Some(listener) = st.requests.get(&id).and_then(|e| e.listener.as_ref()) else { return };
         let reason_js = listener.signal.reason().unwrap_or(JsValue::UNDEFINED);
-        st.dispatching += 1;
-        let result = st.core.cancel(id, &js::reason_from_js(&reason_js));
+        let result = st.core.cancel(&id, &js::reason_from_js(&reason_js));
         let controller = match &result {
-            Ok(Some(_)) => st.requests.get_mut(id).and_then(|e| e.controller.take()),
+            Ok(Some(_)) => st.requests.get_mut(&id).and_then(|e| e.controller.take()),
             _ => None,
         };
         (result, controller, reason_js)
@@ -780,12 +914,9 @@ fn on_abort(weak: &Weak<RefCell<State>>, id: &RequestId) {
         let _ = controller.abort(&reason_js);
     }
     if let Ok(Some(action)) = result {
-        perform(&state, id, action, true);
+        perform(&state, &id, action, true);
     }
     flush(&state);
-    if let Ok(mut st) = state.try_borrow_mut() {
-        st.dispatching = st.dispatching.saturating_sub(1);
-    };
 }
 
 /// The session timer fired: expire what is due.
@@ -794,7 +925,6 @@ fn on_timer(weak: &Weak<RefCell<State>>) {
     let (expired, callbacks) = {
         let Ok(mut st) = state.try_borrow_mut() else { return };
         st.timer = None;
-        st.dispatching += 1;
         let expired: Vec<(Expired, Option<AbortController>)> = st
             .core
             .handle_timeout(js::now_ms())
@@ -823,12 +953,6 @@ fn on_timer(weak: &Weak<RefCell<State>>) {
             }
         }
     }
-    if let Ok(mut st) = state.try_borrow_mut() {
-        st.dispatching = st.dispatching.saturating_sub(1);
-        if st.dispatching == 0 {
-            st.retired.clear();
-        }
-    };
     flush(&state);
 }
 
@@ -858,6 +982,9 @@ fn flush(state: &Rc<RefCell<State>>) {
     loop {
         let (released, transmits, events, callbacks) = {
             let Ok(mut st) = state.try_borrow_mut() else { return };
+            if !st.core.has_output() {
+                break;
+            }
             let mut released = Vec::new();
             while let Some(id) = st.core.poll_settled() {
                 if let Some(entry) = st.requests.remove(&id) {
@@ -866,19 +993,15 @@ fn flush(state: &Rc<RefCell<State>>) {
             }
             let transmits: Vec<_> = std::iter::from_fn(|| st.core.poll_transmit()).collect();
             let events: Vec<_> = std::iter::from_fn(|| st.core.poll_event()).collect();
-            (released, transmits, events, st.callbacks.clone())
+            let callbacks = if transmits.is_empty() && (events.is_empty() || st.callbacks.logger.is_none()) {
+                Callbacks::default()
+            } else {
+                st.callbacks.clone()
+            };
+            (released, transmits, events, callbacks)
         };
-        if released.is_empty() && transmits.is_empty() && events.is_empty() {
-            break;
-        }
         for listener in &released {
-            let _ = listener.signal.remove_event_listener("abort", listener.closure.as_ref().unchecked_ref());
-        }
-        if let Ok(mut st) = state.try_borrow_mut() {
-            st.retired.extend(released);
-            if st.dispatching == 0 {
-                st.retired.clear();
-            }
+            let _ = listener.signal.remove_event_listener("abort", &listener.callback);
         }
         for t in transmits {
             perform(state, &t.request_id, t.action, true);
@@ -965,7 +1088,7 @@ fn timeout_options(options: &JsValue, what: &str) -> Result<Option<Timeout>, JsV
     }))
 }
 
-fn option_function(options: &JsValue, key: &str) -> Result<Option<Function>, JsValue> {
+fn option_function(options: &JsValue, key: &'static str) -> Result<Option<Function>, JsValue> {
     let v = js::get(options, key);
     if v.is_undefined() {
         return Ok(None);
@@ -973,7 +1096,7 @@ fn option_function(options: &JsValue, key: &str) -> Result<Option<Function>, JsV
     v.dyn_into::<Function>().map(Some).map_err(|v| option_error(key, "a function", &v))
 }
 
-fn option_count(options: &JsValue, key: &str, default: usize) -> Result<usize, JsValue> {
+fn option_count(options: &JsValue, key: &'static str, default: usize) -> Result<usize, JsValue> {
     let v = js::get(options, key);
     if v.is_undefined() {
         return Ok(default);
@@ -984,7 +1107,7 @@ fn option_count(options: &JsValue, key: &str, default: usize) -> Result<usize, J
     }
 }
 
-fn option_bool(options: &JsValue, key: &str, default: bool) -> Result<bool, JsValue> {
+fn option_bool(options: &JsValue, key: &'static str, default: bool) -> Result<bool, JsValue> {
     let v = js::get(options, key);
     if v.is_undefined() {
         return Ok(default);
@@ -992,7 +1115,7 @@ fn option_bool(options: &JsValue, key: &str, default: bool) -> Result<bool, JsVa
     v.as_bool().ok_or_else(|| option_error(key, "a boolean", &v))
 }
 
-fn option_string(options: &JsValue, key: &str, default: String) -> Result<String, JsValue> {
+fn option_string(options: &JsValue, key: &'static str, default: String) -> Result<String, JsValue> {
     let v = js::get(options, key);
     if v.is_undefined() {
         return Ok(default);
