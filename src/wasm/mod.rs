@@ -177,6 +177,21 @@ struct State {
     timer_closure: Option<Closure<dyn FnMut()>>,
 }
 
+impl Drop for State {
+    /// The session is gone (freed, or collected): its timer and abort listeners must not
+    /// call the closures dropped with it.
+    fn drop(&mut self) {
+        if let Some((handle, _)) = self.timer.take() {
+            js::clear_timeout(&handle);
+        }
+        for entry in self.requests.values() {
+            if let Some(listener) = &entry.listener {
+                let _ = listener.signal.remove_event_listener("abort", &listener.callback);
+            }
+        }
+    }
+}
+
 /// The cancellation bookkeeping of one MCP connection, for JS.
 ///
 /// Track each request you send, feed every message that arrives to `receive()` and every
