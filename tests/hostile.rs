@@ -160,3 +160,17 @@ fn a_response_with_both_result_and_error_is_classified_by_its_id_alone() {
     assert_eq!(s.handle_response(&n(1), &both), ResponseVerdict::Deliver);
     assert_eq!(s.handle_response(&n(2), &both), ResponseVerdict::Late);
 }
+
+#[test]
+fn a_peer_that_cancels_and_never_hears_back_cannot_grow_memory() {
+    let mut s = Session::new(Config { tombstone_capacity: 16, ..Config::default() });
+    for i in 0..FLOOD / 10 {
+        assert!(s.handle_request(n(i), "sampling/createMessage"));
+        assert!(matches!(cancel(&mut s, json!({ "requestId": i })), InboundCancelVerdict::Abort { .. }));
+        // The application stops the work and never answers (as the TS SDK does).
+        while s.poll_event().is_some() {}
+    }
+    assert_eq!((s.inbound_in_flight(), s.inbound_cancelled()), (0, 16));
+    // The most recent ones are still suppressed if an answer does come.
+    assert_eq!(s.handle_outgoing_response(&n(FLOOD / 10 - 1)), OutgoingResponseVerdict::Suppress);
+}

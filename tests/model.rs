@@ -100,8 +100,10 @@ struct Model {
     next_seq: u64,
     /// Cancelled ids, oldest first, with their progress tokens.
     tombstones: VecDeque<(RequestId, Option<RequestId>)>,
-    /// id → (method, cancelled by the peer)
-    inbound: HashMap<RequestId, (String, bool)>,
+    /// The peer's requests in flight: id → method.
+    inbound: HashMap<RequestId, String>,
+    /// The peer's requests it cancelled, awaiting our response, oldest first (bounded).
+    peer_cancelled: VecDeque<RequestId>,
 }
 
 impl Model {
@@ -198,9 +200,14 @@ impl Model {
             return InboundCancelVerdict::Ignore;
         }
         let handshake = self.handshake();
-        match self.inbound.get_mut(&id) {
-            Some((method, cancelled)) if Some(method.as_str()) != handshake && !*cancelled => {
-                *cancelled = true;
+        match self.inbound.get(&id) {
+            Some(method) if Some(method.as_str()) != handshake => {
+                self.inbound.remove(&id);
+                self.peer_cancelled.retain(|c| *c != id);
+                self.peer_cancelled.push_back(id.clone());
+                while self.peer_cancelled.len() > CAPACITY {
+                    self.peer_cancelled.pop_front();
+                }
                 InboundCancelVerdict::Abort { request_id: id, reason }
             }
             _ => InboundCancelVerdict::Ignore,
@@ -208,9 +215,15 @@ impl Model {
     }
 
     fn outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        match self.inbound.remove(id) {
-            Some((_, true)) => OutgoingResponseVerdict::Suppress,
-            _ => OutgoingResponseVerdict::Send,
+        if self.inbound.remove(id).is_some() {
+            return OutgoingResponseVerdict::Send;
+        }
+        match self.peer_cancelled.iter().position(|c| c == id) {
+            Some(pos) => {
+                self.peer_cancelled.remove(pos);
+                OutgoingResponseVerdict::Suppress
+            }
+            None => OutgoingResponseVerdict::Send,
         }
     }
 
@@ -313,7 +326,8 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                 let method = if *handshake { "initialize" } else { "sampling/createMessage" };
                 let fresh = !model.inbound.contains_key(id);
                 if fresh {
-                    model.inbound.insert(id.clone(), (method.to_owned(), false));
+                    model.peer_cancelled.retain(|c| c != id);
+                    model.inbound.insert(id.clone(), method.to_owned());
                 }
                 prop_assert_eq!(core.handle_request(id.clone(), method), fresh, "step {} {:?}", step, op);
             }
@@ -363,6 +377,7 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
         prop_assert_eq!(core.outbound_in_flight(), model.outbound.len(), "step {}: in flight", step);
         prop_assert_eq!(core.tombstones(), model.tombstones.len(), "step {}: tombstones", step);
         prop_assert_eq!(core.inbound_in_flight(), model.inbound.len(), "step {}: inbound", step);
+        prop_assert_eq!(core.inbound_cancelled(), model.peer_cancelled.len(), "step {}: inbound cancelled", step);
     }
     Ok(())
 }

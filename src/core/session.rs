@@ -356,7 +356,6 @@ struct Outbound {
 #[derive(Debug)]
 struct Inbound {
     method: String,
-    cancelled: bool,
 }
 
 /// A task created by one of our task-augmented requests, until it is terminal.
@@ -404,7 +403,8 @@ struct Task {
 ///    the revision's handshake, at most once per request, and at most one `tasks/cancel`
 ///    per task.
 /// 3. The peer cannot create tombstones: only our cancels and timeouts do.
-/// 4. Tombstones never exceed [`Config::tombstone_capacity`].
+/// 4. Tombstones, and the peer's cancelled requests awaiting our response, each never
+///    exceed [`Config::tombstone_capacity`].
 #[derive(Debug)]
 pub struct Session {
     config: Config,
@@ -413,6 +413,10 @@ pub struct Session {
     progress: HashMap<ProgressToken, RequestId>,
     tombstones: Tombstones,
     inbound: HashMap<RequestId, Inbound>,
+    /// The peer's requests it validly cancelled, until our response to each is handled —
+    /// bounded like the tombstones, so a peer that cancels and never hears back cannot
+    /// grow it.
+    peer_cancelled: Tombstones,
     tasks: HashMap<String, Task>,
     task_of_request: HashMap<RequestId, String>,
     deadlines: Deadlines,
@@ -439,6 +443,7 @@ impl Session {
     #[must_use]
     pub fn new(config: Config) -> Self {
         let tombstones = Tombstones::new(config.tombstone_capacity);
+        let peer_cancelled = Tombstones::new(config.tombstone_capacity);
         Self {
             revision: config.revision,
             config,
@@ -446,6 +451,7 @@ impl Session {
             progress: HashMap::new(),
             tombstones,
             inbound: HashMap::new(),
+            peer_cancelled,
             tasks: HashMap::new(),
             task_of_request: HashMap::new(),
             deadlines: Deadlines::default(),
@@ -499,11 +505,17 @@ impl Session {
         self.outbound.len()
     }
 
-    /// Number of the peer's requests we are working on (cancelled ones included until
-    /// their response is handled).
+    /// Number of the peer's requests we are working on and it has not cancelled.
     #[must_use]
     pub fn inbound_in_flight(&self) -> usize {
         self.inbound.len()
+    }
+
+    /// Number of the peer's requests it cancelled whose response we have not handled yet
+    /// (at most [`Config::tombstone_capacity`]).
+    #[must_use]
+    pub fn inbound_cancelled(&self) -> usize {
+        self.peer_cancelled.len()
     }
 
     /// Number of tasks of ours that are running (not yet terminal).
@@ -521,7 +533,7 @@ impl Session {
     /// Whether the peer has validly cancelled its request `id`.
     #[must_use]
     pub fn is_cancelled_by_peer(&self, id: &RequestId) -> bool {
-        self.inbound.get(id).is_some_and(|r| r.cancelled)
+        self.peer_cancelled.contains(id)
     }
 
     // ----- revision -----
@@ -894,13 +906,14 @@ impl Session {
 
     /// Records a request the peer sent us. A second request with an id already in flight
     /// is reported ([`EventKind::DuplicateRequestId`]) and the first one kept; returns
-    /// `false` then.
+    /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         if self.inbound.contains_key(&id) {
             self.emit(Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
             return false;
         }
-        self.inbound.insert(id, Inbound { method: method.to_owned(), cancelled: false });
+        self.peer_cancelled.remove(&id);
+        self.inbound.insert(id, Inbound { method: method.to_owned() });
         true
     }
 
@@ -949,19 +962,19 @@ impl Session {
             return InboundCancelVerdict::Ignore;
         }
         let handshake = self.handshake_method();
-        let why = match self.inbound.get_mut(&id) {
+        let why = match self.inbound.get(&id) {
+            None if self.peer_cancelled.contains(&id) => Ignored::AlreadyCancelled,
             None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             Some(request) if Some(request.method.as_str()) == handshake => Ignored::Handshake,
-            Some(request) if request.cancelled => Ignored::AlreadyCancelled,
-            Some(request) => {
-                request.cancelled = true;
-                let method = request.method.clone();
+            Some(_) => {
+                let Some(request) = self.inbound.remove(&id) else { return InboundCancelVerdict::Ignore };
                 self.emit(Event::inbound(EventKind::CancelReceived {
                     request_id: id.clone(),
-                    method,
+                    method: request.method.clone(),
                     reason: reason.clone(),
                 }));
+                self.peer_cancelled.insert(id.clone(), Tombstone { method: request.method, progress_token: None });
                 return InboundCancelVerdict::Abort { request_id: id, reason };
             }
         };
@@ -972,15 +985,15 @@ impl Session {
     /// Classifies the response we are about to send to the peer's request `id`, and
     /// forgets that request. Ids we do not know are [`OutgoingResponseVerdict::Send`].
     pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        match self.inbound.remove(id) {
-            Some(request) if request.cancelled => {
-                self.emit(Event::inbound(EventKind::ResponseSuppressed {
-                    request_id: id.clone(),
-                    method: request.method,
-                }));
+        if self.inbound.remove(id).is_some() {
+            return OutgoingResponseVerdict::Send;
+        }
+        match self.peer_cancelled.remove(id) {
+            Some(request) => {
+                self.emit(Event::inbound(EventKind::ResponseSuppressed { request_id: id.clone(), method: request.method }));
                 OutgoingResponseVerdict::Suppress
             }
-            _ => OutgoingResponseVerdict::Send,
+            None => OutgoingResponseVerdict::Send,
         }
     }
 
@@ -997,6 +1010,7 @@ impl Session {
         self.progress.clear();
         self.tombstones.clear();
         self.inbound.clear();
+        self.peer_cancelled.clear();
         self.tasks.clear();
         self.task_of_request.clear();
         self.deadlines.clear();
