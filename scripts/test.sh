@@ -7,7 +7,9 @@ step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
 
 bash scripts/setup.sh --test
 
-step "1/7 core: cargo test (native)"
+step "1/7 core: cargo clippy (no unwrap/expect/panic/indexing in src/) and cargo test (native)"
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --target wasm32-unknown-unknown --all-targets -- -D warnings
 cargo test --quiet
 
 step "2/7 wasm: wasm-pack test --node"
