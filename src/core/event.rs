@@ -245,3 +245,165 @@ impl Event {
         Self { direction: Direction::Session, kind }
     }
 }
+
+/// The names the events serialize with (`#[serde(rename_all = "kebab-case")]`), for hosts
+/// that build the event object themselves (the wasm layer does, without serde).
+impl Direction {
+    /// `"outbound"`, `"inbound"` or `"session"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Outbound => "outbound",
+            Self::Inbound => "inbound",
+            Self::Session => "session",
+        }
+    }
+}
+
+impl EventKind {
+    /// The event's `type`, e.g. `"cancel-sent"`.
+    #[must_use]
+    pub const fn type_name(&self) -> &'static str {
+        match self {
+            Self::CancelSent { .. } => "cancel-sent",
+            Self::CancelDeferred { .. } => "cancel-deferred",
+            Self::TimedOut { .. } => "timed-out",
+            Self::TaskCancelAnswered { .. } => "task-cancel-answered",
+            Self::ListenEnded { .. } => "listen-ended",
+            Self::RevisionNegotiated { .. } => "revision-negotiated",
+            Self::CancelNotSent { .. } => "cancel-not-sent",
+            Self::CancelReceived { .. } => "cancel-received",
+            Self::CancelIgnored { .. } => "cancel-ignored",
+            Self::LateResponseDropped { .. } => "late-response-dropped",
+            Self::LateProgressDropped { .. } => "late-progress-dropped",
+            Self::ResponseSuppressed { .. } => "response-suppressed",
+            Self::DuplicateRequestId { .. } => "duplicate-request-id",
+        }
+    }
+}
+
+impl Via {
+    /// `"notification"`, `"stream-close"` or `"tasks-cancel"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Notification => "notification",
+            Self::StreamClose => "stream-close",
+            Self::TasksCancel => "tasks-cancel",
+        }
+    }
+}
+
+impl TaskCancelOutcome {
+    /// `"cancelled"`, `"already-terminal"` or `"error"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Cancelled => "cancelled",
+            Self::AlreadyTerminal => "already-terminal",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl NotSent {
+    /// `"not-in-flight"`, `"handshake"` or `"task-settled"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::NotInFlight => "not-in-flight",
+            Self::Handshake => "handshake",
+            Self::TaskSettled => "task-settled",
+        }
+    }
+}
+
+impl Ignored {
+    /// `"malformed"`, `"not-in-flight"`, `"wrong-direction"`, `"already-cancelled"`,
+    /// `"handshake"` or `"peer-may-not-cancel"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Malformed => "malformed",
+            Self::NotInFlight => "not-in-flight",
+            Self::WrongDirection => "wrong-direction",
+            Self::AlreadyCancelled => "already-cancelled",
+            Self::Handshake => "handshake",
+            Self::PeerMayNotCancel => "peer-may-not-cancel",
+        }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// The hand-written names are the ones serde writes.
+    #[test]
+    fn names_match_the_serialized_ones() {
+        let name = |v: serde_json::Value| v.as_str().map(str::to_owned).unwrap_or_default();
+        let json = |v: &dyn erased::Ser| v.json();
+        for d in [Direction::Outbound, Direction::Inbound, Direction::Session] {
+            assert_eq!(name(json(&d)), d.as_str());
+        }
+        for v in [Via::Notification, Via::StreamClose, Via::TasksCancel] {
+            assert_eq!(name(json(&v)), v.as_str());
+        }
+        for o in [TaskCancelOutcome::Cancelled, TaskCancelOutcome::AlreadyTerminal, TaskCancelOutcome::Error] {
+            assert_eq!(name(json(&o)), o.as_str());
+        }
+        for n in [NotSent::NotInFlight, NotSent::Handshake, NotSent::TaskSettled] {
+            assert_eq!(name(json(&n)), n.as_str());
+        }
+        for i in [
+            Ignored::Malformed,
+            Ignored::NotInFlight,
+            Ignored::WrongDirection,
+            Ignored::AlreadyCancelled,
+            Ignored::Handshake,
+            Ignored::PeerMayNotCancel,
+        ] {
+            assert_eq!(name(json(&i)), i.as_str());
+        }
+        for k in [TimeoutKind::Timeout, TimeoutKind::MaxTotal] {
+            assert_eq!(name(json(&k)), k.as_str());
+        }
+        let id = RequestId::Number(1);
+        let m = String::new();
+        let kinds = [
+            EventKind::CancelSent { request_id: id.clone(), method: m.clone(), via: Via::Notification, reason: None, task_id: None },
+            EventKind::CancelDeferred { request_id: id.clone(), method: m.clone() },
+            EventKind::TimedOut { request_id: id.clone(), method: m.clone(), kind: TimeoutKind::Timeout },
+            EventKind::TaskCancelAnswered {
+                request_id: id.clone(),
+                task_id: m.clone(),
+                outcome: TaskCancelOutcome::Error,
+                code: None,
+            },
+            EventKind::ListenEnded { request_id: id.clone(), reason: None },
+            EventKind::RevisionNegotiated { version: m.clone(), revision: Revision::V2025_06_18, known: true },
+            EventKind::CancelNotSent { request_id: id.clone(), method: None, why: NotSent::Handshake },
+            EventKind::CancelReceived { request_id: id.clone(), method: m.clone(), reason: None },
+            EventKind::CancelIgnored { request_id: None, why: Ignored::Malformed, detail: None, reason: None },
+            EventKind::LateResponseDropped { request_id: id.clone(), method: m.clone() },
+            EventKind::LateProgressDropped { request_id: id.clone(), method: m.clone(), progress_token: id.clone() },
+            EventKind::ResponseSuppressed { request_id: id.clone(), method: m.clone() },
+            EventKind::DuplicateRequestId { request_id: id, method: m },
+        ];
+        for kind in kinds {
+            let v = serde_json::to_value(&kind).unwrap_or_default();
+            assert_eq!(v.get("type").and_then(|t| t.as_str()), Some(kind.type_name()));
+        }
+    }
+
+    mod erased {
+        pub trait Ser {
+            fn json(&self) -> serde_json::Value;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn json(&self) -> serde_json::Value {
+                serde_json::to_value(self).unwrap_or_default()
+            }
+        }
+    }
+}

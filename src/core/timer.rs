@@ -48,6 +48,17 @@ pub enum TimeoutKind {
     MaxTotal,
 }
 
+impl TimeoutKind {
+    /// `"timeout"` or `"max-total"`, as it serializes.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Timeout => "timeout",
+            Self::MaxTotal => "max-total",
+        }
+    }
+}
+
 /// The running deadlines of one request.
 #[derive(Clone, Debug)]
 pub(crate) struct RequestTimer {
