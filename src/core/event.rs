@@ -371,7 +371,13 @@ mod tests {
         let id = RequestId::Number(1);
         let m = String::new();
         let kinds = [
-            EventKind::CancelSent { request_id: id.clone(), method: m.clone(), via: Via::Notification, reason: None, task_id: None },
+            EventKind::CancelSent {
+                request_id: id.clone(),
+                method: m.clone(),
+                via: Via::Notification,
+                reason: None,
+                task_id: None,
+            },
             EventKind::CancelDeferred { request_id: id.clone(), method: m.clone() },
             EventKind::TimedOut { request_id: id.clone(), method: m.clone(), kind: TimeoutKind::Timeout },
             EventKind::TaskCancelAnswered {
