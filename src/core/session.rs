@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 
 use super::event::{Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 use super::id::{ProgressToken, RequestId};
@@ -347,9 +348,12 @@ enum Kind {
 
 #[derive(Debug)]
 struct Outbound {
-    method: String,
-    progress_token: Option<ProgressToken>,
-    timer: Option<RequestTimer>,
+    /// Shared with every request of the same method ([`Session::intern`]).
+    method: Arc<str>,
+    /// Boxed: few requests have one, and an entry stays small without it.
+    progress_token: Option<Box<ProgressToken>>,
+    /// Boxed: most requests have no deadline, and the timer is most of an entry's size.
+    timer: Option<Box<RequestTimer>>,
     kind: Kind,
 }
 
@@ -421,6 +425,8 @@ pub struct Session {
     task_of_request: HashMap<RequestId, String>,
     deadlines: Deadlines,
     next_internal_id: u64,
+    /// The methods of our requests, shared ([`Self::intern`]).
+    methods: Vec<Arc<str>>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     settled: VecDeque<RequestId>,
@@ -431,6 +437,9 @@ impl Default for Session {
         Self::new(Config::default())
     }
 }
+
+/// How many distinct methods [`Session`] shares between its requests.
+const MAX_INTERNED: usize = 32;
 
 const TASK_STATUS_METHOD_TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
 
@@ -456,6 +465,7 @@ impl Session {
             task_of_request: HashMap::new(),
             deadlines: Deadlines::default(),
             next_internal_id: 1,
+            methods: Vec::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             settled: VecDeque::new(),
@@ -610,11 +620,12 @@ impl Session {
         // timeout applies to the handshake, which cannot be cancelled.
         let exempt = Some(method.as_str()) == self.handshake_method() || (timeout.is_none() && method == LISTEN_METHOD);
         let timeout = timeout.unwrap_or(self.config.timeout);
-        let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
+        let mut timer = (timeout.is_set() && !exempt).then(|| Box::new(RequestTimer::start(timeout, now)));
         if let Some(timer) = timer.as_mut() {
             self.deadlines.schedule(&id, timer);
         }
-        self.outbound.insert(id, Outbound { method, progress_token, timer, kind });
+        let method = self.intern(method);
+        self.outbound.insert(id, Outbound { method, progress_token: progress_token.map(Box::new), timer, kind });
         Ok(())
     }
 
@@ -651,7 +662,7 @@ impl Session {
         };
         match &mut request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel { .. } => {
-                let method = Some(request.method.clone());
+                let method = Some(request.method.to_string());
                 self.emit(Event::outbound(EventKind::CancelNotSent {
                     request_id: id.clone(),
                     method,
@@ -661,7 +672,7 @@ impl Session {
             }
             Kind::Task { cancel_pending } => {
                 *cancel_pending = true;
-                let method = request.method.clone();
+                let method = request.method.to_string();
                 if let Some(timer) = request.timer.as_mut() {
                     self.deadlines.unschedule(timer);
                 }
@@ -674,8 +685,10 @@ impl Session {
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
                 let task_id = task_id.clone();
                 if let Some(poll) = self.take_outbound(id) {
-                    self.tombstones
-                        .insert(id.clone(), Tombstone { method: poll.method, progress_token: poll.progress_token });
+                    self.tombstones.insert(
+                        id.clone(),
+                        Tombstone { method: poll.method, progress_token: poll.progress_token.map(|t| *t) },
+                    );
                     self.settle(id);
                 }
                 let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
@@ -683,8 +696,8 @@ impl Session {
             }
             Kind::Plain => {}
         }
-        if Some(request.method.as_str()) == handshake {
-            let method = Some(request.method.clone());
+        if Some(&*request.method) == handshake {
+            let method = Some(request.method.to_string());
             self.emit(Event::outbound(EventKind::CancelNotSent {
                 request_id: id.clone(),
                 method,
@@ -698,13 +711,15 @@ impl Session {
         let wire_reason = self.config.reason.wire_reason(reason);
         self.emit(Event::outbound(EventKind::CancelSent {
             request_id: id.clone(),
-            method: request.method.clone(),
+            method: request.method.to_string(),
             via: if close_stream { Via::StreamClose } else { Via::Notification },
             reason: wire_reason.clone(),
             task_id: None,
         }));
-        self.tombstones
-            .insert(id.clone(), Tombstone { method: request.method, progress_token: request.progress_token });
+        self.tombstones.insert(
+            id.clone(),
+            Tombstone { method: request.method, progress_token: request.progress_token.map(|t| *t) },
+        );
         self.settle(id);
         Ok(Some(if close_stream {
             CancelAction::CloseStream(id.clone())
@@ -722,7 +737,7 @@ impl Session {
             Some(Outbound { kind: Kind::Task { .. }, .. }) => Fields { task_id: true, ..Fields::default() },
             Some(Outbound { kind: Kind::TaskQuery { .. }, .. }) => Fields { task_status: true, ..Fields::default() },
             Some(Outbound { kind: Kind::TaskCancel { .. }, .. }) => Fields { error_code: true, ..Fields::default() },
-            Some(o) if o.method == INITIALIZE_METHOD => Fields { protocol_version: true, ..Fields::default() },
+            Some(o) if &*o.method == INITIALIZE_METHOD => Fields { protocol_version: true, ..Fields::default() },
             // 2026-07-28 tasks extension: any request may come back as a task
             // (`resultType: "task"`), even one we cancelled.
             Some(_) if tasks_extension => Fields { task_id: true, ..Fields::default() },
@@ -752,7 +767,7 @@ impl Session {
             }
             self.emit(Event::outbound(EventKind::LateResponseDropped {
                 request_id: id.clone(),
-                method: tombstone.method,
+                method: tombstone.method.to_string(),
             }));
             return ResponseVerdict::Late;
         };
@@ -784,7 +799,7 @@ impl Session {
                         }
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
-                            method: request.method,
+                            method: request.method.to_string(),
                         }));
                         ResponseVerdict::Late
                     }
@@ -797,16 +812,16 @@ impl Session {
                         self.settle(id);
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
-                            method: request.method,
+                            method: request.method.to_string(),
                         }));
                         ResponseVerdict::Late
                     }
                 }
             }
             Kind::TaskQuery { task_id } => {
-                let ended = request.method == TASKS_RESULT_METHOD
-                    || (request.method == TASKS_CANCEL_METHOD && info.error_code.is_none())
-                    || info.error_code == Some(INVALID_PARAMS) && request.method == TASKS_CANCEL_METHOD
+                let ended = &*request.method == TASKS_RESULT_METHOD
+                    || (&*request.method == TASKS_CANCEL_METHOD && info.error_code.is_none())
+                    || info.error_code == Some(INVALID_PARAMS) && &*request.method == TASKS_CANCEL_METHOD
                     || info.task_status.as_ref().is_some_and(|(t, s)| *t == task_id && is_terminal(s));
                 if ended {
                     self.end_task(&task_id);
@@ -891,7 +906,7 @@ impl Session {
                 request.timer = Some(timer);
                 continue;
             };
-            let method = request.method.clone();
+            let method = request.method.to_string();
             self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             match self.cancel(&id, &Reason::Timeout) {
                 Ok(Some(CancelAction::Deferred)) | Ok(None) | Err(_) => {}
@@ -946,7 +961,7 @@ impl Session {
             }
         };
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self.outbound.get(&id).is_some_and(|o| o.method == LISTEN_METHOD);
+            let is_listen = self.outbound.get(&id).is_some_and(|o| &*o.method == LISTEN_METHOD);
             if is_listen {
                 let _ = self.take_outbound(&id);
                 self.settle(&id);
@@ -974,7 +989,8 @@ impl Session {
                     method: request.method.clone(),
                     reason: reason.clone(),
                 }));
-                self.peer_cancelled.insert(id.clone(), Tombstone { method: request.method, progress_token: None });
+                self.peer_cancelled
+                    .insert(id.clone(), Tombstone { method: request.method.into(), progress_token: None });
                 return InboundCancelVerdict::Abort { request_id: id, reason };
             }
         };
@@ -990,7 +1006,10 @@ impl Session {
         }
         match self.peer_cancelled.remove(id) {
             Some(request) => {
-                self.emit(Event::inbound(EventKind::ResponseSuppressed { request_id: id.clone(), method: request.method }));
+                self.emit(Event::inbound(EventKind::ResponseSuppressed {
+                    request_id: id.clone(),
+                    method: request.method.to_string(),
+                }));
                 OutgoingResponseVerdict::Suppress
             }
             None => OutgoingResponseVerdict::Send,
@@ -1084,10 +1103,11 @@ impl Session {
         let method = task.method.clone();
         let cancel_id = RequestId::String(format!("{}{}", self.config.internal_id_prefix, self.next_internal_id));
         self.next_internal_id += 1;
+        let cancel_method = self.intern(TASKS_CANCEL_METHOD.to_owned());
         self.outbound.insert(
             cancel_id.clone(),
             Outbound {
-                method: TASKS_CANCEL_METHOD.to_owned(),
+                method: cancel_method,
                 progress_token: None,
                 timer: None,
                 kind: Kind::TaskCancel { task_id: task_id.to_owned() },
@@ -1105,6 +1125,19 @@ impl Session {
             task_id: task_id.to_owned(),
             cancels: id.clone(),
         }))
+    }
+
+    /// `method` shared with the requests in flight that have the same one: an entry holds
+    /// a pointer instead of a string of its own. At most [`MAX_INTERNED`] methods are kept.
+    fn intern(&mut self, method: String) -> Arc<str> {
+        if let Some(m) = self.methods.iter().find(|m| ***m == *method) {
+            return Arc::clone(m);
+        }
+        let m: Arc<str> = method.into();
+        if self.methods.len() < MAX_INTERNED {
+            self.methods.push(Arc::clone(&m));
+        }
+        m
     }
 
     /// Removes our request `id` with its progress token and deadline.

@@ -8,7 +8,7 @@ use super::id::{ProgressToken, RequestId};
 /// What is remembered of a cancelled request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tombstone {
-    pub method: String,
+    pub method: std::sync::Arc<str>,
     pub progress_token: Option<ProgressToken>,
 }
 
@@ -45,7 +45,7 @@ impl Tombstones {
     }
 
     pub fn method(&self, id: &RequestId) -> Option<&str> {
-        self.map.get(id).map(|(_, t)| t.method.as_str())
+        self.map.get(id).map(|(_, t)| &*t.method)
     }
 
     /// Remembers `id`, evicting the oldest tombstone when full.
@@ -84,7 +84,7 @@ impl Tombstones {
     /// The cancelled request a late progress token belongs to.
     pub fn by_progress_token(&self, token: &ProgressToken) -> Option<(&RequestId, &str)> {
         let id = self.late_progress.get(token)?;
-        self.map.get(id).map(|(_, t)| (id, t.method.as_str()))
+        self.map.get(id).map(|(_, t)| (id, &*t.method))
     }
 
     pub fn clear(&mut self) {
