@@ -247,6 +247,42 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
   return rows;
 }
 
+/**
+ * What the JS objects that mcp-cancel's API promises cost by themselves, ns each (median
+ * of batches of 100): the AbortSignal `track()` returns, the abort listener it removes
+ * when the request settles, aborting that signal, and the `AbortError` DOMException an
+ * inbound request's signal aborts with.
+ */
+export async function runAttribution({ time = 400 } = {}) {
+  const bench = new Bench({ time, warmupTime: 150, iterations: 32 });
+  const keep = new AbortController();
+  const listener = () => {};
+  bench
+    .add("new AbortController() + .signal", () => {
+      for (let i = 0; i < BATCH; i++) keep.last = new AbortController().signal;
+    })
+    .add("signal.addEventListener + removeEventListener", () => {
+      for (let i = 0; i < BATCH; i++) {
+        keep.signal.addEventListener("abort", listener);
+        keep.signal.removeEventListener("abort", listener);
+      }
+    })
+    .add("new AbortController() + .signal + abort(reason)", () => {
+      for (let i = 0; i < BATCH; i++) {
+        const ac = new AbortController();
+        ac.signal;
+        ac.abort("user pressed stop");
+      }
+    })
+    .add('new DOMException(reason, "AbortError")', () => {
+      for (let i = 0; i < BATCH; i++) keep.last = new DOMException("stop", "AbortError");
+    });
+  await bench.run();
+  const out = {};
+  for (const t of bench.tasks) out[t.name] = (t.result.latency.p50 * 1e6) / BATCH;
+  return out;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runOps({ quick: process.argv.includes("--quick"), rounds: 1 });
 }

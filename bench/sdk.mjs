@@ -37,48 +37,60 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** µs per round trip, plain and guarded, at one result size. */
+/**
+ * µs per round trip, plain and guarded, at one result size: `calls` round trips on each
+ * connection per round, in blocks of 500 alternating plain/guarded/guarded/plain (so a
+ * drift over time hits both alike); the median block of all rounds.
+ */
 async function pair(payload, calls, rounds) {
   const plain = [];
   const guarded = [];
   const conns = { plain: await connect(false, payload), guarded: await connect(true, payload) };
-  await roundTrips(conns.plain.client, Math.min(1000, calls)); // warm-up
-  await roundTrips(conns.guarded.client, Math.min(1000, calls));
+  await roundTrips(conns.plain.client, 1000); // warm-up
+  await roundTrips(conns.guarded.client, 1000);
+  const block = 500;
   for (let r = 0; r < rounds; r++) {
-    // ABBA order within each round, so a trend over time cancels out.
-    const half = calls / 2;
-    plain.push(await roundTrips(conns.plain.client, half));
-    guarded.push(await roundTrips(conns.guarded.client, half));
-    guarded.push(await roundTrips(conns.guarded.client, half));
-    plain.push(await roundTrips(conns.plain.client, half));
+    for (let done = 0; done < calls; done += 2 * block) {
+      plain.push(await roundTrips(conns.plain.client, block));
+      guarded.push(await roundTrips(conns.guarded.client, block));
+      guarded.push(await roundTrips(conns.guarded.client, block));
+      plain.push(await roundTrips(conns.plain.client, block));
+    }
   }
   await conns.plain.close();
   await conns.guarded.close();
   const p = median(plain);
   const g = median(guarded);
-  return { plainUs: p, guardedUs: g, overheadUs: g - p, overheadPct: ((g - p) / p) * 100 };
+  return { plainUs: p, guardedUs: g, overheadUs: g - p, overheadPct: ((g - p) / p) * 100, blocks: plain.length };
 }
 
-/** The guard's own per-round-trip work (ns): session.beforeSend(request) + session.receive(response). */
+/**
+ * The guard's own per-round-trip work (ns): session.beforeSend(request) +
+ * session.receive(response), at both result sizes; three rounds in alternating order,
+ * the median of each size's three medians.
+ */
 async function guardWork() {
-  const bench = new Bench({ time: 500, warmupTime: 150 });
   const BATCH = 100;
-  for (const [size, text] of [["100 B", SMALL], ["1 MB", LARGE]]) {
-    const session = new CancellationSession();
-    const responses = Array.from({ length: 64 }, (_, i) => ({ jsonrpc: "2.0", id: i, result: { content: [{ type: "text", text }] } }));
-    let id = 0;
-    bench.add(size, () => {
-      for (let i = 0; i < BATCH; i++) {
-        const n = id++ % 64;
-        session.beforeSend({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "echo", arguments: {} } });
-        if (!session.receive(responses[n])) throw new Error("bench self-check failed: guard delivers");
-      }
-    });
+  const runs = { "100 B": [], "1 MB": [] };
+  for (let round = 0; round < 3; round++) {
+    const bench = new Bench({ time: 500, warmupTime: 150 });
+    const order = round % 2 ? [["1 MB", LARGE], ["100 B", SMALL]] : [["100 B", SMALL], ["1 MB", LARGE]];
+    for (const [size, text] of order) {
+      const session = new CancellationSession();
+      const responses = Array.from({ length: 64 }, (_, i) => ({ jsonrpc: "2.0", id: i, result: { content: [{ type: "text", text }] } }));
+      let id = 0;
+      bench.add(size, () => {
+        for (let i = 0; i < BATCH; i++) {
+          const n = id++ % 64;
+          session.beforeSend({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "echo", arguments: {} } });
+          if (!session.receive(responses[n])) throw new Error("bench self-check failed: guard delivers");
+        }
+      });
+    }
+    await bench.run();
+    for (const t of bench.tasks) runs[t.name].push((t.result.latency.p50 * 1e6) / BATCH);
   }
-  await bench.run();
-  const out = {};
-  for (const t of bench.tasks) out[t.name] = (t.result.latency.p50 * 1e6) / BATCH;
-  return out;
+  return { "100 B": median(runs["100 B"]), "1 MB": median(runs["1 MB"]) };
 }
 
 export async function runSdk({ calls = 10_000, rounds = 3, log = console.log } = {}) {

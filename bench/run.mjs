@@ -1,0 +1,207 @@
+// `npm run bench`: every benchmark of issue #5, then BENCHMARKS.md (the part between its
+// bench:begin and bench:end markers), bench/results.json and bench/chart.svg.
+//
+//   node bench/run.mjs [--quick] [--no-criterion]
+//
+// Expects the package built (`npm run bench` runs scripts/setup.sh and scripts/build.sh
+// first). Not part of `npm test`: the targets are reported here, not asserted.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+
+import { scenarioOneChart } from "./chart.mjs";
+import { checkFastPaths } from "./fastpath-check.mjs";
+import { runAttribution, runOps } from "./ops.mjs";
+import { runSdk } from "./sdk.mjs";
+import { sizes, startup } from "./size.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const quick = process.argv.includes("--quick");
+const withCriterion = !process.argv.includes("--no-criterion");
+const say = (s) => console.log(`\x1b[1m[bench]\x1b[0m ${s}`);
+const started = Date.now();
+
+const version = (cmd, args) => {
+  try {
+    return execFileSync(cmd, args, { cwd: root, encoding: "utf8", env: { ...process.env, PATH: `${root}/node_modules/.bin:${os.homedir()}/.cargo/bin:${process.env.PATH}` } }).trim();
+  } catch {
+    return "unknown";
+  }
+};
+const pkgVersion = (name) => JSON.parse(readFileSync(`${root}/node_modules/${name}/package.json`, "utf8")).version;
+const lockVersion = (name) => readFileSync(`${root}/Cargo.lock`, "utf8").match(new RegExp(`name = "${name}"\\nversion = "([^"]+)"`))?.[1] ?? "unknown";
+
+const machine = {
+  cpu: os.cpus()[0]?.model ?? "unknown",
+  cores: os.cpus().length,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  os: `${os.type()} ${os.release()}`,
+  node: process.version,
+  rustc: version("rustc", ["--version"]),
+  wasmBindgen: version("wasm-bindgen", ["--version"]),
+  wasmOpt: version("wasm-opt", ["--version"]),
+  sdk: pkgVersion("@modelcontextprotocol/sdk"),
+  tinybench: pkgVersion("tinybench"),
+  criterion: lockVersion("criterion"),
+  date: new Date().toISOString().slice(0, 10),
+};
+
+say("fast paths against full paths (differential check)");
+checkFastPaths({ runs: quick ? 30 : 100 });
+
+say("scenarios 1-3: mcp-cancel and the pure-JS baseline, side by side (tinybench)");
+const ops = await runOps({ quick, rounds: quick ? 1 : 2, time: quick ? 200 : 400 });
+
+const attribution = await runAttribution({ time: quick ? 200 : 400 });
+for (const [what, v] of Object.entries(attribution)) console.log(`  alone: ${what}: ${v.toFixed(0)} ns`);
+
+say("scenario 4: guardTransport on SDK traffic (InMemoryTransport, in-process McpServer)");
+const sdk = await runSdk({ calls: quick ? 2000 : 10_000, rounds: quick ? 1 : 3 });
+
+say("memory (node --expose-gc bench/memory.mjs)");
+const mem = spawnSync(process.execPath, ["--expose-gc", `${root}/bench/memory.mjs`], { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 });
+if (mem.status !== 0) throw new Error(`bench/memory.mjs failed: ${mem.stderr}`);
+const memory = JSON.parse(mem.stdout.trim().split("\n").pop());
+for (const r of memory.perRequest) {
+  console.log(`  ${r.ids} ids${r.withSignal ? ", with signal" : ""}: ${r.averageBytes.toFixed(0)} bytes per request (slope ${r.slopeBytes.toFixed(0)})`);
+}
+for (const s of memory.floods.samples) console.log(`  ${s.label}: ${s.wasmBytes} bytes of wasm memory, ${(s.jsHeapBytes / 2 ** 20).toFixed(1)} MiB JS heap`);
+
+say("size and start-up");
+const files = sizes();
+for (const f of files) console.log(`  ${f.path}: ${f.raw} bytes, ${f.gzip} gzip`);
+const start = startup(20);
+console.log(`  import → first track(): median ${start.medianMs.toFixed(1)} ms of ${start.runs} processes (Node's floor ${start.floorMs.toFixed(1)} ms)`);
+
+let criterion = [];
+if (withCriterion) {
+  say("criterion: the core alone, native (cargo bench --bench core)");
+  const args = ["bench", "--quiet", "--bench", "core", "--", "--warm-up-time", "0.5", "--measurement-time", quick ? "0.5" : "1", "--noplot"];
+  const r = spawnSync("cargo", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: `${os.homedir()}/.cargo/bin:${process.env.PATH}` } });
+  if (r.status !== 0) throw new Error(`cargo bench failed: ${r.stderr}`);
+  criterion = readCriterion();
+  for (const c of criterion) console.log(`  ${c.group} / ${c.inFlight} in flight: ${c.ns.toFixed(0)} ns`);
+}
+
+function readCriterion() {
+  const dir = `${root}/target/criterion`;
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const group of readdirSync(dir)) {
+    if (!/^[123] /.test(group)) continue;
+    for (const param of readdirSync(`${dir}/${group}`)) {
+      const file = `${dir}/${group}/${param}/new/estimates.json`;
+      if (!existsSync(file)) continue;
+      const est = JSON.parse(readFileSync(file, "utf8"));
+      out.push({ group, inFlight: Number(param), ns: est.median.point_estimate });
+    }
+  }
+  return out.sort((a, b) => a.group.localeCompare(b.group) || a.inFlight - b.inFlight);
+}
+
+// ----- targets -----
+const KB = 1024;
+const targets = [];
+const target = (what, goal, value, met) => targets.push({ what, goal, value, met });
+for (const r of ops.filter((r) => r.scenario !== "1b" && r.inFlight <= 100)) {
+  const limit = r.ids === "number" ? 1.0 : 1.3;
+  target(`scenario ${r.scenario}, ${r.ids} ids, ${r.inFlight} in flight`, `≤ ${limit.toFixed(1)}× baseline`, `${r.ratio.toFixed(2)}×`, r.ratio <= limit);
+}
+target("scenario 4, 100-byte result", "≤ 3% per round trip", `${sdk.small.overheadPct.toFixed(1)}%`, sdk.small.overheadPct <= 3);
+target("scenario 4, 1 MB result", "≤ 3% per round trip", `${sdk.large.overheadPct.toFixed(1)}%`, sdk.large.overheadPct <= 3);
+const sizeRatio = sdk.guardNs.large / sdk.guardNs.small;
+target("scenario 4, the guard's work: 1 MB vs 100 B result", "same ±10%", `${((sizeRatio - 1) * 100).toFixed(1)}%`, Math.abs(sizeRatio - 1) <= 0.1);
+for (const r of memory.perRequest) {
+  const beyond = r.averageBytes - r.idBytes;
+  target(`wasm memory per request in flight, ${r.ids} ids${r.withSignal ? ", with signal" : ""}`, "≤ 64 bytes beyond the id", `${beyond.toFixed(0)} bytes`, beyond <= 64);
+}
+const flood = memory.floods.samples;
+const phase = (prefix) => flood.filter((s) => s.label.includes(prefix));
+const flat = (xs) => xs.length > 0 && xs.every((s) => s.wasmBytes === xs[0].wasmBytes);
+target("wasm memory over 1 000 000 unknown cancels (ours and the peer's)", "flat", `${phase("unknown cancels").map((s) => s.wasmBytes / KB).join(" → ")} KiB`, flat(phase("unknown cancels")));
+target("wasm memory over 1 000 000 late + 1 000 000 unknown responses", "flat", `${phase("responses").map((s) => s.wasmBytes / KB).join(" → ")} KiB`, flat(phase("responses")));
+const wasmFile = files.find((f) => f.path.endsWith(".wasm"));
+target(".wasm gzip -9", "≤ 30 KiB", `${(wasmFile.gzip / KB).toFixed(1)} KiB`, wasmFile.gzip <= 30 * KB);
+target("import → first track(), median of 20 processes", "≤ 5 ms", `${start.medianMs.toFixed(1)} ms`, start.medianMs <= 5);
+
+// ----- outputs -----
+const results = { machine, ops, attribution, sdk, memory, files, startup: start, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
+writeFileSync(`${root}/bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(`${root}/bench/chart.svg`, scenarioOneChart(ops));
+
+const ns = (x) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} µs` : `${x.toFixed(0)} ns`);
+const md = [];
+md.push(`Measured ${machine.date} on ${machine.cpu} (${machine.cores} cores, ${machine.memoryGiB} GiB), ${machine.os}; Node ${machine.node}, ${machine.rustc}, ${machine.wasmBindgen}, ${machine.wasmOpt}; MCP TypeScript SDK ${machine.sdk}, tinybench ${machine.tinybench}, criterion ${machine.criterion}.${quick ? " **Quick run (--quick): fewer rounds, shorter times.**" : ""} The whole run took ${results.seconds} s.`);
+md.push("");
+md.push("### Targets");
+md.push("");
+md.push("| target | goal | measured | met |");
+md.push("|---|---|---|---|");
+for (const t of targets) md.push(`| ${t.what} | ${t.goal} | ${t.value} | ${t.met ? "yes" : "**no**"} |`);
+md.push("");
+md.push("### Scenarios 1-3: ns per operation, mcp-cancel and the pure-JS baseline in one process");
+md.push("");
+md.push("Median of tinybench samples of 100 operations each, the lower of two rounds. One operation is the whole sequence: scenario 1 `new AbortController()` + `track(id, \"tools/call\", { signal })` + `shouldDropResponse(id)`; 1b the same without a signal (what `guardTransport` does per request); 2 `track` + `abort(\"user pressed stop\")` (the `notifications/cancelled` goes to `send`) + the late response dropped; 3 the peer's request `receive()`d + `inboundSignal(id)` + the peer's `notifications/cancelled` `receive()`d (the signal aborts) + our response `beforeSend()` suppressed. The baseline does the same with the TS SDK's structures (bench/baseline.mjs).");
+md.push("");
+md.push("| scenario | ids | in flight | mcp-cancel | JS baseline | ratio |");
+md.push("|---|---|---:|---:|---:|---:|");
+for (const r of ops) md.push(`| ${r.scenario} ${r.label} | ${r.ids} | ${r.inFlight.toLocaleString("en-US")} | ${ns(r.mcpNs)} | ${ns(r.jsNs)} | ${r.ratio.toFixed(2)}× |`);
+md.push("");
+md.push("What the JS objects the API promises cost alone, in the same process (ns each): " + Object.entries(attribution).map(([w, v]) => `${w}: ${v.toFixed(0)}`).join("; ") + ".");
+md.push("");
+md.push("![ns/op vs requests in flight](bench/chart.svg)");
+md.push("");
+md.push("### Scenario 4: guardTransport on real SDK traffic");
+md.push("");
+md.push(`${sdk.calls.toLocaleString("en-US")} sequential \`tools/call\` round trips per run (SDK ${machine.sdk} \`Client\` → \`InMemoryTransport\` → in-process \`McpServer\`), plain and guarded runs alternating (ABBA), median of ${sdk.rounds * 2} runs each.`);
+md.push("");
+md.push("| tool result | plain | guarded | overhead | the guard's own work per round trip |");
+md.push("|---|---:|---:|---:|---:|");
+md.push(`| 100 bytes | ${sdk.small.plainUs.toFixed(1)} µs | ${sdk.small.guardedUs.toFixed(1)} µs | ${sdk.small.overheadUs.toFixed(2)} µs (${sdk.small.overheadPct.toFixed(1)}%) | ${sdk.guardNs.small.toFixed(0)} ns |`);
+md.push(`| 1 MB | ${sdk.large.plainUs.toFixed(1)} µs | ${sdk.large.guardedUs.toFixed(1)} µs | ${sdk.large.overheadUs.toFixed(2)} µs (${sdk.large.overheadPct.toFixed(1)}%) | ${sdk.guardNs.large.toFixed(0)} ns |`);
+md.push("");
+md.push("The guard's own work: `session.beforeSend(request)` + `session.receive(response)`, timed alone with tinybench.");
+md.push("");
+md.push("### Memory");
+md.push("");
+md.push("| requests in flight (100 000, `track(id, \"tools/call\"[, { signal }])`) | wasm linear memory per request | slope | the id's own bytes |");
+md.push("|---|---:|---:|---:|");
+for (const r of memory.perRequest) md.push(`| ${r.ids} ids${r.withSignal ? ", with signal" : ""} | ${r.averageBytes.toFixed(0)} B | ${r.slopeBytes.toFixed(0)} B | ${r.idBytes} |`);
+md.push("");
+md.push("| after | wasm linear memory | JS heap (after gc) |");
+md.push("|---|---:|---:|");
+for (const s of flood) md.push(`| ${s.label} | ${(s.wasmBytes / KB).toFixed(0)} KiB | ${(s.jsHeapBytes / 2 ** 20).toFixed(1)} MiB |`);
+md.push("");
+md.push(`Tombstones after the floods: ${memory.floods.tombstones} (capacity 1024); requests in flight: ${memory.floods.inFlight}.`);
+md.push("");
+md.push("### Size and start-up");
+md.push("");
+md.push("| file | what | bytes | gzip -9 |");
+md.push("|---|---|---:|---:|");
+for (const f of files) md.push(`| \`${f.path}\` | ${f.what} | ${f.raw.toLocaleString("en-US")} | ${f.gzip.toLocaleString("en-US")} |`);
+md.push("");
+md.push(`Start-up, \`await import("mcp-cancel")\` to the first \`track()\` returning, in ${start.runs} fresh \`node\` processes: median **${start.medianMs.toFixed(1)} ms** (min ${start.minMs.toFixed(1)}, max ${start.maxMs.toFixed(1)}). The same probe importing a one-class CommonJS file (bench/fixtures/empty.cjs) takes ${start.floorMs.toFixed(1)} ms: Node's own floor for a first dynamic import.`);
+md.push("");
+if (criterion.length > 0) {
+  md.push("### The core alone (criterion, native)");
+  md.push("");
+  md.push("The same sequences on `mcp_cancel::core::Session` in Rust, without JS or wasm (median, `cargo bench --bench core`):");
+  md.push("");
+  md.push("| scenario | in flight | ns/op |");
+  md.push("|---|---:|---:|");
+  for (const c of criterion) md.push(`| ${c.group} | ${c.inFlight.toLocaleString("en-US")} | ${c.ns.toFixed(0)} |`);
+  md.push("");
+}
+const block = md.join("\n");
+
+const file = `${root}/BENCHMARKS.md`;
+const BEGIN = "<!-- bench:begin (written by bench/run.mjs) -->";
+const END = "<!-- bench:end -->";
+let text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
+if (!text.includes(BEGIN) || !text.includes(END)) text += `\n${BEGIN}\n${END}\n`;
+text = `${text.slice(0, text.indexOf(BEGIN) + BEGIN.length)}\n${block}\n${text.slice(text.indexOf(END))}`;
+writeFileSync(file, text);
+say(`wrote BENCHMARKS.md, bench/results.json and bench/chart.svg in ${results.seconds} s`);
+const missed = targets.filter((t) => !t.met);
+say(`targets met: ${targets.length - missed.length} of ${targets.length}${missed.length ? ` (missed: ${missed.map((t) => t.what).join("; ")})` : ""}`);

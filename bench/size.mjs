@@ -1,0 +1,62 @@
+// Size and start-up: the release .wasm raw and gzip -9, the JS glue and entry modules, and
+// the time from `import("mcp-cancel")` to the first `track()` returning, in fresh Node
+// processes (the median of 20).
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+const FILES = [
+  ["pkg/node/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
+  ["pkg/node/mcp_cancel.js", "wasm-bindgen glue, Node (CommonJS)"],
+  ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
+  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/)"],
+  ["js/browser.js", "browser entry"],
+  ["js/fast.js", "fast paths (shared)"],
+  ["js/guard.js", "guardTransport (shared)"],
+];
+
+export function sizes() {
+  return FILES.map(([path, what]) => {
+    const bytes = readFileSync(`${root}/${path}`);
+    return { path, what, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  });
+}
+
+const probe = (specifier) => `
+const t0 = performance.now();
+const { CancellationSession } = await import(${JSON.stringify(specifier)});
+const session = new CancellationSession();
+session.track(1, "tools/call");
+const t1 = performance.now();
+process.stdout.write(String(t1 - t0));
+`;
+
+function median(specifier, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", probe(specifier)], { cwd: root, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`start-up probe failed: ${r.stderr}`);
+    times.push(Number(r.stdout));
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: times[Math.floor(runs / 2)], minMs: times[0], maxMs: times[runs - 1] };
+}
+
+/**
+ * Time from `import("mcp-cancel")` to the first `track()` returning, median of `runs`
+ * fresh processes; and the same for a one-class CommonJS module imported the same way
+ * (Node's own cost of a first dynamic import of a CommonJS package: the floor).
+ */
+export function startup(runs = 20) {
+  const pkg = median("mcp-cancel", runs);
+  const floor = median("./bench/fixtures/empty.cjs", runs);
+  return { runs, ...pkg, floorMs: floor.medianMs, ownMs: pkg.medianMs - floor.medianMs };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(sizes());
+  console.log(startup());
+}

@@ -1,0 +1,120 @@
+//! Criterion benches of the core alone (native, no JS): the per-operation cost of the
+//! bookkeeping that the wasm build adds to each MCP message, for scenarios 1-3 of
+//! BENCHMARKS.md. `npm run bench` runs them with a short measurement time; alone:
+//! `cargo bench --bench core`.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use std::hint::black_box;
+
+    use criterion::{BenchmarkId, Criterion};
+    use mcp_cancel::core::{
+        CancelledParams, Config, PeerValue, Reason, RequestId, ResponseInfo, Session, TrackRequest,
+    };
+
+    const METHOD: &str = "tools/call";
+
+    fn id(kind: &str, n: i64) -> RequestId {
+        if kind == "number" {
+            RequestId::Number(n)
+        } else {
+            RequestId::String(format!("req-{n}"))
+        }
+    }
+
+    /// A session as the wasm layer makes it (settled requests reported) with `in_flight - 1`
+    /// of our requests (or the peer's, when `inbound`) kept in flight.
+    fn session(kind: &str, in_flight: i64, inbound: bool) -> Session {
+        let mut s = Session::new(Config { report_settled: true, ..Config::default() });
+        for i in 0..in_flight - 1 {
+            let filler = id(kind, 1_000_000 + i);
+            if inbound {
+                let _ = s.handle_request(filler, METHOD);
+            } else {
+                let _ = s.track(TrackRequest::new(filler, METHOD), 0);
+            }
+        }
+        s
+    }
+
+    /// Everything the host polls after a call.
+    fn drain(s: &mut Session) {
+        while s.poll_settled().is_some() {}
+        while s.poll_transmit().is_some() {}
+        while s.poll_event().is_some() {}
+    }
+
+    pub fn scenarios(c: &mut Criterion) {
+        let none = ResponseInfo::default();
+        for kind in ["number", "string"] {
+            let ids: Vec<RequestId> = (0..4096).map(|n| id(kind, n)).collect();
+            let mut group = c.benchmark_group(format!("1 track-response {kind}"));
+            for in_flight in [1, 100, 10_000] {
+                let mut s = session(kind, in_flight, false);
+                let mut k = 0;
+                group.bench_function(BenchmarkId::from_parameter(in_flight), |b| {
+                    b.iter(|| {
+                        k = (k + 1) % ids.len();
+                        let Some(id) = ids.get(k) else { return };
+                        let _ = s.track(TrackRequest::new(id.clone(), METHOD), 0);
+                        let _ = black_box(s.handle_response(id, &none));
+                        drain(&mut s);
+                    });
+                });
+            }
+            group.finish();
+
+            let mut group = c.benchmark_group(format!("2 track-cancel-late {kind}"));
+            for in_flight in [1, 100] {
+                let mut s = session(kind, in_flight, false);
+                let mut k = 0;
+                let reason = Reason::Text("user pressed stop".to_owned());
+                group.bench_function(BenchmarkId::from_parameter(in_flight), |b| {
+                    b.iter(|| {
+                        k = (k + 1) % ids.len();
+                        let Some(id) = ids.get(k) else { return };
+                        let _ = s.track(TrackRequest::new(id.clone(), METHOD), 0);
+                        let _ = black_box(s.cancel(id, &reason));
+                        let _ = black_box(s.handle_response(id, &none));
+                        drain(&mut s);
+                    });
+                });
+            }
+            group.finish();
+
+            let mut group = c.benchmark_group(format!("3 inbound-cancel-suppress {kind}"));
+            for in_flight in [1, 100] {
+                let mut s = session(kind, in_flight, true);
+                let mut k = 0;
+                group.bench_function(BenchmarkId::from_parameter(in_flight), |b| {
+                    b.iter(|| {
+                        k = (k + 1) % ids.len();
+                        let Some(id) = ids.get(k) else { return };
+                        let _ = s.handle_request(id.clone(), METHOD);
+                        let request_id = match id {
+                            RequestId::Number(n) => PeerValue::Number(*n as f64),
+                            RequestId::String(s) => PeerValue::String(s.clone()),
+                        };
+                        let params = CancelledParams {
+                            params: PeerValue::Object,
+                            request_id,
+                            reason: PeerValue::String("stop".to_owned()),
+                        };
+                        let _ = black_box(s.handle_cancelled(&params));
+                        let _ = black_box(s.handle_outgoing_response(id));
+                        drain(&mut s);
+                    });
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_group!(benches, native::scenarios);
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_main!(benches);
