@@ -193,6 +193,32 @@ if (criterion.length > 0) {
   for (const c of criterion) md.push(`| ${c.group} | ${c.inFlight.toLocaleString("en-US")} | ${c.ns.toFixed(0)} |`);
   md.push("");
 }
+// Before and after: the same benchmarks run against the package at an earlier commit
+// (bench/compare.sh writes bench/results-<commit>.json).
+for (const name of readdirSync(`${root}/bench`).filter((f) => /^results-[0-9a-f]+\.json$/.test(f))) {
+  const before = JSON.parse(readFileSync(`${root}/bench/${name}`, "utf8"));
+  const commit = name.slice("results-".length, -".json".length);
+  const key = (r) => `${r.scenario}|${r.ids}|${r.inFlight}`;
+  const old = new Map(before.ops.map((r) => [key(r), r]));
+  md.push(`### Before and after: the package at ${commit} (before issue #5) and now`);
+  md.push("");
+  md.push(`The same bench scripts run against the package built at commit ${commit} (\`bash bench/compare.sh ${commit}\`, measured ${before.date.slice(0, 10)}; file bench/${name}). Ratios are to the JS baseline of the same run.`);
+  md.push("");
+  md.push("| measure | before | now |");
+  md.push("|---|---:|---:|");
+  for (const r of ops.filter((r) => r.inFlight <= 100)) {
+    const b = old.get(key(r));
+    if (b) md.push(`| scenario ${r.scenario}, ${r.ids} ids, ${r.inFlight} in flight | ${ns(b.mcpNs)} (×${b.ratio.toFixed(2)}) | ${ns(r.mcpNs)} (×${r.ratio.toFixed(2)}) |`);
+  }
+  md.push(`| scenario 4: the guard's own work per round trip (100 B result) | ${before.sdk.guardNs.small.toFixed(0)} ns | ${sdk.guardNs.small.toFixed(0)} ns |`);
+  md.push(`| scenario 4: guarded round trip overhead (100 B result) | ${before.sdk.small.overheadPct.toFixed(1)}% | ${sdk.small.overheadPct.toFixed(1)}% |`);
+  const perReq = (m) => m.perRequest.find((r) => r.ids === "number" && !r.withSignal).averageBytes.toFixed(0);
+  md.push(`| wasm memory per request in flight (number ids, no signal) | ${perReq(before.memory)} B | ${perReq(memory)} B |`);
+  const bw = before.files.find((f) => f.path.endsWith(".wasm"));
+  md.push(`| .wasm raw / gzip -9 | ${bw.raw.toLocaleString("en-US")} / ${bw.gzip.toLocaleString("en-US")} B | ${wasmFile.raw.toLocaleString("en-US")} / ${wasmFile.gzip.toLocaleString("en-US")} B |`);
+  md.push(`| import → first track(), median (Node's floor) | ${before.startup.medianMs.toFixed(1)} ms (${before.startup.floorMs.toFixed(1)}) | ${start.medianMs.toFixed(1)} ms (${start.floorMs.toFixed(1)}) |`);
+  md.push("");
+}
 const block = md.join("\n");
 
 const file = `${root}/BENCHMARKS.md`;
