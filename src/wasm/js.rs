@@ -20,10 +20,11 @@ extern "C" {
     pub fn aborted(this: &AbortSignal) -> Result<bool, JsValue>;
     #[wasm_bindgen(method, getter, catch)]
     pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
+    /// `kind` is a JS string (`key("abort")`): a `&str` would be decoded on every call.
     #[wasm_bindgen(method, catch, js_name = addEventListener)]
-    pub fn add_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
+    pub fn add_event_listener(this: &AbortSignal, kind: &JsValue, listener: &Function) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = removeEventListener)]
-    pub fn remove_event_listener(this: &AbortSignal, kind: &str, listener: &Function) -> Result<(), JsValue>;
+    pub fn remove_event_listener(this: &AbortSignal, kind: &JsValue, listener: &Function) -> Result<(), JsValue>;
 
     /// `AbortController` (WHATWG DOM).
     pub type AbortController;
@@ -45,7 +46,7 @@ extern "C" {
     #[wasm_bindgen(js_name = DOMException)]
     pub type DomException;
     #[wasm_bindgen(constructor, catch, js_class = DOMException)]
-    pub fn new(message: &str, name: &str) -> Result<DomException, JsValue>;
+    pub fn new(message: &str, name: &JsValue) -> Result<DomException, JsValue>;
 }
 
 thread_local! {
@@ -297,8 +298,8 @@ pub fn abort_error(message: &str) -> JsValue {
 }
 
 /// A `DOMException` named `name` (a plain `Error` with that name where there is none).
-pub fn dom_exception(message: &str, name: &str) -> JsValue {
-    match DomException::new(message, name) {
+pub fn dom_exception(message: &str, name: &'static str) -> JsValue {
+    match DomException::new(message, &key(name)) {
         Ok(e) => e.into(),
         Err(_) => {
             let e = js_sys::Error::new(message);

@@ -186,7 +186,7 @@ impl Drop for State {
         }
         for entry in self.requests.values() {
             if let Some(listener) = &entry.listener {
-                let _ = listener.signal.remove_event_listener("abort", &listener.callback);
+                let _ = listener.signal.remove_event_listener(&js::key("abort"), &listener.callback);
             }
         }
     }
@@ -699,7 +699,7 @@ impl CancellationSession {
         }
         if let (Some(signal), Some(closure)) = (signal, abort_closure) {
             let callback: Function = closure.bind1(&JsValue::UNDEFINED, &js::id_to_js(&request_id)).unchecked_into();
-            if signal.add_event_listener("abort", &callback).is_ok() {
+            if signal.add_event_listener(&js::key("abort"), &callback).is_ok() {
                 entry.listener = Some(Listener { signal, callback });
             }
         }
@@ -1016,7 +1016,7 @@ fn flush(state: &Rc<RefCell<State>>) {
             (released, transmits, events, callbacks)
         };
         for listener in &released {
-            let _ = listener.signal.remove_event_listener("abort", &listener.callback);
+            let _ = listener.signal.remove_event_listener(&js::key("abort"), &listener.callback);
         }
         for t in transmits {
             perform(state, &t.request_id, t.action, true);
