@@ -39,22 +39,28 @@ const median = (xs) => {
 
 /**
  * µs per round trip, plain and guarded, at one result size: `calls` round trips on each
- * connection per round, in blocks of 500 alternating plain/guarded/guarded/plain (so a
+ * connection per round after 6 000 of warm-up, in blocks of 500 in ABBA/BAAB order (so a
  * drift over time hits both alike); the median block of all rounds.
  */
 async function pair(payload, calls, rounds) {
   const plain = [];
   const guarded = [];
   const conns = { plain: await connect(false, payload), guarded: await connect(true, payload) };
-  await roundTrips(conns.plain.client, 1000); // warm-up
-  await roundTrips(conns.guarded.client, 1000);
+  // Warm-up, until both paths run optimized code (wasm tiers up from Liftoff too).
+  for (let i = 0; i < 3; i++) {
+    await roundTrips(conns.guarded.client, 2000);
+    await roundTrips(conns.plain.client, 2000);
+  }
   const block = 500;
+  const [a, b] = [["plain", plain], ["guarded", guarded]];
   for (let r = 0; r < rounds; r++) {
     for (let done = 0; done < calls; done += 2 * block) {
-      plain.push(await roundTrips(conns.plain.client, block));
-      guarded.push(await roundTrips(conns.guarded.client, block));
-      guarded.push(await roundTrips(conns.guarded.client, block));
-      plain.push(await roundTrips(conns.plain.client, block));
+      // ABBA, then BAAB: neither connection always goes first.
+      const [x, y] = (done / (2 * block)) % 2 ? [b, a] : [a, b];
+      x[1].push(await roundTrips(conns[x[0]].client, block));
+      y[1].push(await roundTrips(conns[y[0]].client, block));
+      y[1].push(await roundTrips(conns[y[0]].client, block));
+      x[1].push(await roundTrips(conns[x[0]].client, block));
     }
   }
   await conns.plain.close();

@@ -110,8 +110,8 @@ export function withFastPaths(Base) {
           const hasToken = token !== undefined;
           const tokenNumber = typeof token === "number" ? token : 0;
           const tokenString = typeof token === "string" ? token : undefined;
-          if (typeof id === "string") this.__track(0, id, method, hasToken, tokenNumber, tokenString, undefined, false);
-          else this.__track(id, undefined, method, hasToken, tokenNumber, tokenString, undefined, false);
+          if (typeof id === "string") this.__trackRequest(0, id, method, hasToken, tokenNumber, tokenString);
+          else this.__trackRequest(id, undefined, method, hasToken, tokenNumber, tokenString);
           return message;
         }
         default:

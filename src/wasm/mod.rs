@@ -479,7 +479,7 @@ impl CancellationSession {
             // As `track(id, method, { params })`; the signal it would return is never seen.
             let request_id = js::id_from_js(&id).map_err(|e| js::invalid_id_error("track(): request id", e, &id))?;
             let request = track_request(request_id, &method, &js::get(&message, "params"))?;
-            self.track_inner(request, JsValue::UNDEFINED, false)?;
+            self.track_signal(request, None, false)?;
             return Ok(message);
         }
         if method != CANCELLED_METHOD {
@@ -597,6 +597,28 @@ impl CancellationSession {
         self.track_inner(request, signal, want_signal)
     }
 
+    /// `beforeSend(request)`: `__track` without a signal and without a return value, so
+    /// nothing but numbers and strings crosses the boundary.
+    ///
+    /// # Errors
+    /// As `track()`.
+    #[wasm_bindgen(js_name = "__trackRequest", skip_typescript)]
+    pub fn fast_track_request(
+        &self,
+        id_number: f64,
+        id_string: Option<String>,
+        method: &str,
+        has_token: bool,
+        token_number: f64,
+        token_string: Option<String>,
+    ) -> Result<(), JsValue> {
+        let mut request = TrackRequest::new(fast_id(id_number, id_string, "track(): request id")?, method);
+        if has_token {
+            request.progress_token = Some(fast_id(token_number, token_string, "track(): progress token")?);
+        }
+        self.track_signal(request, None, false).map(|_| ())
+    }
+
     /// `shouldDropResponse(id)` for a validated id: `0` keep it, `1` drop it, `2` the
     /// response's fields are needed (nothing was done: pass the whole response to
     /// `shouldDropResponse`).
@@ -676,6 +698,16 @@ impl CancellationSession {
             }
             Some(signal)
         };
+        self.track_signal(request, signal, want_signal)
+    }
+
+    /// [`Self::track_inner`] with the caller's signal checked (not aborted) or absent.
+    fn track_signal(
+        &self,
+        request: TrackRequest,
+        signal: Option<AbortSignal>,
+        want_signal: bool,
+    ) -> Result<JsValue, JsValue> {
         let request_id = request.id.clone();
         let (has_timer, abort_closure) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| js::reentrant_error())?;
@@ -1002,6 +1034,9 @@ fn flush(state: &Rc<RefCell<State>>) {
             }
             let mut released = Vec::new();
             while let Some(id) = st.core.poll_settled() {
+                if st.requests.is_empty() {
+                    continue;
+                }
                 if let Some(entry) = st.requests.remove(&id) {
                     released.extend(entry.listener);
                 }
@@ -1015,6 +1050,10 @@ fn flush(state: &Rc<RefCell<State>>) {
             };
             (released, transmits, events, callbacks)
         };
+        if released.is_empty() && transmits.is_empty() && callbacks.logger.is_none() {
+            // Nothing reached JS, so nothing new can have been queued.
+            break;
+        }
         for listener in &released {
             let _ = listener.signal.remove_event_listener(&js::key("abort"), &listener.callback);
         }
