@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { scenarioOneChart } from "./chart.mjs";
 import { checkFastPaths } from "./fastpath-check.mjs";
 import { runAttribution, runOps } from "./ops.mjs";
-import { instructionsPerCall, runSdk } from "./sdk.mjs";
+import { runSdk } from "./sdk.mjs";
 import { sizes, startup } from "./size.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -58,14 +58,6 @@ for (const [what, v] of Object.entries(attribution)) console.log(`  alone: ${wha
 
 say("scenario 4: guardTransport on SDK traffic (InMemoryTransport, in-process McpServer)");
 const sdk = await runSdk({ calls: quick ? 2000 : 10_000, rounds: quick ? 1 : 3 });
-
-say("scenario 4 in instructions: callgrind counts per round trip (4 processes under valgrind, ~4 min; not with --quick)");
-const instructions = quick ? undefined : instructionsPerCall();
-if (instructions) {
-  console.log(`  ${instructions.plain.toFixed(0)} instructions plain, ${instructions.guarded.toFixed(0)} guarded: ${instructions.overheadPct.toFixed(2)}%`);
-} else {
-  console.log(`  skipped (${quick ? "--quick" : "valgrind not installed"})`);
-}
 
 say("memory (node --expose-gc bench/memory.mjs)");
 const mem = spawnSync(process.execPath, ["--expose-gc", `${root}/bench/memory.mjs`], { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 });
@@ -118,9 +110,6 @@ for (const r of ops.filter((r) => r.scenario !== "1b" && r.inFlight <= 100)) {
 }
 target("scenario 4, 100-byte result", "≤ 3% per round trip", `${sdk.small.overheadPct.toFixed(1)}%`, sdk.small.overheadPct <= 3);
 target("scenario 4, 1 MB result", "≤ 3% per round trip", `${sdk.large.overheadPct.toFixed(1)}%`, sdk.large.overheadPct <= 3);
-if (instructions) {
-  target("scenario 4, 100-byte result, in instructions (callgrind)", "≤ 3% per round trip", `${instructions.overheadPct.toFixed(2)}%`, instructions.overheadPct <= 3);
-}
 const sizeRatio = sdk.guardNs.large / sdk.guardNs.small;
 target("scenario 4, the guard's work: 1 MB vs 100 B result", "same ±10%", `${((sizeRatio - 1) * 100).toFixed(1)}%`, Math.abs(sizeRatio - 1) <= 0.1);
 for (const r of memory.perRequest) {
@@ -137,7 +126,7 @@ target(".wasm gzip -9", "≤ 30 KiB", `${(wasmFile.gzip / KB).toFixed(1)} KiB`, 
 target("import → first track(), median of 20 processes", "≤ 5 ms", `${start.medianMs.toFixed(1)} ms`, start.medianMs <= 5);
 
 // ----- outputs -----
-const results = { machine, ops, attribution, sdk, instructions, memory, files, startup: start, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
+const results = { machine, ops, attribution, sdk, memory, files, startup: start, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(`${root}/bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(`${root}/bench/chart.svg`, scenarioOneChart(ops));
 
@@ -173,10 +162,6 @@ md.push(`| 100 bytes | ${sdk.small.plainUs.toFixed(1)} µs | ${sdk.small.guarded
 md.push(`| 1 MB | ${sdk.large.plainUs.toFixed(1)} µs | ${sdk.large.guardedUs.toFixed(1)} µs | ${sdk.large.overheadUs.toFixed(2)} µs (${sdk.large.overheadPct.toFixed(1)}%) | ${sdk.guardNs.large.toFixed(0)} ns |`);
 md.push("");
 md.push("The guard's own work: `session.beforeSend(request)` + `session.receive(response)`, timed alone with tinybench.");
-if (instructions) {
-  md.push("");
-  md.push(`Counted by callgrind instead of timed (repeatable; one round trip = the difference between 6 000 and 2 000 round trips in fresh processes, divided by 4 000, 100-byte result): **${instructions.plain.toFixed(0)}** instructions plain, **${instructions.guarded.toFixed(0)}** guarded, **+${instructions.overheadPct.toFixed(2)}%**.`);
-}
 md.push("");
 md.push("### Memory");
 md.push("");

@@ -3,9 +3,6 @@
 // with and without the guard (runs alternate, so drift hits both alike), with a 100-byte
 // and a 1 MB tool result. Then the guard's own work per round trip (beforeSend of the
 // request + receive of the response) is timed alone with tinybench, at both result sizes.
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -13,7 +10,6 @@ import { Bench } from "tinybench";
 
 import { CancellationSession, guardTransport } from "mcp-cancel";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
 const SMALL = "x".repeat(100);
 const LARGE = "x".repeat(1024 * 1024);
 
@@ -101,27 +97,6 @@ async function guardWork() {
     for (const t of bench.tasks) runs[t.name].push((t.result.latency.p50 * 1e6) / BATCH);
   }
   return { "100 B": median(runs["100 B"]), "1 MB": median(runs["1 MB"]) };
-}
-
-/**
- * Instructions per round trip, plain and guarded, counted by callgrind (repeatable where
- * wall time on a shared machine is not): each mode runs `small` and `large` round trips in
- * a fresh process, and the difference divided by `large - small` cancels start-up and
- * warm-up (below ~2 000 calls the JIT is still warming up, and the counts are not steady).
- * `undefined` when valgrind is not installed.
- */
-export function instructionsPerCall({ small = 2000, large = 6000 } = {}) {
-  if (spawnSync("valgrind", ["--version"]).status !== 0) return undefined;
-  const count = (mode, n) => {
-    const r = spawnSync("valgrind", ["--tool=callgrind", "--callgrind-out-file=/dev/null", process.execPath, `${here}/sdk-loop.mjs`, mode, String(n)], { encoding: "utf8" });
-    const m = r.stderr.match(/Collected : (\d+)/);
-    if (r.status !== 0 || !m) throw new Error(`callgrind failed: ${r.stderr.slice(-500)}`);
-    return Number(m[1]);
-  };
-  const perCall = (mode) => (count(mode, large) - count(mode, small)) / (large - small);
-  const plain = perCall("plain");
-  const guarded = perCall("guard");
-  return { plain, guarded, overheadPct: ((guarded - plain) / plain) * 100 };
 }
 
 export async function runSdk({ calls = 10_000, rounds = 3, log = console.log } = {}) {
