@@ -154,7 +154,7 @@ md.push("![ns/op vs requests in flight](bench/chart.svg)");
 md.push("");
 md.push("### Scenario 4: guardTransport on real SDK traffic");
 md.push("");
-md.push(`${sdk.calls.toLocaleString("en-US")} sequential \`tools/call\` round trips per run (SDK ${machine.sdk} \`Client\` → \`InMemoryTransport\` → in-process \`McpServer\`), plain and guarded runs alternating (ABBA), median of ${sdk.rounds * 2} runs each.`);
+md.push(`${sdk.calls.toLocaleString("en-US")} sequential \`tools/call\` round trips per connection and round, ${sdk.rounds} rounds (SDK ${machine.sdk} \`Client\` → \`InMemoryTransport\` → in-process \`McpServer\`, one connection plain and one through \`guardTransport\`), after 6 000 warm-up calls each, timed in blocks of 500 in ABBA/BAAB order; the median of ${sdk.small.blocks} blocks each.`);
 md.push("");
 md.push("| tool result | plain | guarded | overhead | the guard's own work per round trip |");
 md.push("|---|---:|---:|---:|---:|");

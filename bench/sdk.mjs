@@ -72,13 +72,13 @@ async function pair(payload, calls, rounds) {
 
 /**
  * The guard's own per-round-trip work (ns): session.beforeSend(request) +
- * session.receive(response), at both result sizes; three rounds in alternating order,
- * the median of each size's three medians.
+ * session.receive(response), at both result sizes; five rounds in alternating order,
+ * the median of each size's five medians.
  */
 async function guardWork() {
   const BATCH = 100;
   const runs = { "100 B": [], "1 MB": [] };
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 5; round++) {
     const bench = new Bench({ time: 500, warmupTime: 150 });
     const order = round % 2 ? [["1 MB", LARGE], ["100 B", SMALL]] : [["100 B", SMALL], ["1 MB", LARGE]];
     for (const [size, text] of order) {
