@@ -440,3 +440,26 @@ fn in_2026_a_request_answered_as_a_task_is_cancelled_with_tasks_cancel() {
         matches!(transmits(&mut s).as_slice(), [Transmit { action: CancelAction::CancelTask(t), .. }] if t.task_id == "t-2")
     );
 }
+
+/// Found by the `ops` fuzz target: an id whose request started a task that still runs, used
+/// again for a new request. The id now names the new request: cancelling it cancels that
+/// request (its timeout included), not the old task again.
+#[test]
+fn reusing_the_id_of_a_request_whose_task_still_runs_names_the_new_request() {
+    let mut s = session(V2025_11_25, TransportKind::Messages);
+    s.track(task_request(1), 0).unwrap();
+    let _ = s.handle_response(&n(1), &created("t-1"));
+    assert_eq!(s.request_state(&n(1)), Some(RequestState::TaskRunning));
+    let again = TrackRequest {
+        timeout: Some(Timeout { max_total_ms: Some(5), ..Timeout::NONE }),
+        ..TrackRequest::new(n(1), "tools/call")
+    };
+    s.track(again, 0).unwrap();
+    assert_eq!(s.request_state(&n(1)), Some(RequestState::InFlight));
+    assert_eq!(s.handle_timeout(5), vec![Expired { request_id: n(1), kind: TimeoutKind::MaxTotal }]);
+    assert!(matches!(transmits(&mut s).as_slice(), [Transmit { action: CancelAction::Notify(_), .. }]));
+    assert_eq!(s.request_state(&n(1)), Some(RequestState::Cancelled));
+    // The old task ending later does not touch the new request.
+    s.handle_task_status("t-1", "completed");
+    assert_eq!(s.request_state(&n(1)), Some(RequestState::Cancelled));
+}

@@ -600,6 +600,9 @@ impl Session {
             self.progress.insert(token.clone(), id.clone());
         }
         self.tombstones.remove(&id);
+        // An id whose earlier request started a task that still runs now names the new
+        // request: the task can no longer be cancelled through it.
+        self.task_of_request.remove(&id);
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let kind = match task_ref {
             Some(task_id) if tasks_apply && self.tasks.contains_key(&task_id) => Kind::TaskQuery { task_id },
@@ -1159,9 +1162,13 @@ impl Session {
     }
 
     fn end_task(&mut self, task_id: &str) {
-        if let Some(task) = self.tasks.remove(task_id) {
+        let Some(task) = self.tasks.remove(task_id) else { return };
+        // The request id may have been reused since (see `track`): only its own mapping goes.
+        if self.task_of_request.get(&task.request_id).map(String::as_str) == Some(task_id) {
             self.task_of_request.remove(&task.request_id);
-            self.settle(&task.request_id);
+            if !self.outbound.contains_key(&task.request_id) {
+                self.settle(&task.request_id);
+            }
         }
     }
 
