@@ -590,10 +590,7 @@ impl CancellationSession {
         signal: JsValue,
         want_signal: bool,
     ) -> Result<JsValue, JsValue> {
-        let mut request = TrackRequest::new(fast_id(id_number, id_string, "track(): request id")?, method);
-        if has_token {
-            request.progress_token = Some(fast_id(token_number, token_string, "track(): progress token")?);
-        }
+        let request = fast_request(id_number, id_string, method, has_token, token_number, token_string)?;
         self.track_inner(request, signal, want_signal)
     }
 
@@ -612,10 +609,7 @@ impl CancellationSession {
         token_number: f64,
         token_string: Option<String>,
     ) -> Result<(), JsValue> {
-        let mut request = TrackRequest::new(fast_id(id_number, id_string, "track(): request id")?, method);
-        if has_token {
-            request.progress_token = Some(fast_id(token_number, token_string, "track(): progress token")?);
-        }
+        let request = fast_request(id_number, id_string, method, has_token, token_number, token_string)?;
         self.track_signal(request, None, false).map(|_| ())
     }
 
@@ -869,6 +863,26 @@ fn track_request(id: RequestId, method: &str, params: &JsValue) -> Result<TrackR
         task_ref: js::get(params, "taskId").as_string(),
         timeout: None,
     })
+}
+
+/// The `TrackRequest` of the fast `__track` paths: the id and the optional progress token,
+/// each a number or a string.
+///
+/// # Errors
+/// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` for an id or token that is not one.
+fn fast_request(
+    id_number: f64,
+    id_string: Option<String>,
+    method: &str,
+    has_token: bool,
+    token_number: f64,
+    token_string: Option<String>,
+) -> Result<TrackRequest, JsValue> {
+    let mut request = TrackRequest::new(fast_id(id_number, id_string, "track(): request id")?, method);
+    if has_token {
+        request.progress_token = Some(fast_id(token_number, token_string, "track(): progress token")?);
+    }
+    Ok(request)
 }
 
 /// A request id the package's JS layer already validated: a string, or a safe integer.
