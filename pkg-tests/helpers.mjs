@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { guardTransport } from "mcp-cancel";
 
+import { spawnEverything } from "../demo/everything.mjs";
 import { tap } from "../demo/wiretap.mjs";
 
 export { sleep };
@@ -69,4 +70,20 @@ export function rawPeer(transport, { answerInitialize = true, protocolVersion = 
     onMessage(message, send);
   };
   return transport.start();
+}
+
+/**
+ * An SDK 1.x Client through guardTransport to a freshly spawned server-everything over stdio.
+ * `wireLog` records the wire below the guard, `events` the guard's logger, `errors`
+ * everything `client.onerror` got.
+ */
+export async function connectEverything(clientOptions) {
+  const wireLog = [];
+  const errors = [];
+  const events = [];
+  const transport = guardTransport(tap(spawnEverything(), wireLog), { logger: (e) => events.push(e) });
+  const client = new Client({ name: "pkg-tests", version: "0.0.0" }, clientOptions);
+  client.onerror = (e) => errors.push(e);
+  await client.connect(transport, { timeout: 20000 });
+  return { client, wireLog, errors, events };
 }

@@ -3,26 +3,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { guardTransport } from "mcp-cancel";
-
-import { spawnEverything } from "../demo/everything.mjs";
-import { tap } from "../demo/wiretap.mjs";
-import { cancels, messages, sleep, until } from "./helpers.mjs";
-
+import { cancels, connectEverything, messages, sleep, until } from "./helpers.mjs";
 
 describe("server-everything over stdio, through guardTransport", { timeout: 60000 }, () => {
   let client;
-  const wireLog = [];
-  const errors = [];
-  const events = [];
+  let wireLog;
+  let errors;
+  let events;
 
   before(async () => {
-    const stdio = spawnEverything();
-    const transport = guardTransport(tap(stdio, wireLog), { logger: (e) => events.push(e) });
-    client = new Client({ name: "pkg-tests", version: "0.0.0" });
-    client.onerror = (e) => errors.push(e);
-    await client.connect(transport, { timeout: 20000 });
+    ({ client, wireLog, errors, events } = await connectEverything());
   });
 
   after(async () => {
