@@ -2,30 +2,39 @@
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm, * as wasm from "../pkg/web/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
-import { withFastPaths } from "./fast.js";
 import { createGuardTransport } from "./guard.js";
+import { createSessionClass } from "./session.js";
 
 let ready;
 let initialized = false;
 
 /**
  * Loads the WebAssembly module: fetched from next to this module by default, or from
- * `input` (a URL, a `Response`, bytes or a compiled `WebAssembly.Module`). Safe to call
- * more than once; later calls return the first call's promise.
+ * `input` (a URL, a `Response`, bytes or a compiled `WebAssembly.Module`). Concurrent
+ * calls share one load; after a failure (a wrong URL, a network error) the next call tries
+ * again; after a success every call resolves at once.
  *
  * @param {string | URL | Request | Response | BufferSource | WebAssembly.Module} [input]
  * @returns {Promise<void>}
  */
 export function init(input) {
-  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => {
-    wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
-    initialized = true;
-  });
+  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
+    () => {
+      wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
+      initialized = true;
+    },
+    (error) => {
+      ready = undefined;
+      throw error;
+    },
+  );
   return ready;
 }
 
+const Session = createSessionClass(wasm.SessionCore);
+
 /** See the Node entry: the same class, usable once `init()` has resolved. */
-export class CancellationSession extends withFastPaths(wasm.CancellationSession) {
+export class CancellationSession extends Session {
   constructor(options) {
     if (!initialized) {
       throw new UsageError("mcp-cancel: `await init()` once before creating a CancellationSession in a browser", "ERR_NOT_INITIALIZED", undefined);

@@ -170,6 +170,14 @@ pub enum EventKind {
         /// The request's method.
         method: String,
     },
+    /// The peer has more requests in flight than `inboundCapacity`: its oldest one is
+    /// forgotten (its cancel will be ignored as unknown, our response passes).
+    InboundForgotten {
+        /// The request (ours for outbound events, the peer's for inbound ones).
+        request_id: RequestId,
+        /// The request's method.
+        method: String,
+    },
 }
 
 /// How a cancel went out.
@@ -278,6 +286,7 @@ impl EventKind {
             Self::LateProgressDropped { .. } => "late-progress-dropped",
             Self::ResponseSuppressed { .. } => "response-suppressed",
             Self::DuplicateRequestId { .. } => "duplicate-request-id",
+            Self::InboundForgotten { .. } => "inbound-forgotten",
         }
     }
 }
@@ -394,7 +403,8 @@ mod tests {
             EventKind::LateResponseDropped { request_id: id.clone(), method: m.clone() },
             EventKind::LateProgressDropped { request_id: id.clone(), method: m.clone(), progress_token: id.clone() },
             EventKind::ResponseSuppressed { request_id: id.clone(), method: m.clone() },
-            EventKind::DuplicateRequestId { request_id: id, method: m },
+            EventKind::DuplicateRequestId { request_id: id.clone(), method: m.clone() },
+            EventKind::InboundForgotten { request_id: id, method: m },
         ];
         for kind in kinds {
             let v = serde_json::to_value(&kind).unwrap_or_default();

@@ -122,6 +122,9 @@ pub enum InvalidRequestId {
     /// Not a string or a number; names the JSON type that was given (`"null"`, `"boolean"`,
     /// `"object"`, `"array"`, `"undefined"`, …).
     WrongType(&'static str),
+    /// A string from the peer longer than the host accepts (see the wasm layer's
+    /// `MAX_PEER_STRING`): its content was never copied.
+    TooLong,
 }
 
 impl fmt::Display for InvalidRequestId {
@@ -132,6 +135,7 @@ impl fmt::Display for InvalidRequestId {
                 f.write_str("a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)")
             }
             Self::WrongType(t) => write!(f, "a request id must be a string or an integer number, not {t}"),
+            Self::TooLong => f.write_str("a request id from the peer is longer than accepted"),
         }
     }
 }

@@ -1,6 +1,11 @@
 //! [`Session`]: the cancellation bookkeeping of one MCP connection.
 
 use std::collections::{HashMap, VecDeque};
+
+use foldhash::fast::FixedState;
+
+use super::bounded::Bounded;
+use super::{seeded, IdMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -36,6 +41,14 @@ pub struct Config {
     /// 1024; the oldest is forgotten first, and a late message for a forgotten request is
     /// classified [`ResponseVerdict::Unknown`]. `0` remembers none.
     pub tombstone_capacity: usize,
+    /// How many of the peer's requests in flight are remembered (to honour its cancels and
+    /// suppress our responses). Default 4096; the oldest is forgotten first, with an
+    /// [`EventKind::InboundForgotten`], so memory stays flat even when the host never
+    /// reports our responses. A forgotten request can no longer be cancelled by the peer.
+    pub inbound_capacity: usize,
+    /// Seed of the id maps' hasher (see the crate's notes on flooding): a host facing
+    /// untrusted peers draws it from a random source. Default `0`.
+    pub hash_seed: u64,
     /// What `reason` goes on the wire, and how long reasons may be.
     pub reason: ReasonPolicy,
     /// The transport, for the 2026-07-28 stream-close cancel. Default [`TransportKind::Messages`].
@@ -48,21 +61,23 @@ pub struct Config {
     /// Prefix of the ids of the `tasks/cancel` requests the session issues itself, chosen
     /// not to collide with the host's ids. Default `"mcp-cancel:"` (ids `"mcp-cancel:1"`, …).
     pub internal_id_prefix: String,
-    /// Queue the ids of our requests that can no longer be cancelled, for
-    /// [`Session::poll_settled`]. Default `false`.
-    pub report_settled: bool,
+    /// Queue an [`Output::Event`] for everything that happens. Default `true`; a host that
+    /// shows no events turns it off and pays for none.
+    pub events: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
             tombstone_capacity: 1024,
+            inbound_capacity: 4096,
+            hash_seed: 0,
             reason: ReasonPolicy::default(),
             transport: TransportKind::Messages,
             revision: None,
             timeout: Timeout::NONE,
             internal_id_prefix: "mcp-cancel:".to_owned(),
-            report_settled: false,
+            events: true,
         }
     }
 }
@@ -83,13 +98,24 @@ pub struct TrackRequest {
     /// Its timeouts; `None` takes [`Config::timeout`] (except for `subscriptions/listen`,
     /// which only gets a timeout of its own). The handshake never gets one.
     pub timeout: Option<Timeout>,
+    /// The host keeps resources for this request (an abort listener, a signal): queue an
+    /// [`Output::Settled`] when it can no longer be cancelled. Default `false`.
+    pub watch: bool,
 }
 
 impl TrackRequest {
     /// A plain request: no progress token, no task, the session's timeouts.
     #[must_use]
     pub fn new(id: RequestId, method: &str) -> Self {
-        Self { id, method: method.to_owned(), progress_token: None, task: false, task_ref: None, timeout: None }
+        Self {
+            id,
+            method: method.to_owned(),
+            progress_token: None,
+            task: false,
+            task_ref: None,
+            timeout: None,
+            watch: false,
+        }
     }
 }
 
@@ -166,29 +192,63 @@ pub enum CancelAction {
     CloseStream(RequestId),
     /// Send this `tasks/cancel` request.
     CancelTask(TaskCancelRequest),
-    /// Nothing to send yet: the task's id is not known. The `tasks/cancel` comes out of
-    /// [`Session::poll_transmit`] when the `CreateTaskResult` arrives.
-    Deferred,
 }
 
-/// A cancel the session produced by itself (a timeout, a deferred task cancel), from
-/// [`Session::poll_transmit`].
+/// A cancel to put on the wire, from [`Session::poll_output`]: every cancel — the
+/// caller's, a timeout's, a deferred `tasks/cancel` — comes out this way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
     /// The request being cancelled.
     pub request_id: RequestId,
-    /// What to do on the wire ([`CancelAction::Deferred`] never appears here).
+    /// What to do on the wire.
     pub action: CancelAction,
 }
 
-/// A request whose timeout expired, from [`Session::handle_timeout`]: its local caller
-/// should get a `TimeoutError`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expired {
-    /// The request.
-    pub request_id: RequestId,
-    /// Which timeout.
-    pub kind: TimeoutKind,
+/// Why one of our requests was cancelled, for its local caller ([`Output::Cancelled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelCause {
+    /// The host cancelled it ([`Session::cancel`]): the caller's own reason applies.
+    Cancelled,
+    /// Its timeout expired: the caller gets a `TimeoutError`.
+    TimedOut(TimeoutKind),
+}
+
+/// Something the host must do, from [`Session::poll_output`], in the order it must be
+/// done. After every `handle_*`, `track`, `cancel` or `close` call, poll until `None`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Output {
+    /// Put this cancel on the wire (a `notifications/cancelled`, a stream close, or a
+    /// `tasks/cancel`).
+    Transmit(Transmit),
+    /// Our request was cancelled (by the host, or by its timeout): its local caller stops
+    /// waiting (a timeout: with a `TimeoutError`). Queued after the request's
+    /// [`Output::Transmit`], so the cancel is on the wire before the caller hears of it.
+    Cancelled {
+        /// The request.
+        request_id: RequestId,
+        /// Why.
+        cause: CancelCause,
+    },
+    /// A request tracked with [`TrackRequest::watch`] can no longer be cancelled
+    /// (completed, cancelled, its task ended, or the connection closed): release what the
+    /// host keeps for it.
+    Settled(RequestId),
+    /// A peer's request watched with [`Session::watch_inbound`] is over (our response went
+    /// out, or the connection closed) without being cancelled: release what the host keeps
+    /// for it.
+    InboundSettled(RequestId),
+    /// The peer validly cancelled its request: abort the work the host runs for it (and
+    /// the request's signal). Its response will be suppressed.
+    PeerCancelled {
+        /// The peer's request.
+        request_id: RequestId,
+        /// The peer's reason, capped to [`ReasonPolicy::max_bytes`].
+        reason: Option<String>,
+    },
+    /// An event (only with [`Config::events`]).
+    Event(Event),
 }
 
 /// What the session needs to read of a response, from [`Session::response_fields`].
@@ -355,11 +415,15 @@ struct Outbound {
     /// Boxed: most requests have no deadline, and the timer is most of an entry's size.
     timer: Option<Box<RequestTimer>>,
     kind: Kind,
+    /// Tracked with [`TrackRequest::watch`]: queue [`Output::Settled`] when it settles.
+    watched: bool,
 }
 
 #[derive(Debug)]
 struct Inbound {
     method: String,
+    /// The host keeps resources for it ([`Session::watch_inbound`]).
+    watched: bool,
 }
 
 /// A task created by one of our task-augmented requests, until it is terminal.
@@ -368,6 +432,8 @@ struct Task {
     request_id: RequestId,
     method: String,
     cancel_sent: bool,
+    /// The request was tracked with [`TrackRequest::watch`].
+    watched: bool,
 }
 
 /// The cancellation bookkeeping of one MCP connection: sans-IO, deterministic, no clock.
@@ -376,9 +442,14 @@ struct Task {
 /// tells it what crosses the wire and what time it is (`now`, in ms of any monotonic time
 /// line), and does what it answers.
 ///
+/// A host that sees whole messages calls [`handle_incoming`](Self::handle_incoming) for
+/// each message from the peer and [`handle_outgoing`](Self::handle_outgoing) for each
+/// message to it: the session classifies the message and calls the methods below.
+///
 /// **Requests we send** (outbound):
 /// 1. [`track`](Self::track) when the request goes out;
-/// 2. [`cancel`](Self::cancel) to cancel it: do the returned [`CancelAction`];
+/// 2. [`cancel`](Self::cancel) to cancel it (the cancel comes out of
+///    [`poll_output`](Self::poll_output));
 /// 3. for every response that arrives: [`response_fields`](Self::response_fields), read
 ///    those fields, then [`handle_response`](Self::handle_response); for every
 ///    `notifications/progress`, [`handle_progress`](Self::handle_progress); for every
@@ -394,9 +465,9 @@ struct Task {
 /// **Time**: arm one timer for [`poll_timeout`](Self::poll_timeout); when it fires, call
 /// [`handle_timeout`](Self::handle_timeout).
 ///
-/// **Output**: after every call, [`poll_transmit`](Self::poll_transmit) until `None`
-/// (cancels the session produced itself), [`poll_event`](Self::poll_event) until `None`,
-/// and, with [`Config::report_settled`], [`poll_settled`](Self::poll_settled).
+/// **Output**: after every call, [`poll_output`](Self::poll_output) until `None`, and do
+/// each [`Output`] in order: one queue for every cancel to transmit, every local caller to
+/// abort, every watched request settled, and every event.
 ///
 /// The rules followed are those of the negotiated revision ([`Revision::rules`]):
 /// [`set_protocol_version`](Self::set_protocol_version).
@@ -413,23 +484,23 @@ struct Task {
 pub struct Session {
     config: Config,
     revision: Option<Revision>,
-    outbound: HashMap<RequestId, Outbound>,
-    progress: HashMap<ProgressToken, RequestId>,
+    outbound: IdMap<Outbound>,
+    progress: IdMap<RequestId>,
     tombstones: Tombstones,
-    inbound: HashMap<RequestId, Inbound>,
+    /// The peer's requests in flight, at most [`Config::inbound_capacity`].
+    inbound: Bounded<Inbound>,
     /// The peer's requests it validly cancelled, until our response to each is handled —
     /// bounded like the tombstones, so a peer that cancels and never hears back cannot
     /// grow it.
     peer_cancelled: Tombstones,
-    tasks: HashMap<String, Task>,
-    task_of_request: HashMap<RequestId, String>,
+    tasks: HashMap<String, Task, FixedState>,
+    task_of_request: IdMap<String>,
     deadlines: Deadlines,
     next_internal_id: u64,
     /// The methods of our requests, shared ([`Self::intern`]).
     methods: Vec<Arc<str>>,
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<Event>,
-    settled: VecDeque<RequestId>,
+    /// Everything the host must do, oldest first ([`Self::poll_output`]).
+    outputs: VecDeque<Output>,
 }
 
 impl Default for Session {
@@ -451,24 +522,24 @@ impl Session {
     /// A session with no request in flight.
     #[must_use]
     pub fn new(config: Config) -> Self {
-        let tombstones = Tombstones::new(config.tombstone_capacity);
-        let peer_cancelled = Tombstones::new(config.tombstone_capacity);
+        let seed = config.hash_seed;
+        let tombstones = Tombstones::new(config.tombstone_capacity, seed);
+        let peer_cancelled = Tombstones::new(config.tombstone_capacity, seed);
+        let inbound = Bounded::new(config.inbound_capacity, seed);
         Self {
             revision: config.revision,
             config,
-            outbound: HashMap::new(),
-            progress: HashMap::new(),
+            outbound: seeded(seed),
+            progress: seeded(seed),
             tombstones,
-            inbound: HashMap::new(),
+            inbound,
             peer_cancelled,
-            tasks: HashMap::new(),
-            task_of_request: HashMap::new(),
+            tasks: seeded(seed),
+            task_of_request: seeded(seed),
             deadlines: Deadlines::default(),
             next_internal_id: 1,
             methods: Vec::new(),
-            transmits: VecDeque::new(),
-            events: VecDeque::new(),
-            settled: VecDeque::new(),
+            outputs: VecDeque::new(),
         }
     }
 
@@ -515,6 +586,17 @@ impl Session {
         self.outbound.len()
     }
 
+    /// Number of our requests that can still be cancelled — in flight, or their task
+    /// running — not counting the session's own `tasks/cancel` requests: what
+    /// [`Self::request_state`] calls [`RequestState::InFlight`], [`RequestState::CancelPending`]
+    /// or [`RequestState::TaskRunning`].
+    #[must_use]
+    pub fn cancellable(&self) -> usize {
+        let own = self.outbound.values().filter(|o| matches!(o.kind, Kind::TaskCancel { .. })).count();
+        let tasks = self.task_of_request.keys().filter(|id| !self.outbound.contains_key(*id)).count();
+        self.outbound.len() - own + tasks
+    }
+
     /// Number of the peer's requests we are working on and it has not cancelled.
     #[must_use]
     pub fn inbound_in_flight(&self) -> usize {
@@ -538,6 +620,32 @@ impl Session {
     #[must_use]
     pub fn tombstones(&self) -> usize {
         self.tombstones.len()
+    }
+
+    /// Marks our request `id` as watched: the host keeps resources for it (a signal, a
+    /// listener) and gets an [`Output::Settled`] when it can no longer be cancelled.
+    /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
+    /// task's request.
+    pub fn watch(&mut self, id: &RequestId) -> bool {
+        if let Some(request) = self.outbound.get_mut(id) {
+            request.watched = true;
+            return true;
+        }
+        let Some(task_id) = self.task_of_request.get(id) else { return false };
+        self.tasks.get_mut(task_id).is_some_and(|t| {
+            t.watched = true;
+            true
+        })
+    }
+
+    /// Marks the peer's request `id` as watched: the host keeps resources for it and gets
+    /// [`Output::PeerCancelled`] or [`Output::InboundSettled`] when it ends. Returns `false`
+    /// when the peer has no request `id` in flight.
+    pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
+        self.inbound.get_mut(id).is_some_and(|r| {
+            r.watched = true;
+            true
+        })
     }
 
     /// Whether the peer has validly cancelled its request `id`.
@@ -589,7 +697,7 @@ impl Session {
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight;
     /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
     pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
-        let TrackRequest { id, method, progress_token, task, task_ref, timeout } = request;
+        let TrackRequest { id, method, progress_token, task, task_ref, timeout, watch } = request;
         if self.outbound.contains_key(&id) {
             return Err(UsageError::AlreadyInFlight(id));
         }
@@ -628,19 +736,25 @@ impl Session {
             self.deadlines.schedule(&id, timer);
         }
         let method = self.intern(method);
-        self.outbound.insert(id, Outbound { method, progress_token: progress_token.map(Box::new), timer, kind });
+        let progress_token = progress_token.map(Box::new);
+        self.outbound.insert(id, Outbound { method, progress_token, timer, kind, watched: watch });
         Ok(())
     }
 
-    /// Cancels our request `id` and says how ([`CancelAction`]), or `None` when there is
-    /// nothing to cancel (completed, unknown, already cancelled — the first reason wins —
-    /// or its task is terminal or already being cancelled).
+    /// Cancels our request `id`: **the one cancel path**. A caller's abort, a cancel the
+    /// host's SDK sends itself, a closed request stream and a timeout all end here. Returns
+    /// whether a cancel was made now (sent or deferred); `false` when there is nothing to
+    /// cancel (completed, unknown, already cancelled — the first reason wins — or its task
+    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`] says why).
     ///
-    /// - A plain request: [`CancelAction::Notify`], or [`CancelAction::CloseStream`] in
+    /// What to put on the wire comes out of [`Self::poll_output`], then the request's
+    /// [`Output::Cancelled`]:
+    /// - a plain request: [`CancelAction::Notify`], or [`CancelAction::CloseStream`] in
     ///   2026-07-28 over Streamable HTTP. It becomes a tombstone: its late response and
-    ///   progress are dropped.
-    /// - A task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`] once its
-    ///   `CreateTaskResult` came, [`CancelAction::Deferred`] before that.
+    ///   progress are dropped;
+    /// - a task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`] once its
+    ///   `CreateTaskResult` came; before that nothing yet — the `tasks/cancel` is queued
+    ///   when the `CreateTaskResult` arrives (deferred).
     ///
     /// Spec: §Cancellation of every revision ("MUST only reference requests … believed to
     /// still be in-progress"; 2025-11-25: "For task-augmented requests, the `tasks/cancel`
@@ -649,9 +763,20 @@ impl Session {
     /// # Errors
     /// [`UsageError::HandshakeNotCancellable`] for the revision's handshake; it stays in
     /// flight.
-    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<Option<CancelAction>, UsageError> {
+    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<bool, UsageError> {
+        self.cancel_with(id, reason, CancelCause::Cancelled)
+    }
+
+    /// [`Self::cancel`] for any `cause`. Each branch queues, in order: the transmit (if
+    /// any), [`Output::Cancelled`], then [`Output::Settled`] (if the request settles).
+    fn cancel_with(&mut self, id: &RequestId, reason: &Reason, cause: CancelCause) -> Result<bool, UsageError> {
+        let cancelled = Output::Cancelled { request_id: id.clone(), cause };
         if let Some(task_id) = self.task_of_request.get(id).cloned() {
-            return Ok(self.cancel_task(id, &task_id));
+            let made = self.cancel_task(id, &task_id);
+            if made {
+                self.outputs.push_back(cancelled);
+            }
+            return Ok(made);
         }
         let handshake = self.handshake_method();
         let Some(request) = self.outbound.get_mut(id) else {
@@ -661,7 +786,7 @@ impl Session {
                 method,
                 why: NotSent::NotInFlight,
             }));
-            return Ok(None);
+            return Ok(false);
         };
         match &mut request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel { .. } => {
@@ -671,7 +796,7 @@ impl Session {
                     method,
                     why: NotSent::NotInFlight,
                 }));
-                return Ok(None);
+                return Ok(false);
             }
             Kind::Task { cancel_pending } => {
                 *cancel_pending = true;
@@ -680,22 +805,25 @@ impl Session {
                     self.deadlines.unschedule(timer);
                 }
                 self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
-                return Ok(Some(CancelAction::Deferred));
+                self.outputs.push_back(cancelled);
+                return Ok(true);
             }
             Kind::TaskQuery { task_id } => {
                 // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
                 let task_id = task_id.clone();
+                let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
+                let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
                 if let Some(poll) = self.take_outbound(id) {
                     self.tombstones.insert(
                         id.clone(),
                         Tombstone { method: poll.method, progress_token: poll.progress_token.map(|t| *t) },
                     );
-                    self.settle(id);
+                    self.outputs.push_back(cancelled);
+                    self.settle(id, poll.watched);
                 }
-                let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
-                return Ok(owner.and_then(|owner| self.cancel_task(&owner, &task_id)));
+                return Ok(made);
             }
             Kind::Plain => {}
         }
@@ -708,27 +836,32 @@ impl Session {
             }));
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
-        let Some(request) = self.take_outbound(id) else { return Ok(None) };
+        let Some(request) = self.take_outbound(id) else { return Ok(false) };
         let close_stream = self.config.transport == TransportKind::StreamableHttp
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
-        self.emit(Event::outbound(EventKind::CancelSent {
-            request_id: id.clone(),
-            method: request.method.to_string(),
-            via: if close_stream { Via::StreamClose } else { Via::Notification },
-            reason: wire_reason.clone(),
-            task_id: None,
-        }));
+        if self.config.events {
+            self.emit(Event::outbound(EventKind::CancelSent {
+                request_id: id.clone(),
+                method: request.method.to_string(),
+                via: if close_stream { Via::StreamClose } else { Via::Notification },
+                reason: wire_reason.clone(),
+                task_id: None,
+            }));
+        }
         self.tombstones.insert(
             id.clone(),
             Tombstone { method: request.method, progress_token: request.progress_token.map(|t| *t) },
         );
-        self.settle(id);
-        Ok(Some(if close_stream {
+        let action = if close_stream {
             CancelAction::CloseStream(id.clone())
         } else {
             CancelAction::Notify(CancelNotification { request_id: id.clone(), reason: wire_reason })
-        }))
+        };
+        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
+        self.outputs.push_back(cancelled);
+        self.settle(id, request.watched);
+        Ok(true)
     }
 
     /// What [`Self::handle_response`] needs to read of a response to `id`. Reading nothing
@@ -763,15 +896,15 @@ impl Session {
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
                 // 2026-07-28: the request we cancelled came back as a task: cancel that too.
-                self.start_task(id, &task_id, &tombstone.method);
-                if let Some(action) = self.cancel_task(id, &task_id) {
-                    self.transmits.push_back(Transmit { request_id: id.clone(), action });
-                }
+                self.start_task(id, &task_id, &tombstone.method, false);
+                self.cancel_task(id, &task_id);
             }
-            self.emit(Event::outbound(EventKind::LateResponseDropped {
-                request_id: id.clone(),
-                method: tombstone.method.to_string(),
-            }));
+            if self.config.events {
+                self.emit(Event::outbound(EventKind::LateResponseDropped {
+                    request_id: id.clone(),
+                    method: tombstone.method.to_string(),
+                }));
+            }
             return ResponseVerdict::Late;
         };
         match request.kind {
@@ -781,8 +914,8 @@ impl Session {
                 }
                 match info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension()) {
                     // 2026-07-28: a `resultType: "task"` answer starts a task we can cancel.
-                    Some(task_id) => self.start_task(id, &task_id, &request.method),
-                    None => self.settle(id),
+                    Some(task_id) => self.start_task(id, &task_id, &request.method, request.watched),
+                    None => self.settle(id, request.watched),
                 }
                 ResponseVerdict::Deliver
             }
@@ -790,16 +923,14 @@ impl Session {
                 let task_id = info.task_id.clone().filter(|_| info.error_code.is_none());
                 match (task_id, cancel_pending) {
                     (Some(task_id), false) => {
-                        self.start_task(id, &task_id, &request.method);
+                        self.start_task(id, &task_id, &request.method, request.watched);
                         ResponseVerdict::Deliver
                     }
                     (Some(task_id), true) => {
                         // The caller gave up before the task existed: cancel it now, and drop
                         // the CreateTaskResult nobody waits for.
-                        self.start_task(id, &task_id, &request.method);
-                        if let Some(action) = self.cancel_task(id, &task_id) {
-                            self.transmits.push_back(Transmit { request_id: id.clone(), action });
-                        }
+                        self.start_task(id, &task_id, &request.method, request.watched);
+                        self.cancel_task(id, &task_id);
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
                             method: request.method.to_string(),
@@ -807,12 +938,12 @@ impl Session {
                         ResponseVerdict::Late
                     }
                     (None, false) => {
-                        self.settle(id);
+                        self.settle(id, request.watched);
                         ResponseVerdict::Deliver
                     }
                     (None, true) => {
                         // An error, or a server that ran it as a plain request: nothing to cancel.
-                        self.settle(id);
+                        self.settle(id, request.watched);
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
                             method: request.method.to_string(),
@@ -829,7 +960,7 @@ impl Session {
                 if ended {
                     self.end_task(&task_id);
                 }
-                self.settle(id);
+                self.settle(id, request.watched);
                 ResponseVerdict::Deliver
             }
             Kind::TaskCancel { task_id } => {
@@ -892,11 +1023,13 @@ impl Session {
     }
 
     /// Expires every request whose deadline is at or before `now`: each is cancelled as by
-    /// [`Self::cancel`] with [`Reason::Timeout`] (its action queued for
-    /// [`Self::poll_transmit`]), and returned so its local caller gets a timeout error. The
-    /// handshake is never cancelled: it is only reported. Each deadline fires once.
-    pub fn handle_timeout(&mut self, now: Millis) -> Vec<Expired> {
-        let mut expired = Vec::new();
+    /// [`Self::cancel`] with [`Reason::Timeout`], and its [`Output::Cancelled`] carries
+    /// [`CancelCause::TimedOut`] so its local caller gets a timeout error (queued even when
+    /// nothing could be sent). Each deadline fires once.
+    ///
+    /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on
+    /// timeout the sender SHOULD issue a cancel and stop waiting.
+    pub fn handle_timeout(&mut self, now: Millis) {
         while let Some(id) = self.deadlines.pop_due(now) {
             let Some(request) = self.outbound.get_mut(&id) else {
                 continue;
@@ -909,15 +1042,15 @@ impl Session {
                 request.timer = Some(timer);
                 continue;
             };
-            let method = request.method.to_string();
-            self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
-            match self.cancel(&id, &Reason::Timeout) {
-                Ok(Some(CancelAction::Deferred)) | Ok(None) | Err(_) => {}
-                Ok(Some(action)) => self.transmits.push_back(Transmit { request_id: id.clone(), action }),
+            if self.config.events {
+                let method = request.method.to_string();
+                self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             }
-            expired.push(Expired { request_id: id, kind });
+            let cause = CancelCause::TimedOut(kind);
+            if !matches!(self.cancel_with(&id, &Reason::Timeout, cause), Ok(true)) {
+                self.outputs.push_back(Output::Cancelled { request_id: id, cause });
+            }
         }
-        expired
     }
 
     // ----- requests the peer sends us -----
@@ -931,7 +1064,12 @@ impl Session {
             return false;
         }
         self.peer_cancelled.remove(&id);
-        self.inbound.insert(id, Inbound { method: method.to_owned() });
+        if let Some((old, request)) = self.inbound.insert(id, Inbound { method: method.to_owned(), watched: false }) {
+            if request.watched {
+                self.outputs.push_back(Output::InboundSettled(old.clone()));
+            }
+            self.emit(Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method }));
+        }
         true
     }
 
@@ -966,8 +1104,9 @@ impl Session {
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
             let is_listen = self.outbound.get(&id).is_some_and(|o| &*o.method == LISTEN_METHOD);
             if is_listen {
-                let _ = self.take_outbound(&id);
-                self.settle(&id);
+                if let Some(listen) = self.take_outbound(&id) {
+                    self.settle(&id, listen.watched);
+                }
                 self.emit(Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
                 return InboundCancelVerdict::ListenEnded { request_id: id };
             }
@@ -994,6 +1133,7 @@ impl Session {
                 }));
                 self.peer_cancelled
                     .insert(id.clone(), Tombstone { method: request.method.into(), progress_token: None });
+                self.outputs.push_back(Output::PeerCancelled { request_id: id.clone(), reason: reason.clone() });
                 return InboundCancelVerdict::Abort { request_id: id, reason };
             }
         };
@@ -1004,7 +1144,10 @@ impl Session {
     /// Classifies the response we are about to send to the peer's request `id`, and
     /// forgets that request. Ids we do not know are [`OutgoingResponseVerdict::Send`].
     pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        if self.inbound.remove(id).is_some() {
+        if let Some(request) = self.inbound.remove(id) {
+            if request.watched {
+                self.outputs.push_back(Output::InboundSettled(id.clone()));
+            }
             return OutgoingResponseVerdict::Send;
         }
         match self.peer_cancelled.remove(id) {
@@ -1021,13 +1164,16 @@ impl Session {
 
     // ----- connection -----
 
-    /// Forgets every request, task and tombstone (the connection closed). Queued output
-    /// stays.
+    /// Forgets every request, task and tombstone (the connection closed): watched requests
+    /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
-        if self.config.report_settled {
-            let ids: Vec<RequestId> = self.outbound.keys().chain(self.task_of_request.keys()).cloned().collect();
-            self.settled.extend(ids);
-        }
+        let mut watched: Vec<RequestId> =
+            self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| id.clone()).collect();
+        watched.extend(self.tasks.values().filter(|t| t.watched).map(|t| t.request_id.clone()));
+        self.outputs.extend(watched.into_iter().map(Output::Settled));
+        let inbound: Vec<RequestId> =
+            self.inbound.iter().filter(|(_, r)| r.watched).map(|(id, _)| id.clone()).collect();
+        self.outputs.extend(inbound.into_iter().map(Output::InboundSettled));
         self.outbound.clear();
         self.progress.clear();
         self.tombstones.clear();
@@ -1040,39 +1186,17 @@ impl Session {
 
     // ----- output -----
 
-    /// The next cancel the session produced by itself (timeouts, deferred
-    /// `tasks/cancel`), oldest first.
+    /// The next thing to do, oldest first; `None` when there is none. Call until `None`
+    /// after every other call: output is kept until polled.
     #[must_use]
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
     }
 
-    /// The next event, oldest first; `None` when there is none. Call until `None` after
-    /// every other call: events are kept until polled.
-    #[must_use]
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
-    /// Whether events are waiting to be polled.
-    #[must_use]
-    pub fn has_events(&self) -> bool {
-        !self.events.is_empty()
-    }
-
-    /// Whether anything waits to be polled: a transmit, an event, or (with
-    /// [`Config::report_settled`]) a settled request. A host can skip its polling when not.
+    /// Whether output waits to be polled: a host can skip its polling when not.
     #[must_use]
     pub fn has_output(&self) -> bool {
-        !self.transmits.is_empty() || !self.events.is_empty() || !self.settled.is_empty()
-    }
-
-    /// The next of our requests that can no longer be cancelled (completed, cancelled,
-    /// timed out, or its task ended): per-request resources (an abort listener) can go.
-    /// Only with [`Config::report_settled`].
-    #[must_use]
-    pub fn poll_settled(&mut self) -> Option<RequestId> {
-        self.settled.pop_front()
+        !self.outputs.is_empty()
     }
 
     // ----- internals -----
@@ -1089,10 +1213,10 @@ impl Session {
         self.rules().map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
     }
 
-    /// The `tasks/cancel` for `task_id` (the task of our request `id`), or `None` when one
-    /// was already sent.
-    fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> Option<CancelAction> {
-        let task = self.tasks.get_mut(task_id)?;
+    /// Queues the `tasks/cancel` for `task_id` (the task of our request `id`); `false` when
+    /// one was already sent. Its id is the session's own, never one in use.
+    fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> bool {
+        let Some(task) = self.tasks.get_mut(task_id) else { return false };
         if task.cancel_sent {
             let method = Some(task.method.clone());
             self.emit(Event::outbound(EventKind::CancelNotSent {
@@ -1100,12 +1224,18 @@ impl Session {
                 method,
                 why: NotSent::TaskSettled,
             }));
-            return None;
+            return false;
         }
         task.cancel_sent = true;
         let method = task.method.clone();
-        let cancel_id = RequestId::String(format!("{}{}", self.config.internal_id_prefix, self.next_internal_id));
-        self.next_internal_id += 1;
+        let cancel_id = loop {
+            let candidate = RequestId::String(format!("{}{}", self.config.internal_id_prefix, self.next_internal_id));
+            self.next_internal_id += 1;
+            // The application may use ids of the same shape: never take one it has in use.
+            if !self.outbound.contains_key(&candidate) && !self.tombstones.contains(&candidate) {
+                break candidate;
+            }
+        };
         let cancel_method = self.intern(TASKS_CANCEL_METHOD.to_owned());
         self.outbound.insert(
             cancel_id.clone(),
@@ -1114,6 +1244,7 @@ impl Session {
                 progress_token: None,
                 timer: None,
                 kind: Kind::TaskCancel { task_id: task_id.to_owned() },
+                watched: false,
             },
         );
         self.emit(Event::outbound(EventKind::CancelSent {
@@ -1123,11 +1254,10 @@ impl Session {
             reason: None,
             task_id: Some(task_id.to_owned()),
         }));
-        Some(CancelAction::CancelTask(TaskCancelRequest {
-            id: cancel_id,
-            task_id: task_id.to_owned(),
-            cancels: id.clone(),
-        }))
+        let action =
+            CancelAction::CancelTask(TaskCancelRequest { id: cancel_id, task_id: task_id.to_owned(), cancels: id.clone() });
+        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
+        true
     }
 
     /// `method` shared with the requests in flight that have the same one: an entry holds
@@ -1155,10 +1285,10 @@ impl Session {
         Some(request)
     }
 
-    fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str) {
+    fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str, watched: bool) {
         self.task_of_request.insert(id.clone(), task_id.to_owned());
-        self.tasks
-            .insert(task_id.to_owned(), Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false });
+        let task = Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false, watched };
+        self.tasks.insert(task_id.to_owned(), task);
     }
 
     fn end_task(&mut self, task_id: &str) {
@@ -1167,19 +1297,23 @@ impl Session {
         if self.task_of_request.get(&task.request_id).map(String::as_str) == Some(task_id) {
             self.task_of_request.remove(&task.request_id);
             if !self.outbound.contains_key(&task.request_id) {
-                self.settle(&task.request_id);
+                self.settle(&task.request_id, task.watched);
             }
         }
     }
 
-    fn settle(&mut self, id: &RequestId) {
-        if self.config.report_settled && !self.task_of_request.contains_key(id) {
-            self.settled.push_back(id.clone());
+    /// Queues [`Output::Settled`] for a watched request that can no longer be cancelled
+    /// (a request whose task still runs is not settled until the task ends).
+    fn settle(&mut self, id: &RequestId, watched: bool) {
+        if watched && !self.task_of_request.contains_key(id) {
+            self.outputs.push_back(Output::Settled(id.clone()));
         }
     }
 
     fn emit(&mut self, event: Event) {
-        self.events.push_back(event);
+        if self.config.events {
+            self.outputs.push_back(Output::Event(event));
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Bounded memory of requests we cancelled, so their late messages can be told apart
 //! from messages for ids we never sent.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::id::{ProgressToken, RequestId};
 
@@ -23,17 +23,18 @@ pub(crate) struct Tombstone {
 #[derive(Debug)]
 pub(crate) struct Tombstones {
     capacity: usize,
-    map: HashMap<RequestId, (u64, Tombstone)>,
+    map: super::IdMap<(u64, Tombstone)>,
     order: VecDeque<(RequestId, u64)>,
-    late_progress: HashMap<ProgressToken, RequestId>,
+    late_progress: super::IdMap<RequestId>,
     next_seq: u64,
 }
 
 const COMPACT_SLACK: usize = 64;
 
 impl Tombstones {
-    pub fn new(capacity: usize) -> Self {
-        Self { capacity, map: HashMap::new(), order: VecDeque::new(), late_progress: HashMap::new(), next_seq: 0 }
+    pub fn new(capacity: usize, seed: u64) -> Self {
+        let (map, late_progress) = (super::seeded(seed), super::seeded(seed));
+        Self { capacity, map, order: VecDeque::new(), late_progress, next_seq: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -118,7 +119,7 @@ mod tests {
 
     #[test]
     fn oldest_tombstone_is_evicted_first() {
-        let mut ts = Tombstones::new(2);
+        let mut ts = Tombstones::new(2, 0);
         ts.insert(RequestId::Number(1), t(Some(101)));
         ts.insert(RequestId::Number(2), t(None));
         ts.insert(RequestId::Number(3), t(None));
@@ -129,14 +130,14 @@ mod tests {
 
     #[test]
     fn zero_capacity_remembers_nothing() {
-        let mut ts = Tombstones::new(0);
+        let mut ts = Tombstones::new(0, 0);
         ts.insert(RequestId::Number(1), t(None));
         assert_eq!(ts.len(), 0);
     }
 
     #[test]
     fn removed_entries_do_not_grow_the_order_queue_without_bound() {
-        let mut ts = Tombstones::new(8);
+        let mut ts = Tombstones::new(8, 0);
         for i in 0..100_000 {
             ts.insert(RequestId::Number(i), t(Some(i)));
             ts.remove(&RequestId::Number(i));
@@ -148,7 +149,7 @@ mod tests {
 
     #[test]
     fn reinserting_an_id_keeps_one_live_entry() {
-        let mut ts = Tombstones::new(2);
+        let mut ts = Tombstones::new(2, 0);
         ts.insert(RequestId::Number(1), t(None));
         ts.insert(RequestId::Number(1), t(None));
         ts.insert(RequestId::Number(2), t(None));

@@ -27,8 +27,8 @@ pub const INITIALIZE_METHOD: &str = "initialize";
 /// One field of a message as the peer sent it, reduced to what validation needs.
 ///
 /// Arrays and objects carry no content: the core never looks inside them.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PeerValue {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PeerValue<'a> {
     /// The field is not there (`undefined` in JS).
     Absent,
     /// JSON `null`.
@@ -37,24 +37,27 @@ pub enum PeerValue {
     Bool,
     /// A number, as a double.
     Number(f64),
-    /// A string.
-    String(String),
+    /// A string (borrowed from the message: nothing is copied until it is stored).
+    String(&'a str),
     /// An array (content not read).
     Array,
     /// An object (content not read).
     Object,
+    /// A string longer than the host accepts from a peer (its content not copied): never an
+    /// id or a progress token of ours.
+    Oversized,
 }
 
-impl PeerValue {
+impl<'a> PeerValue<'a> {
     /// The shape of a JSON value; `None` is [`PeerValue::Absent`].
     #[must_use]
-    pub fn from_json(value: Option<&serde_json::Value>) -> Self {
+    pub fn from_json(value: Option<&'a serde_json::Value>) -> Self {
         match value {
             None => Self::Absent,
             Some(serde_json::Value::Null) => Self::Null,
             Some(serde_json::Value::Bool(_)) => Self::Bool,
             Some(serde_json::Value::Number(n)) => Self::Number(n.as_f64().unwrap_or(f64::NAN)),
-            Some(serde_json::Value::String(s)) => Self::String(s.clone()),
+            Some(serde_json::Value::String(s)) => Self::String(s),
             Some(serde_json::Value::Array(_)) => Self::Array,
             Some(serde_json::Value::Object(_)) => Self::Object,
         }
@@ -66,8 +69,9 @@ impl PeerValue {
     /// [`InvalidRequestId`] for anything but a string or a safe integer.
     pub fn to_request_id(&self) -> Result<RequestId, InvalidRequestId> {
         match self {
-            Self::String(s) => Ok(RequestId::String(s.clone())),
+            Self::String(s) => Ok(RequestId::String((*s).to_owned())),
             Self::Number(n) => RequestId::from_f64(*n),
+            Self::Oversized => Err(InvalidRequestId::TooLong),
             other => Err(InvalidRequestId::WrongType(other.type_name())),
         }
     }
@@ -84,6 +88,7 @@ impl PeerValue {
             Self::String(_) => "string",
             Self::Array => "array",
             Self::Object => "object",
+            Self::Oversized => "an oversized string",
         }
     }
 }
@@ -93,20 +98,20 @@ impl PeerValue {
 /// `params` is the kind of the `params` member (only [`PeerValue::Object`] is valid);
 /// `request_id` and `reason` are its members (or [`PeerValue::Absent`] when `params` is
 /// not an object).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CancelledParams {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CancelledParams<'a> {
     /// The `params` member itself (content not read).
-    pub params: PeerValue,
+    pub params: PeerValue<'a>,
     /// `params.requestId`.
-    pub request_id: PeerValue,
+    pub request_id: PeerValue<'a>,
     /// `params.reason`.
-    pub reason: PeerValue,
+    pub reason: PeerValue<'a>,
 }
 
-impl CancelledParams {
+impl<'a> CancelledParams<'a> {
     /// Reads the fields from a JSON `params` value (`None` when the message has none).
     #[must_use]
-    pub fn from_json(params: Option<&serde_json::Value>) -> Self {
+    pub fn from_json(params: Option<&'a serde_json::Value>) -> Self {
         match params {
             Some(serde_json::Value::Object(map)) => Self {
                 params: PeerValue::Object,
@@ -127,7 +132,7 @@ impl CancelledParams {
     ///
     /// # Errors
     /// The [`MalformedCancel`] that says what is wrong.
-    pub fn validate(&self) -> Result<(RequestId, Option<&str>), MalformedCancel> {
+    pub fn validate(&self) -> Result<(RequestId, Option<&'a str>), MalformedCancel> {
         match self.params {
             PeerValue::Object => {}
             PeerValue::Absent => return Err(MalformedCancel::ParamsMissing),
@@ -139,7 +144,7 @@ impl CancelledParams {
         };
         let reason = match &self.reason {
             PeerValue::Absent => None,
-            PeerValue::String(s) => Some(s.as_str()),
+            PeerValue::String(s) => Some(*s),
             other => return Err(MalformedCancel::ReasonNotAString(other.type_name())),
         };
         Ok((id, reason))

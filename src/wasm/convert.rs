@@ -1,13 +1,13 @@
-//! JS values at the boundary: extern types, reading the few fields of a message, typed
-//! errors, and the events and notifications handed to JS.
+//! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, the
+//! messages a session puts on the wire, and events.
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{CancelNotification, Event, EventKind, InvalidRequestId, PeerValue, Reason, RequestId, UsageError};
+use crate::core::{CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
 
 #[wasm_bindgen]
 extern "C" {
@@ -49,111 +49,84 @@ extern "C" {
     pub fn new(message: &str, name: &JsValue) -> Result<DomException, JsValue>;
 }
 
-thread_local! {
-    static ERROR_CLASSES: RefCell<Option<(Function, Function)>> = const { RefCell::new(None) };
+/// How the JS reader tags a member it read (`undefined`, `null`, a boolean, a number, a
+/// string, an array, an object, a string longer than [`MAX_PEER_STRING`]).
+pub mod tag {
+    /// `undefined`: the member is not there.
+    pub const ABSENT: u32 = 0;
+    /// `null`.
+    pub const NULL: u32 = 1;
+    /// A boolean.
+    pub const BOOL: u32 = 2;
+    /// A number (in the `…Num` argument).
+    pub const NUMBER: u32 = 3;
+    /// A string (in the `…Str` argument).
+    pub const STRING: u32 = 4;
+    /// An array.
+    pub const ARRAY: u32 = 5;
+    /// An object (or any other non-JSON value).
+    pub const OBJECT: u32 = 6;
+    /// A string longer than [`super::MAX_PEER_STRING`]: its content did not cross.
+    pub const OVERSIZED: u32 = 7;
 }
 
-/// Registers the JS classes thrown for bad arguments and for misuse. Called once by the
-/// package's entry module; without it errors are plain `Error`s with the same `name`,
-/// `code` and `requestId`.
-#[wasm_bindgen(js_name = "__registerErrorClasses", skip_typescript)]
-pub fn register_error_classes(invalid_argument: Function, usage: Function) {
-    ERROR_CLASSES.with(|c| *c.borrow_mut() = Some((invalid_argument, usage)));
-}
+/// The longest string from the peer (an id, a progress token, a method, a task id), in
+/// UTF-16 code units, that crosses into wasm memory; a longer one crosses as
+/// [`tag::OVERSIZED`] (never an id of ours), and a longer `reason` is cut to
+/// `maxReasonBytes` before it crosses. Wasm memory never shrinks: nothing a peer sends may
+/// grow it by more than a few KiB.
+pub const MAX_PEER_STRING: u32 = 1024;
 
-/// Which error class to throw.
-#[derive(Clone, Copy)]
-pub enum ErrorClass {
-    /// `InvalidArgumentError`: a value the caller passed is not acceptable.
-    InvalidArgument,
-    /// `UsageError`: the call is not acceptable in the session's state.
-    Usage,
-}
-
-/// A real JS `Error` subclass with `code` and `requestId`.
-pub fn error(class: ErrorClass, message: &str, code: &str, request_id: &JsValue) -> JsValue {
-    let ctor = ERROR_CLASSES.with(|c| {
-        c.borrow().as_ref().map(|(invalid, usage)| match class {
-            ErrorClass::InvalidArgument => invalid.clone(),
-            ErrorClass::Usage => usage.clone(),
-        })
-    });
-    if let Some(ctor) = ctor {
-        let args = Array::of3(&message.into(), &code.into(), request_id);
-        if let Ok(err) = Reflect::construct(&ctor, &args) {
-            return err;
-        }
+/// A member the JS reader tagged, as a [`PeerValue`].
+pub fn peer_value(tag: u32, number: f64, string: Option<&str>) -> PeerValue<'_> {
+    match (tag, string) {
+        (tag::NULL, _) => PeerValue::Null,
+        (tag::BOOL, _) => PeerValue::Bool,
+        (tag::NUMBER, _) => PeerValue::Number(number),
+        (tag::STRING, Some(s)) => PeerValue::String(s),
+        (tag::ARRAY, _) => PeerValue::Array,
+        (tag::OBJECT, _) => PeerValue::Object,
+        (tag::OVERSIZED, _) => PeerValue::Oversized,
+        _ => PeerValue::Absent,
     }
-    let err = js_sys::Error::new(message);
-    let name = match class {
-        ErrorClass::InvalidArgument => "InvalidArgumentError",
-        ErrorClass::Usage => "UsageError",
-    };
-    err.set_name(name);
-    let _ = Reflect::set(&err, &"code".into(), &code.into());
-    let _ = Reflect::set(&err, &key("requestId"), request_id);
-    err.into()
 }
 
-pub fn invalid_id_error(what: &str, e: InvalidRequestId, value: &JsValue) -> JsValue {
-    error(ErrorClass::InvalidArgument, &format!("{what}: {e}"), "ERR_INVALID_REQUEST_ID", value)
-}
-
-pub fn usage_error(e: &UsageError) -> JsValue {
-    error(ErrorClass::Usage, &e.to_string(), e.code(), &id_to_js(e.request_id()))
-}
-
-pub fn reentrant_error() -> JsValue {
-    error(
-        ErrorClass::Usage,
-        "CancellationSession was called from inside one of its own callbacks while busy",
-        "ERR_REENTRANT_CALL",
-        &JsValue::UNDEFINED,
-    )
-}
-
-/// A JS value as a [`PeerValue`] (what a peer sent). Numbers are tested first, then
-/// strings: each test is a call into JS, and ids are mostly numbers.
-pub fn peer_value(v: &JsValue) -> PeerValue {
+/// A JS value the caller passed as a [`PeerValue`] (for validation of ids). Numbers are
+/// tested first, then strings: each test is a call into JS.
+pub fn js_value(v: &JsValue) -> (u32, f64, Option<String>) {
     if let Some(n) = v.as_f64() {
-        PeerValue::Number(n)
+        (tag::NUMBER, n, None)
     } else if let Some(s) = v.as_string() {
-        PeerValue::String(s)
+        (tag::STRING, 0.0, Some(s))
     } else if v.is_undefined() {
-        PeerValue::Absent
+        (tag::ABSENT, 0.0, None)
     } else if v.is_null() {
-        PeerValue::Null
+        (tag::NULL, 0.0, None)
     } else if v.as_bool().is_some() {
-        PeerValue::Bool
-    } else if Array::is_array(v) {
-        PeerValue::Array
-    } else if v.is_object() {
-        PeerValue::Object
+        (tag::BOOL, 0.0, None)
+    } else if js_sys::Array::is_array(v) {
+        (tag::ARRAY, 0.0, None)
     } else {
-        // bigint, symbol, function: not JSON; treated like an object (never an id).
-        PeerValue::Object
+        (tag::OBJECT, 0.0, None)
     }
 }
 
-/// A JS value as a request id: a string, or a number that is a safe integer.
-pub fn id_from_js(v: &JsValue) -> Result<RequestId, InvalidRequestId> {
-    peer_value(v).to_request_id()
-}
-
-pub fn id_to_js(id: &RequestId) -> JsValue {
-    match id {
-        RequestId::Number(n) => JsValue::from_f64(*n as f64),
-        RequestId::String(s) => JsValue::from_str(s),
-    }
+/// A request id the caller passed.
+///
+/// # Errors
+/// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` naming `what`.
+pub fn id_from_js(v: &JsValue, what: &str) -> Result<RequestId, JsValue> {
+    let (t, n, s) = js_value(v);
+    peer_value(t, n, s.as_deref()).to_request_id().map_err(|e| super::errors::invalid_id(what, e, v))
 }
 
 thread_local! {
-    /// The property names read from messages and options, each made a JS string once.
+    /// The property names and constant strings used, each made a JS string once.
     static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `key` as a JS string, made once per name: building a JS string from wasm memory is a
-/// UTF-8 decode, which dominated the cost of reading a field.
+/// UTF-8 decode.
 pub fn key(key: &'static str) -> JsValue {
     KEYS.with(|keys| {
         let Ok(mut keys) = keys.try_borrow_mut() else { return JsValue::from_str(key) };
@@ -166,12 +139,19 @@ pub fn key(key: &'static str) -> JsValue {
     })
 }
 
-/// `obj[key]`, or `undefined` when `obj` is not an object or the getter throws.
+/// `obj[name]`, or `undefined` when `obj` is not an object or the getter throws.
 pub fn get(obj: &JsValue, name: &'static str) -> JsValue {
     if !obj.is_object() {
         return JsValue::UNDEFINED;
     }
     Reflect::get(obj, &key(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+pub fn id_to_js(id: &RequestId) -> JsValue {
+    match id {
+        RequestId::Number(n) => JsValue::from_f64(*n as f64),
+        RequestId::String(s) => JsValue::from_str(s),
+    }
 }
 
 /// How an abort/cancel reason given in JS is treated by the [`Reason`] policy:
@@ -238,7 +218,8 @@ pub fn event_to_js(event: &Event) -> JsValue {
         EventKind::CancelDeferred { request_id, method }
         | EventKind::LateResponseDropped { request_id, method }
         | EventKind::ResponseSuppressed { request_id, method }
-        | EventKind::DuplicateRequestId { request_id, method } => {
+        | EventKind::DuplicateRequestId { request_id, method }
+        | EventKind::InboundForgotten { request_id, method } => {
             set("requestId", &id_to_js(request_id));
             text("method", method);
         }
@@ -331,9 +312,36 @@ pub fn now_ms() -> u64 {
     }
 }
 
-/// A non-negative integer of ms from a JS value, for timeout options.
-pub fn millis(v: &JsValue) -> Option<u64> {
-    v.as_f64()
-        .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0)
-        .map(|n| n as u64)
+
+/// The caller's `notifications/cancelled` with its `reason` replaced by what the reason
+/// policy sends (`None`: left out), every other member kept (e.g. the 2026-07-28 `_meta`);
+/// the same object when the reason is unchanged.
+pub fn rewrite_cancel(message: &JsValue, reason: Option<&str>) -> JsValue {
+    let params = get(message, "params");
+    if get(&params, "reason").as_string().as_deref() == reason {
+        return message.clone();
+    }
+    let copy = Object::assign(&Object::new(), &Object::from(message.clone()));
+    let new_params = Object::assign(&Object::new(), &Object::from(params));
+    match reason {
+        Some(r) => {
+            let _ = Reflect::set(&new_params, &key("reason"), &r.into());
+        }
+        None => {
+            let _ = Reflect::delete_property(&new_params, &key("reason"));
+        }
+    }
+    let _ = Reflect::set(&copy, &key("params"), &new_params);
+    copy.into()
+}
+
+/// The JS value a tagged member stood for (for error messages).
+pub fn js_value_of(tag: u32, number: f64, string: Option<&str>) -> JsValue {
+    match (tag, string) {
+        (tag::NUMBER, _) => JsValue::from_f64(number),
+        (tag::STRING, Some(s)) => JsValue::from_str(s),
+        (tag::NULL, _) => JsValue::NULL,
+        (tag::BOOL, _) => JsValue::from_bool(number != 0.0),
+        _ => JsValue::UNDEFINED,
+    }
 }

@@ -1,0 +1,276 @@
+// CancellationSession: mcp-cancel's public API over the wasm SessionCore.
+//
+// This file decides nothing. It reads the members of a message that the core names (by
+// method code, from the core's own tables, or when the core answers "need fields"), makes
+// one call into wasm per message with numbers and strings, and maps the number it gets
+// back. Every rule — what a message is, which is the handshake, what a revision forbids,
+// what to drop — is in the Rust core (src/core/message.rs).
+
+import { UsageError } from "./errors.js";
+
+/**
+ * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
+ * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
+ */
+export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
+  let wire;
+  /** The core's tables, read once (after the module is instantiated). */
+  const constants = () => (wire ??= prepare(SessionCore.constants()));
+
+  return class CancellationSession {
+    /** @type {any} */
+    #core;
+
+    constructor(options) {
+      const w = constants();
+      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52);
+      void w;
+    }
+
+    track(id, method, options) {
+      const w = wire;
+      const core = this.#live("track");
+      const code = typeof method === "string" ? (w.codes.get(method) ?? 0) : -2;
+      if (typeof id === "number") core.track(w.tags.number, id, undefined, code, code === 0 ? method : undefined, options);
+      else if (typeof id === "string") core.track(w.tags.string, 0, id, code, code === 0 ? method : undefined, options);
+      else core.track(callerTag(w, id), 0, undefined, code, code === 0 ? method : undefined, options);
+    }
+
+    signal(id) {
+      return this.#core?.signal(id);
+    }
+
+    inboundSignal(id) {
+      return this.#core?.inboundSignal(id);
+    }
+
+    cancel(id, reason) {
+      return this.#core?.cancel(id, reason);
+    }
+
+    shouldDropResponse(response) {
+      const core = this.#core;
+      if (core === undefined) return false;
+      const message = response !== null && typeof response === "object" ? response : { id: response };
+      return incomingResponse(core, wire, message) === wire.verdicts.drop;
+    }
+
+    shouldDropProgress(token) {
+      const core = this.#core;
+      if (core === undefined) return false;
+      const w = wire;
+      const t = peerTag(w, token);
+      return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === w.verdicts.drop;
+    }
+
+    shouldDropIncoming(message) {
+      const core = this.#core;
+      if (core === undefined) return false;
+      const w = wire;
+      let verdict;
+      try {
+        verdict = incoming(core, w, message ?? EMPTY);
+      } catch {
+        // A member whose getter throws is not JSON from a peer: not ours to judge.
+        return false;
+      }
+      return verdict === w.verdicts.drop;
+    }
+
+    beforeSend(message) {
+      const core = this.#core;
+      if (core === undefined) return message;
+      const w = wire;
+      const verdict = outgoing(core, w, message ?? EMPTY);
+      if (verdict === w.verdicts.pass) return message;
+      if (verdict === w.verdicts.replace) return core.replacement(message);
+      return undefined;
+    }
+
+    setProtocolVersion(version) {
+      const core = this.#core;
+      return core === undefined ? undefined : core.setProtocolVersion(version);
+    }
+
+    get revision() {
+      return this.#core?.revision;
+    }
+
+    isInFlight(id) {
+      return this.#core?.isInFlight(id) ?? false;
+    }
+
+    get inFlightCount() {
+      return this.#core?.inFlightCount ?? 0;
+    }
+
+    get tombstoneCount() {
+      return this.#core?.tombstoneCount ?? 0;
+    }
+
+    get closed() {
+      return this.#core === undefined;
+    }
+
+    close() {
+      const core = this.#core;
+      if (core === undefined) return;
+      this.#core = undefined;
+      core.close();
+      core.free();
+    }
+
+    free() {
+      this.close();
+    }
+
+    [Symbol.dispose]() {
+      this.close();
+    }
+
+    #live(method) {
+      const core = this.#core;
+      if (core === undefined) {
+        throw new UsageError(`CancellationSession.${method}(): the session is closed`, "ERR_CLOSED", undefined);
+      }
+      return core;
+    }
+  };
+}
+
+const EMPTY = Object.freeze({});
+
+function prepare(c) {
+  return {
+    ...c,
+    codes: new Map(c.methods.map((name, i) => [name, i + 1])),
+  };
+}
+
+/** The tag of a value the peer sent (a string longer than the core accepts is "oversized"). */
+function peerTag(w, v) {
+  switch (typeof v) {
+    case "number":
+      return w.tags.number;
+    case "string":
+      return v.length > w.maxPeerString ? w.tags.oversized : w.tags.string;
+    case "undefined":
+      return w.tags.absent;
+    case "boolean":
+      return w.tags.boolean;
+    default:
+      return v === null ? w.tags.null : Array.isArray(v) ? w.tags.array : w.tags.object;
+  }
+}
+
+/** The tag of a value the caller passed (its strings are not bounded). */
+function callerTag(w, v) {
+  return typeof v === "string" ? w.tags.string : peerTag(w, v);
+}
+
+function methodOf(w, method) {
+  return typeof method === "string" ? (w.codes.get(method) ?? 0) : method === undefined ? -1 : -2;
+}
+
+/** `params` members `need` names: [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status, task]. */
+function readParams(w, message, need, bound) {
+  const f = w.fields;
+  const params = message.params;
+  let arg;
+  if (need & f.requestId) arg = params?.requestId;
+  else if (need & f.progressToken) arg = params?.progressToken;
+  else if (need & f.metaProgressToken) arg = params?._meta?.progressToken;
+  const argTag = bound ? peerTag(w, arg) : callerTag(w, arg);
+  let reasonTag = w.tags.absent;
+  let reason;
+  if (need & f.reason) {
+    const r = params?.reason;
+    reasonTag = peerTag(w, r);
+    // A reason is capped by the core anyway: never copy more than it keeps.
+    if (typeof r === "string") {
+      reasonTag = w.tags.string;
+      reason = r.length > w.maxPeerString * 4 ? r.slice(0, w.maxPeerString * 4) : r;
+    }
+  }
+  const taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
+  const status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
+  const task = need & f.task ? isObject(params?.task) : false;
+  return [
+    need & f.params ? peerTag(w, params) : w.tags.absent,
+    argTag,
+    argTag === w.tags.number ? arg : 0,
+    argTag === w.tags.string ? arg : undefined,
+    reasonTag,
+    reason,
+    taskId,
+    status,
+    task,
+  ];
+}
+
+function boundedString(w, v, bound) {
+  return typeof v === "string" && (!bound || v.length <= w.maxPeerString) ? v : undefined;
+}
+
+function isObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function incoming(core, w, message) {
+  const method = message.method;
+  const code = methodOf(w, method);
+  if (code === -1) return incomingResponse(core, w, message);
+  const id = message.id;
+  const idTag = peerTag(w, id);
+  const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
+  const need = code >= 0 ? w.incoming[code] : 0;
+  if (need === 0) {
+    return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined);
+  }
+  const [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status] = readParams(w, message, need, true);
+  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status);
+}
+
+function incomingResponse(core, w, message) {
+  const id = message.id;
+  const idTag = peerTag(w, id);
+  const idNum = idTag === w.tags.number ? id : 0;
+  const idStr = idTag === w.tags.string ? id : undefined;
+  let verdict = core.incomingResponse(idTag, idNum, idStr, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
+  if ((verdict & 0xff) !== w.verdicts.needFields) return verdict;
+  // The core needs members of the result or error: read them (only those) and ask again.
+  const need = verdict >>> 8;
+  const f = w.fields;
+  const result = message.result;
+  const error = message.error;
+  const text = (v) => boundedString(w, v, true);
+  const code = error?.code;
+  verdict = core.incomingResponse(
+    idTag,
+    idNum,
+    idStr,
+    need,
+    need & f.resultTaskId ? text(result?.task?.taskId) : undefined,
+    need & f.resultTaskId ? text(result?.resultType) : undefined,
+    need & (f.resultTaskId | f.resultTaskStatus) ? text(result?.taskId) : undefined,
+    need & f.resultTaskStatus ? text(result?.status) : undefined,
+    need & f.protocolVersion ? text(result?.protocolVersion) : undefined,
+    error !== undefined,
+    typeof code === "number" ? code : NaN,
+  );
+  return verdict & 0xff;
+}
+
+function outgoing(core, w, message) {
+  const method = message.method;
+  const code = methodOf(w, method);
+  const id = message.id;
+  const idTag = callerTag(w, id);
+  const idNum = idTag === w.tags.number ? id : 0;
+  const idStr = idTag === w.tags.string ? id : undefined;
+  const name = code === 0 ? method : undefined;
+  const need = code >= 0 ? w.outgoing[code] : 0;
+  if (need === 0) return core.outgoing(code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, false);
+  const [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, , task] = readParams(w, message, need, false);
+  return core.outgoing(code, name, idTag, idNum, idStr, need, paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, task);
+}

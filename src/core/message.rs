@@ -1,0 +1,516 @@
+//! One classification of a JSON-RPC message, for every revision.
+//!
+//! A host hands the session a borrowed [`Message`]: the few members of a message the rules
+//! read, never the message itself (a 1 MB tool result is never copied). Which members to
+//! read is also the core's to say: [`Method::fields`] for requests and notifications, and
+//! [`Verdict::NeedFields`] for a response whose request needs more than its id. The host
+//! reads those members and nothing else, and takes no decision of its own: what is a
+//! request, which is the handshake, what a revision forbids, what to drop — all of it is
+//! [`Session::handle_incoming`] and [`Session::handle_outgoing`].
+//!
+//! Spec: JSON-RPC 2.0 §4 (request, notification) and §5 (response); MCP schema
+//! `JSONRPCMessage` of every revision (2024-11-05 .. 2026-07-28).
+
+use super::id::InvalidRequestId;
+use super::session::{
+    InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseInfo, ResponseVerdict, Session,
+    TrackRequest, UsageError,
+};
+use super::reason::Reason;
+use super::timer::Millis;
+use super::wire::{CancelledParams, PeerValue};
+
+/// The methods the rules name. They cross the JS boundary as small integers: their
+/// position in [`Method::ALL`] plus one (`0` is any other method).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Method {
+    /// `initialize`: the handshake (2024-11-05 .. 2025-11-25), never cancelled.
+    Initialize,
+    /// `notifications/cancelled` (every revision, §Cancellation).
+    Cancelled,
+    /// `notifications/progress` (every revision, §Progress).
+    Progress,
+    /// `notifications/tasks/status` (2025-11-25 §Tasks).
+    TaskStatus,
+    /// `tasks/get` (2025-11-25 §Tasks).
+    TasksGet,
+    /// `tasks/result` (2025-11-25 §Tasks).
+    TasksResult,
+    /// `tasks/cancel` (2025-11-25 §Tasks; 2026-07-28 tasks extension).
+    TasksCancel,
+    /// `tools/call`: may be task-augmented (2025-11-25).
+    ToolsCall,
+    /// `sampling/createMessage`: may be task-augmented (2025-11-25).
+    SamplingCreateMessage,
+    /// `elicitation/create`: may be task-augmented (2025-11-25).
+    ElicitationCreate,
+    /// `subscriptions/listen` (2026-07-28): the one request a server may cancel.
+    SubscriptionsListen,
+}
+
+impl Method {
+    /// Every known method; `ALL[code - 1]` is the method of `code`.
+    pub const ALL: [Method; 11] = [
+        Method::Initialize,
+        Method::Cancelled,
+        Method::Progress,
+        Method::TaskStatus,
+        Method::TasksGet,
+        Method::TasksResult,
+        Method::TasksCancel,
+        Method::ToolsCall,
+        Method::SamplingCreateMessage,
+        Method::ElicitationCreate,
+        Method::SubscriptionsListen,
+    ];
+
+    /// The method's name on the wire.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Method::Initialize => "initialize",
+            Method::Cancelled => "notifications/cancelled",
+            Method::Progress => "notifications/progress",
+            Method::TaskStatus => "notifications/tasks/status",
+            Method::TasksGet => "tasks/get",
+            Method::TasksResult => "tasks/result",
+            Method::TasksCancel => "tasks/cancel",
+            Method::ToolsCall => "tools/call",
+            Method::SamplingCreateMessage => "sampling/createMessage",
+            Method::ElicitationCreate => "elicitation/create",
+            Method::SubscriptionsListen => "subscriptions/listen",
+        }
+    }
+
+    /// The known method named `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The code of a method on the JS boundary: 1 + its index in [`Method::ALL`].
+    #[must_use]
+    pub fn code(self) -> u32 {
+        Method::ALL.iter().position(|m| *m == self).map_or(0, |i| i as u32 + 1)
+    }
+
+    /// The method of a code from [`Method::code`]; `None` for `0` and unknown codes.
+    #[must_use]
+    pub fn from_code(code: u32) -> Option<Method> {
+        Method::ALL.get((code as usize).checked_sub(1)?).copied()
+    }
+
+    /// The members of a request or notification with this method (`None`: any other
+    /// method) that the host must read into a [`Message`], by direction. The same for
+    /// every revision: a member a revision does not use is read and ignored.
+    #[must_use]
+    pub const fn fields(method: Option<Method>, incoming: bool) -> Fields {
+        if incoming {
+            match method {
+                Some(Method::Cancelled) => Fields(Fields::PARAMS.0 | Fields::REQUEST_ID.0 | Fields::REASON.0),
+                Some(Method::Progress) => Fields::PROGRESS_TOKEN,
+                Some(Method::TaskStatus) => Fields(Fields::TASK_ID.0 | Fields::STATUS.0),
+                _ => Fields::NONE,
+            }
+        } else {
+            match method {
+                Some(Method::Cancelled) => Fields(Fields::PARAMS.0 | Fields::REQUEST_ID.0 | Fields::REASON.0),
+                // A request we send: its progress token, and whether it is (or refers to) a task.
+                _ => Fields(Fields::META_PROGRESS_TOKEN.0 | Fields::TASK.0 | Fields::TASK_ID.0),
+            }
+        }
+    }
+}
+
+/// A set of members of a message ([`Message`]) for the host to read: a bit set that
+/// crosses the JS boundary as a number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fields(pub u32);
+
+impl Fields {
+    /// Nothing beyond `id` and `method`.
+    pub const NONE: Fields = Fields(0);
+    /// The type of `params` ([`Message::params`]).
+    pub const PARAMS: Fields = Fields(1);
+    /// `params.requestId` ([`Message::request_id`]).
+    pub const REQUEST_ID: Fields = Fields(1 << 1);
+    /// `params.reason` ([`Message::reason`]).
+    pub const REASON: Fields = Fields(1 << 2);
+    /// `params.progressToken` ([`Message::progress_token`]) of a progress notification.
+    pub const PROGRESS_TOKEN: Fields = Fields(1 << 3);
+    /// `params._meta.progressToken` ([`Message::progress_token`]) of a request.
+    pub const META_PROGRESS_TOKEN: Fields = Fields(1 << 4);
+    /// Whether `params.task` is an object ([`Message::task`]).
+    pub const TASK: Fields = Fields(1 << 5);
+    /// `params.taskId` when a string ([`Message::task_id`]).
+    pub const TASK_ID: Fields = Fields(1 << 6);
+    /// `params.status` when a string ([`Message::status`]).
+    pub const STATUS: Fields = Fields(1 << 7);
+    /// `result.task.taskId`, or `result.taskId` when `result.resultType` is `"task"`
+    /// (2026-07-28) ([`ResponseInfo::task_id`]).
+    pub const RESULT_TASK_ID: Fields = Fields(1 << 8);
+    /// `result.taskId` and `result.status` ([`ResponseInfo::task_status`]).
+    pub const RESULT_TASK_STATUS: Fields = Fields(1 << 9);
+    /// `result.protocolVersion` ([`ResponseInfo::protocol_version`]).
+    pub const PROTOCOL_VERSION: Fields = Fields(1 << 10);
+    /// `error.code` when the message has an `error` ([`ResponseInfo::error_code`]).
+    pub const ERROR_CODE: Fields = Fields(1 << 11);
+
+    /// Whether every member of `other` is in `self`.
+    #[must_use]
+    pub const fn contains(self, other: Fields) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The members of `self` not in `other`.
+    #[must_use]
+    pub const fn without(self, other: Fields) -> Fields {
+        Fields(self.0 & !other.0)
+    }
+
+    /// Both sets.
+    #[must_use]
+    pub const fn with(self, other: Fields) -> Fields {
+        Fields(self.0 | other.0)
+    }
+
+    /// The response members of [`super::session::Fields`] (what [`Session::response_fields`]
+    /// asks for) as a set.
+    #[must_use]
+    pub fn of_response(f: super::session::Fields) -> Fields {
+        let mut out = Fields::NONE;
+        if f.task_id {
+            out = out.with(Fields::RESULT_TASK_ID);
+        }
+        if f.task_status {
+            out = out.with(Fields::RESULT_TASK_STATUS);
+        }
+        if f.protocol_version {
+            out = out.with(Fields::PROTOCOL_VERSION);
+        }
+        if f.error_code {
+            out = out.with(Fields::ERROR_CODE);
+        }
+        out
+    }
+}
+
+/// The `method` member of a message as the host read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodName<'a> {
+    /// No `method` member: a response (or not JSON-RPC).
+    Absent,
+    /// `method` is present and not a string: not a valid message.
+    NotAString,
+    /// A known method.
+    Known(Method),
+    /// Any other method, by name.
+    Other(&'a str),
+}
+
+impl<'a> MethodName<'a> {
+    /// A method given by name.
+    #[must_use]
+    pub fn from_name(name: &'a str) -> Self {
+        Method::from_name(name).map_or(MethodName::Other(name), MethodName::Known)
+    }
+
+    /// The known method, if it is one.
+    #[must_use]
+    pub fn known(self) -> Option<Method> {
+        match self {
+            MethodName::Known(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The name, when the member is a string.
+    #[must_use]
+    pub fn as_str(self) -> Option<&'a str> {
+        match self {
+            MethodName::Known(m) => Some(m.name()),
+            MethodName::Other(name) => Some(name),
+            MethodName::Absent | MethodName::NotAString => None,
+        }
+    }
+}
+
+/// What the rules read of one JSON-RPC message: a borrowed view the host fills with the
+/// members [`Method::fields`] (or [`Verdict::NeedFields`]) named, and says so in
+/// [`Message::read`]. Members not read stay [`PeerValue::Absent`] / `None` / `false`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Message<'a> {
+    /// The `id` member.
+    pub id: PeerValue<'a>,
+    /// The `method` member.
+    pub method: MethodName<'a>,
+    /// The members read beyond `id` and `method`.
+    pub read: Fields,
+    /// The type of `params` ([`Fields::PARAMS`]; a string's content is not needed).
+    pub params: PeerValue<'a>,
+    /// `params.requestId` ([`Fields::REQUEST_ID`]).
+    pub request_id: PeerValue<'a>,
+    /// `params.reason` ([`Fields::REASON`]).
+    pub reason: PeerValue<'a>,
+    /// `params.progressToken` or `params._meta.progressToken`
+    /// ([`Fields::PROGRESS_TOKEN`], [`Fields::META_PROGRESS_TOKEN`]).
+    pub progress_token: PeerValue<'a>,
+    /// `params.task` is an object ([`Fields::TASK`]).
+    pub task: bool,
+    /// `params.taskId` ([`Fields::TASK_ID`]).
+    pub task_id: Option<&'a str>,
+    /// `params.status` ([`Fields::STATUS`]).
+    pub status: Option<&'a str>,
+    /// The response members read ([`Fields::RESULT_TASK_ID`] and the three after it).
+    pub response: Option<&'a ResponseInfo>,
+}
+
+impl<'a> Message<'a> {
+    /// A message with `id` and `method` only (nothing else read).
+    #[must_use]
+    pub fn new(id: PeerValue<'a>, method: MethodName<'a>) -> Self {
+        Self {
+            id,
+            method,
+            read: Fields::NONE,
+            params: PeerValue::Absent,
+            request_id: PeerValue::Absent,
+            reason: PeerValue::Absent,
+            progress_token: PeerValue::Absent,
+            task: false,
+            task_id: None,
+            status: None,
+            response: None,
+        }
+    }
+
+    /// Reads every member the rules may need from a JSON message (tests, fuzzing, and
+    /// Rust hosts that hold `serde_json` values). `response` receives the response members.
+    #[must_use]
+    pub fn from_json(message: &'a serde_json::Value, response: &'a mut ResponseInfo) -> Self {
+        let method = match message.get("method") {
+            None => MethodName::Absent,
+            Some(serde_json::Value::String(name)) => MethodName::from_name(name),
+            Some(_) => MethodName::NotAString,
+        };
+        let mut m = Message::new(PeerValue::from_json(message.get("id")), method);
+        let params = message.get("params");
+        let param = |key: &str| params.and_then(|p| p.as_object()).and_then(|p| p.get(key));
+        m.params = PeerValue::from_json(params);
+        m.request_id = PeerValue::from_json(param("requestId"));
+        m.reason = PeerValue::from_json(param("reason"));
+        m.progress_token = if message.get("id").is_some() {
+            PeerValue::from_json(param("_meta").and_then(|meta| meta.get("progressToken")))
+        } else {
+            PeerValue::from_json(param("progressToken"))
+        };
+        m.task = param("task").is_some_and(serde_json::Value::is_object);
+        m.task_id = param("taskId").and_then(serde_json::Value::as_str);
+        m.status = param("status").and_then(serde_json::Value::as_str);
+        if let Some(error) = message.get("error") {
+            response.error_code = Some(error.get("code").and_then(serde_json::Value::as_i64).unwrap_or(-32603));
+        } else if let Some(result) = message.get("result") {
+            let text = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_owned);
+            response.task_id = text(result.get("task").and_then(|t| t.get("taskId"))).or_else(|| {
+                (result.get("resultType").and_then(serde_json::Value::as_str) == Some("task"))
+                    .then(|| text(result.get("taskId")))
+                    .flatten()
+            });
+            if let (Some(t), Some(s)) = (text(result.get("taskId")), text(result.get("status"))) {
+                response.task_status = Some((t, s));
+            }
+            response.protocol_version = text(result.get("protocolVersion"));
+        }
+        m.read = Fields(u32::MAX);
+        m.response = Some(response);
+        m
+    }
+}
+
+/// Why [`Session::handle_outgoing`] refused a request of ours: the caller's mistake, never
+/// the peer's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutgoingError {
+    /// The request's `id` is not a request id.
+    InvalidRequestId(InvalidRequestId),
+    /// Its `params._meta.progressToken` is not a progress token.
+    InvalidProgressToken(InvalidRequestId),
+    /// As [`Session::track`].
+    Usage(UsageError),
+}
+
+/// What to do with a message, from [`Session::handle_incoming`] or
+/// [`Session::handle_outgoing`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Pass it on (to the application, or to the wire).
+    Pass,
+    /// Drop it: a late response or progress, our own `tasks/cancel`'s answer, an invalid
+    /// cancel from the peer, our response to a request the peer cancelled, or a cancel of
+    /// ours that must not go out (or that the session sends itself, in the form the
+    /// revision requires: it is in [`Session::poll_output`]).
+    Drop,
+    /// Nothing was done: read these members too and call again with the same message.
+    NeedFields(Fields),
+}
+
+impl Session {
+    /// Classifies a message that arrived from the peer and does what the rules say:
+    ///
+    /// - a response completes our request, or is dropped when late (after our cancel) or
+    ///   when it answers our own `tasks/cancel`; an id we never sent passes;
+    /// - `notifications/progress` is dropped when late;
+    /// - `notifications/cancelled` passes when valid (the peer's request is aborted —
+    ///   [`InboundCancelVerdict::Abort`] through [`Session::handle_cancelled`]), or when it
+    ///   ends our `subscriptions/listen` (2026-07-28); an invalid one is dropped and
+    ///   reported ([`EventKind::CancelIgnored`](super::EventKind::CancelIgnored));
+    /// - `notifications/tasks/status` with a terminal status ends the task;
+    /// - a request is recorded as in flight;
+    /// - anything else passes.
+    ///
+    /// A valid peer cancel queues [`Output::PeerCancelled`](super::Output::PeerCancelled):
+    /// the host aborts the work it runs for that request.
+    ///
+    /// Never fails: anything a peer sends is ignored (and reported) when it is malformed.
+    pub fn handle_incoming(&mut self, message: &Message<'_>, now: Millis) -> Verdict {
+        let method = match message.method {
+            MethodName::NotAString => return Verdict::Pass,
+            MethodName::Absent => {
+                // A response (or not JSON-RPC): not ours to judge unless it has an id of ours.
+                let Ok(id) = message.id.to_request_id() else { return Verdict::Pass };
+                let needed = Fields::of_response(self.response_fields(&id));
+                if !message.read.contains(needed) {
+                    return Verdict::NeedFields(needed.without(message.read));
+                }
+                let empty = ResponseInfo::default();
+                let info = message.response.unwrap_or(&empty);
+                return match self.handle_response(&id, info) {
+                    ResponseVerdict::Late | ResponseVerdict::Consumed => Verdict::Drop,
+                    ResponseVerdict::Deliver | ResponseVerdict::Unknown => Verdict::Pass,
+                };
+            }
+            MethodName::Known(m) => Some(m),
+            MethodName::Other(_) => None,
+        };
+        if let Some(missing) = self.missing(message, method, true) {
+            return Verdict::NeedFields(missing);
+        }
+        if !matches!(message.id, PeerValue::Absent) {
+            // A request from the peer.
+            if let (Ok(id), Some(name)) = (message.id.to_request_id(), message.method.as_str()) {
+                let _ = self.handle_request(id, name);
+            }
+            return Verdict::Pass;
+        }
+        match method {
+            Some(Method::Progress) => match message.progress_token.to_request_id() {
+                Ok(token) => match self.handle_progress(&token, now) {
+                    ProgressVerdict::Late => Verdict::Drop,
+                    ProgressVerdict::Deliver | ProgressVerdict::Unknown => Verdict::Pass,
+                },
+                Err(_) => Verdict::Pass,
+            },
+            Some(Method::Cancelled) => {
+                let params =
+                    CancelledParams { params: message.params, request_id: message.request_id, reason: message.reason };
+                match self.handle_cancelled(&params) {
+                    InboundCancelVerdict::Abort { .. } | InboundCancelVerdict::ListenEnded { .. } => Verdict::Pass,
+                    InboundCancelVerdict::Ignore => Verdict::Drop,
+                }
+            }
+            Some(Method::TaskStatus) => {
+                if let (Some(task_id), Some(status)) = (message.task_id, message.status) {
+                    self.handle_task_status(task_id, status);
+                }
+                Verdict::Pass
+            }
+            _ => Verdict::Pass,
+        }
+    }
+
+    /// Classifies a message we are about to send and does what the rules say:
+    ///
+    /// - a request is tracked as in flight (with its progress token, its task, and `watch`
+    ///   from the host), with the session's timeouts;
+    /// - `notifications/cancelled` (the cancel an SDK sends itself) goes through the one
+    ///   cancel path ([`Session::cancel`]) with its reason: [`Verdict::Drop`] — the cancel
+    ///   the revision requires, with the reason policy applied, is in
+    ///   [`Session::poll_output`], or nothing is sent (not in flight, the handshake, a
+    ///   task already being cancelled);
+    /// - our response to a request the peer cancelled is dropped (suppressed);
+    /// - anything else passes.
+    ///
+    /// # Errors
+    /// For a request: [`OutgoingError::InvalidRequestId`],
+    /// [`OutgoingError::InvalidProgressToken`], or [`OutgoingError::Usage`] as
+    /// [`Session::track`]. A cancel of the handshake is not an error here: it is dropped
+    /// and reported.
+    pub fn handle_outgoing(&mut self, message: &Message<'_>, now: Millis, watch: bool) -> Result<Verdict, OutgoingError> {
+        let method = match message.method {
+            MethodName::NotAString => return Ok(Verdict::Pass),
+            MethodName::Absent => {
+                let Ok(id) = message.id.to_request_id() else { return Ok(Verdict::Pass) };
+                return Ok(match self.handle_outgoing_response(&id) {
+                    OutgoingResponseVerdict::Send => Verdict::Pass,
+                    OutgoingResponseVerdict::Suppress => Verdict::Drop,
+                });
+            }
+            MethodName::Known(m) => Some(m),
+            MethodName::Other(_) => None,
+        };
+        if let Some(missing) = self.missing(message, method, false) {
+            return Ok(Verdict::NeedFields(missing));
+        }
+        if !matches!(message.id, PeerValue::Absent) {
+            let id = message.id.to_request_id().map_err(OutgoingError::InvalidRequestId)?;
+            let progress_token = match message.progress_token {
+                PeerValue::Absent => None,
+                token => Some(token.to_request_id().map_err(OutgoingError::InvalidProgressToken)?),
+            };
+            let name = message.method.as_str().unwrap_or_default();
+            let mut request = TrackRequest::new(id, name);
+            request.progress_token = progress_token;
+            request.task = message.task;
+            request.task_ref = message.task_id.map(str::to_owned);
+            request.watch = watch;
+            self.track(request, now).map_err(OutgoingError::Usage)?;
+            return Ok(Verdict::Pass);
+        }
+        if method == Some(Method::Cancelled) {
+            let params =
+                CancelledParams { params: message.params, request_id: message.request_id, reason: message.reason };
+            let Ok((id, reason)) = params.validate() else { return Ok(Verdict::Drop) };
+            let reason = reason.map_or(Reason::None, Reason::from_stringified);
+            // The handshake is reported (an event) and its cancel never sent.
+            let _ = self.cancel(&id, &reason);
+            return Ok(Verdict::Drop);
+        }
+        Ok(Verdict::Pass)
+    }
+
+    /// The members [`Method::fields`] names for this message that the host did not read.
+    fn missing(&self, message: &Message<'_>, method: Option<Method>, incoming: bool) -> Option<Fields> {
+        let needed = Method::fields(method, incoming);
+        (!message.read.contains(needed)).then(|| needed.without(message.read))
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_round_trips_through_its_code_and_name() {
+        for m in Method::ALL {
+            assert_eq!(Method::from_code(m.code()), Some(m));
+            assert_eq!(Method::from_name(m.name()), Some(m));
+        }
+        assert_eq!(Method::from_code(0), None);
+        assert_eq!(Method::from_code(99), None);
+        assert_eq!(Method::from_name("tools/list"), None);
+    }
+}

@@ -1,0 +1,827 @@
+//! [`SessionCore`]: the wasm class behind the package's JS `CancellationSession`.
+//!
+//! The JS class reads the members of a message that the core names (its method's code and
+//! [`Method::fields`], or [`Verdict::NeedFields`]) and makes one call here per message,
+//! with scalars only: numbers, and strings where the message has them. Nothing here, and
+//! nothing in JS, decides a protocol rule: every verdict is the core's
+//! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
+//! every consequence comes out of its one output queue ([`flush`]).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::convert::{self, id_to_js, key, peer_value, tag, AbortController, AbortSignal, MAX_PEER_STRING};
+use super::errors;
+use super::options::{self, Callbacks};
+use crate::core::{
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, RequestState,
+    ResponseInfo, Session, TimeoutKind, TrackRequest, Transmit, Verdict,
+};
+
+/// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
+/// those members too and call again, `3` send the message `replacement()` gives instead.
+mod code {
+    pub const PASS: u32 = 0;
+    pub const DROP: u32 = 1;
+    pub const NEED_FIELDS: u32 = 2;
+    pub const REPLACE: u32 = 3;
+}
+
+fn verdict_code(v: Verdict) -> u32 {
+    match v {
+        Verdict::Drop => code::DROP,
+        Verdict::NeedFields(f) => code::NEED_FIELDS | (f.0 << 8),
+        _ => code::PASS,
+    }
+}
+
+/// The longest delay one `setTimeout` is armed with (2^31 − 1 ms, the hosts' limit): a
+/// longer timeout is re-armed in steps.
+const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
+
+/// JS resources of one of our requests, released at its [`Output::Settled`].
+#[derive(Default)]
+struct Watched {
+    /// The abort listener on the caller's signal.
+    listener: Option<(AbortSignal, Function)>,
+    /// The controller of the signal `signal(id)` handed out (made on demand).
+    controller: Option<AbortController>,
+}
+
+/// What the call in progress takes back instead of handing it to `send`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    /// Nothing: every cancel goes to `send`.
+    None,
+    /// The first cancel message (a `cancel()` without `send`, or the SDK's own cancel
+    /// through `outgoing`).
+    FirstMessage,
+}
+
+struct State {
+    core: Session,
+    callbacks: Callbacks,
+    /// Our requests the host keeps JS resources for (watched in the core).
+    requests: HashMap<RequestId, Watched>,
+    /// Controllers of the peer's requests whose signal was asked for.
+    inbound: HashMap<RequestId, AbortController>,
+    /// The abort listener of every request with a caller's signal, called with its id.
+    abort_closure: Option<Closure<dyn Fn(JsValue)>>,
+    /// The session's one timer: its handle and deadline (ms), and its callback.
+    timer: Option<(JsValue, u64)>,
+    timer_closure: Option<Closure<dyn FnMut()>>,
+    /// The reason the request being cancelled by the call in progress aborts its own signal
+    /// with (the caller's `reason`, or the abort signal's).
+    local_reason: JsValue,
+    /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
+    captured: Option<Transmit>,
+}
+
+impl Drop for State {
+    /// The session is gone (freed, or collected): its timer and abort listeners must not
+    /// call the closures dropped with it.
+    fn drop(&mut self) {
+        if let Some((handle, _)) = self.timer.take() {
+            convert::clear_timeout(&handle);
+        }
+        for watched in self.requests.values() {
+            if let Some((signal, callback)) = &watched.listener {
+                let _ = signal.remove_event_listener(&key("abort"), callback);
+            }
+        }
+    }
+}
+
+/// The cancellation bookkeeping of one MCP connection, for the package's JS
+/// `CancellationSession` (which documents the public API): not meant to be used directly.
+#[wasm_bindgen(js_name = SessionCore, skip_typescript)]
+pub struct SessionCore {
+    state: Rc<RefCell<State>>,
+}
+
+#[wasm_bindgen(js_class = SessionCore)]
+impl SessionCore {
+    /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
+    /// id maps' hasher.
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue, seed: f64) -> Result<SessionCore, JsValue> {
+        let mut settings = options::session(&options)?;
+        settings.config.hash_seed = seed.to_bits();
+        let mut core = Session::new(settings.config);
+        if let Some(version) = &settings.protocol_version {
+            core.set_protocol_version(version);
+        }
+        let state = Rc::new(RefCell::new(State {
+            core,
+            callbacks: settings.callbacks,
+            requests: HashMap::new(),
+            inbound: HashMap::new(),
+            abort_closure: None,
+            timer: None,
+            timer_closure: None,
+            local_reason: JsValue::UNDEFINED,
+            captured: None,
+        }));
+        let weak = Rc::downgrade(&state);
+        let timer_closure = Closure::<dyn FnMut()>::new(move || on_timer(&weak));
+        let weak = Rc::downgrade(&state);
+        let abort_closure = Closure::<dyn Fn(JsValue)>::new(move |id: JsValue| on_abort(&weak, &id));
+        if let Ok(mut st) = state.try_borrow_mut() {
+            st.timer_closure = Some(timer_closure);
+            st.abort_closure = Some(abort_closure);
+        }
+        flush(&state, Capture::None);
+        Ok(SessionCore { state })
+    }
+
+    /// Everything the JS reader needs to know to read a message for the core, defined
+    /// here once: `{ methods, incoming, outgoing, fields, tags, verdicts, maxPeerString }`
+    /// — `methods[code - 1]` is the name of method `code`; `incoming[code]` /
+    /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
+    /// code 0: any other method); `fields` the bit of each member, `tags` the tag of each
+    /// kind of value, `verdicts` the numbers the entry points return.
+    pub fn constants() -> JsValue {
+        let obj = Object::new();
+        let set = |target: &Object, name: &str, value: &JsValue| {
+            let _ = Reflect::set(target, &JsValue::from_str(name), value);
+        };
+        let names: js_sys::Array = Method::ALL.iter().map(|m| JsValue::from_str(m.name())).collect();
+        set(&obj, "methods", &names);
+        let codes = || std::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
+        let table = |incoming: bool| -> js_sys::Array {
+            codes().map(|m| JsValue::from_f64(f64::from(Method::fields(m, incoming).0))).collect()
+        };
+        set(&obj, "incoming", &table(true));
+        set(&obj, "outgoing", &table(false));
+        let fields = Object::new();
+        for (name, bits) in [
+            ("params", Fields::PARAMS),
+            ("requestId", Fields::REQUEST_ID),
+            ("reason", Fields::REASON),
+            ("progressToken", Fields::PROGRESS_TOKEN),
+            ("metaProgressToken", Fields::META_PROGRESS_TOKEN),
+            ("task", Fields::TASK),
+            ("taskId", Fields::TASK_ID),
+            ("status", Fields::STATUS),
+            ("resultTaskId", Fields::RESULT_TASK_ID),
+            ("resultTaskStatus", Fields::RESULT_TASK_STATUS),
+            ("protocolVersion", Fields::PROTOCOL_VERSION),
+            ("errorCode", Fields::ERROR_CODE),
+        ] {
+            set(&fields, name, &JsValue::from_f64(f64::from(bits.0)));
+        }
+        set(&obj, "fields", &fields);
+        let tags = Object::new();
+        for (name, value) in [
+            ("absent", tag::ABSENT),
+            ("null", tag::NULL),
+            ("boolean", tag::BOOL),
+            ("number", tag::NUMBER),
+            ("string", tag::STRING),
+            ("array", tag::ARRAY),
+            ("object", tag::OBJECT),
+            ("oversized", tag::OVERSIZED),
+        ] {
+            set(&tags, name, &JsValue::from_f64(f64::from(value)));
+        }
+        set(&obj, "tags", &tags);
+        let verdicts = Object::new();
+        for (name, value) in [
+            ("pass", code::PASS),
+            ("drop", code::DROP),
+            ("needFields", code::NEED_FIELDS),
+            ("replace", code::REPLACE),
+        ] {
+            set(&verdicts, name, &JsValue::from_f64(f64::from(value)));
+        }
+        set(&obj, "verdicts", &verdicts);
+        set(&obj, "maxPeerString", &JsValue::from_f64(f64::from(MAX_PEER_STRING)));
+        obj.into()
+    }
+
+    /// A `notifications/progress` from the peer with this `params.progressToken` (tagged):
+    /// `1` when it is late (drop it), else `0`.
+    pub fn progress(&self, token_tag: u32, token_num: f64, token_str: Option<String>) -> u32 {
+        let mut message = Message::new(crate::core::PeerValue::Absent, MethodName::Known(Method::Progress));
+        message.read = Fields::PROGRESS_TOKEN;
+        message.progress_token = peer_value(token_tag, token_num, token_str.as_deref());
+        let verdict = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
+            st.core.handle_incoming(&message, now)
+        };
+        self.flush_if_needed();
+        verdict_code(verdict)
+    }
+
+    /// A message from the peer: its method (`methodCode`, or `methodName` for code 0;
+    /// `methodCode` −1: no `method`, −2: not a string), its id, and the members `read`
+    /// (each member as a tag, see `convert::tag`, with its number or string: `arg` is
+    /// `params.requestId`, `params.progressToken` or `params._meta.progressToken`,
+    /// whichever `read` names).
+    /// Returns the verdict number (see `code`). Never throws.
+    #[allow(clippy::too_many_arguments)]
+    pub fn incoming(
+        &self,
+        method_code: i32,
+        method_name: Option<String>,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        params_tag: u32,
+        arg_tag: u32,
+        arg_num: f64,
+        arg_str: Option<String>,
+        reason_tag: u32,
+        reason: Option<String>,
+        task_id: Option<String>,
+        status: Option<String>,
+    ) -> u32 {
+        let mut message = Message::new(
+            peer_value(id_tag, id_num, id_str.as_deref()),
+            method_name_of(method_code, method_name.as_deref()),
+        );
+        message.read = Fields(read);
+        fill(&mut message, params_tag, arg_tag, arg_num, arg_str.as_deref(), reason_tag, reason.as_deref());
+        message.task_id = task_id.as_deref();
+        message.status = status.as_deref();
+        let verdict = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
+            st.core.handle_incoming(&message, now)
+        };
+        self.flush_if_needed();
+        verdict_code(verdict)
+    }
+
+    /// A response from the peer with the response members the core asked for:
+    /// `result.task.taskId`, `result.resultType`, `result.taskId`, `result.status`,
+    /// `result.protocolVersion`, and `error.code` (`hasError` when the message has an
+    /// `error`; `errorCode` NaN when its code is not a number).
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = incomingResponse)]
+    pub fn incoming_response(
+        &self,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        task_task_id: Option<String>,
+        result_type: Option<String>,
+        result_task_id: Option<String>,
+        result_status: Option<String>,
+        protocol_version: Option<String>,
+        has_error: bool,
+        error_code: f64,
+    ) -> u32 {
+        let mut info = ResponseInfo::default();
+        if has_error {
+            info.error_code = Some(if error_code.is_finite() && error_code.fract() == 0.0 {
+                error_code as i64
+            } else {
+                -32603
+            });
+        } else {
+            info.task_id = task_task_id
+                .or_else(|| (result_type.as_deref() == Some("task")).then(|| result_task_id.clone()).flatten());
+            if let (Some(t), Some(s)) = (result_task_id, result_status) {
+                info.task_status = Some((t, s));
+            }
+            info.protocol_version = protocol_version;
+        }
+        let mut message = Message::new(peer_value(id_tag, id_num, id_str.as_deref()), MethodName::Absent);
+        message.read = Fields(read);
+        message.response = Some(&info);
+        let verdict = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            st.core.handle_incoming(&message, 0)
+        };
+        self.flush_if_needed();
+        verdict_code(verdict)
+    }
+
+    /// A message we are about to send (as `incoming`; `task` when `params.task` is an
+    /// object). A request is tracked; the SDK's own `notifications/cancelled` is `3`
+    /// (send `replacement(message)` instead) or `1` (send nothing).
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` for a request whose id or progress
+    /// token is not one; `UsageError` `ERR_ALREADY_IN_FLIGHT` /
+    /// `ERR_PROGRESS_TOKEN_IN_USE`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn outgoing(
+        &self,
+        method_code: i32,
+        method_name: Option<String>,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        params_tag: u32,
+        arg_tag: u32,
+        arg_num: f64,
+        arg_str: Option<String>,
+        reason_tag: u32,
+        reason: Option<String>,
+        task_id: Option<String>,
+        task: bool,
+    ) -> Result<u32, JsValue> {
+        let id = peer_value(id_tag, id_num, id_str.as_deref());
+        let mut message = Message::new(id, method_name_of(method_code, method_name.as_deref()));
+        message.read = Fields(read);
+        fill(&mut message, params_tag, arg_tag, arg_num, arg_str.as_deref(), reason_tag, reason.as_deref());
+        message.task_id = task_id.as_deref();
+        message.task = task;
+        let result = {
+            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            let needs_clock = st.core.config().timeout.is_set();
+            let now = if needs_clock { convert::now_ms() } else { 0 };
+            st.local_reason = JsValue::UNDEFINED;
+            st.core.handle_outgoing(&message, now, false)
+        };
+        let verdict = match result {
+            Ok(v) => v,
+            Err(e) => {
+                let token = convert::js_value_of(arg_tag, arg_num, arg_str.as_deref());
+                return Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token));
+            }
+        };
+        let cancel = matches!(message.method, MethodName::Known(Method::Cancelled));
+        if !cancel {
+            self.flush_if_needed();
+            return Ok(verdict_code(verdict));
+        }
+        flush(&self.state, Capture::FirstMessage);
+        let captured = self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false);
+        Ok(if captured { code::REPLACE } else { verdict_code(verdict) })
+    }
+
+    /// The message that replaces `message` (the SDK's own cancel, after `outgoing` gave
+    /// `3`): the same object, a copy with the reason policy applied, or a `tasks/cancel`.
+    pub fn replacement(&self, message: JsValue) -> JsValue {
+        let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
+            return JsValue::UNDEFINED;
+        };
+        match transmit.action {
+            CancelAction::Notify(n) => convert::rewrite_cancel(&message, n.reason.as_deref()),
+            CancelAction::CancelTask(r) => convert::task_cancel_to_js(&r),
+            _ => JsValue::UNDEFINED,
+        }
+    }
+
+    /// Tracks a request we send (`track(id, method, options)`).
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID`, `ERR_INVALID_ARGUMENT` for a method
+    /// that is not a string, `ERR_INVALID_OPTION`); `UsageError` (`ERR_ALREADY_IN_FLIGHT`,
+    /// `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_SEND_REQUIRED`); the signal's `reason` when the
+    /// caller's signal is already aborted (nothing is tracked).
+    #[allow(clippy::too_many_arguments)]
+    pub fn track(
+        &self,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        method_code: i32,
+        method_name: Option<String>,
+        options: JsValue,
+    ) -> Result<(), JsValue> {
+        let id_js = || convert::js_value_of(id_tag, id_num, id_str.as_deref());
+        let id = peer_value(id_tag, id_num, id_str.as_deref())
+            .to_request_id()
+            .map_err(|e| errors::invalid_id("track(): request id", e, &id_js()))?;
+        let method = match method_name_of(method_code, method_name.as_deref()).as_str() {
+            Some(m) => m.to_owned(),
+            None => {
+                return Err(errors::invalid_argument(
+                    "track(): `method` must be a string",
+                    "ERR_INVALID_ARGUMENT",
+                    &JsValue::UNDEFINED,
+                ))
+            }
+        };
+        let mut request = TrackRequest::new(id, &method);
+        let mut signal = None;
+        if !options.is_undefined() {
+            let opts = options::track(&options)?;
+            read_params(&mut request, &opts.params, &id_js())?;
+            request.timeout = opts.timeout;
+            if let Some(s) = opts.signal {
+                if s.aborted().unwrap_or(false) {
+                    return Err(s.reason().unwrap_or(JsValue::UNDEFINED));
+                }
+                signal = Some(s);
+            }
+        }
+        let closure = {
+            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            let timeout = request.timeout.unwrap_or(st.core.config().timeout);
+            let has_exit = st.callbacks.send.is_some() || st.callbacks.close_stream.is_some();
+            if (signal.is_some() || request.timeout.is_some_and(|t| t.is_set())) && !has_exit {
+                return Err(errors::send_required(&id_js()));
+            }
+            let now = if timeout.is_set() { convert::now_ms() } else { 0 };
+            request.watch = signal.is_some();
+            let id = request.id.clone();
+            st.core.track(request, now).map_err(|e| errors::usage(&e))?;
+            match signal {
+                None => None,
+                Some(signal) => {
+                    let f: Option<Function> = st.abort_closure.as_ref().map(|c| c.as_ref().unchecked_ref::<Function>().clone());
+                    f.map(|f| (id, signal, f))
+                }
+            }
+        };
+        if let Some((id, signal, closure)) = closure {
+            let callback: Function = closure.bind1(&JsValue::UNDEFINED, &id_to_js(&id)).unchecked_into();
+            if signal.add_event_listener(&key("abort"), &callback).is_ok() {
+                if let Ok(mut st) = self.state.try_borrow_mut() {
+                    st.requests.entry(id).or_default().listener = Some((signal, callback));
+                }
+            }
+        }
+        self.flush_if_needed();
+        Ok(())
+    }
+
+    /// The `AbortSignal` of our request `id` in flight (made on first ask); `undefined`
+    /// when it is not in flight.
+    pub fn signal(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        let id = convert::id_from_js(&id, "signal(): request id")?;
+        let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+        if let Some(c) = st.requests.get(&id).and_then(|w| w.controller.as_ref()) {
+            return Ok(c.signal().into());
+        }
+        if !st.core.watch(&id) {
+            return Ok(JsValue::UNDEFINED);
+        }
+        let controller = AbortController::new()?;
+        let signal = controller.signal();
+        st.requests.entry(id).or_default().controller = Some(controller);
+        Ok(signal.into())
+    }
+
+    /// The `AbortSignal` of the peer's request `id` in flight (made on first ask);
+    /// `undefined` when the peer has no such request in flight.
+    #[wasm_bindgen(js_name = inboundSignal)]
+    pub fn inbound_signal(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        let id = convert::id_from_js(&id, "inboundSignal(): request id")?;
+        let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+        if let Some(c) = st.inbound.get(&id) {
+            return Ok(c.signal().into());
+        }
+        if !st.core.watch_inbound(&id) {
+            return Ok(JsValue::UNDEFINED);
+        }
+        let controller = AbortController::new()?;
+        let signal = controller.signal();
+        st.inbound.insert(id, controller);
+        Ok(signal.into())
+    }
+
+    /// Cancels our request `id` with `reason` (the one cancel path). Returns the message to
+    /// send when the session has no `send` option, else `undefined` (it went to `send`).
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`; `UsageError`
+    /// `ERR_HANDSHAKE_NOT_CANCELLABLE`.
+    pub fn cancel(&self, id: JsValue, reason: JsValue) -> Result<JsValue, JsValue> {
+        let id = convert::id_from_js(&id, "cancel(): request id")?;
+        let policy_reason = convert::reason_from_js(&reason);
+        let (result, capture) = {
+            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            st.local_reason = reason;
+            let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
+            (st.core.cancel(&id, &policy_reason), capture)
+        };
+        flush(&self.state, capture);
+        if let Err(e) = result {
+            return Err(errors::usage(&e));
+        }
+        let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        Ok(message_of(&transmit.action))
+    }
+
+    /// Follows the rules of protocol `version`; returns the revision followed.
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT` when `version` is not a string.
+    #[wasm_bindgen(js_name = setProtocolVersion)]
+    pub fn set_protocol_version(&self, version: JsValue) -> Result<String, JsValue> {
+        let Some(v) = version.as_string() else {
+            return Err(errors::invalid_argument(
+                "setProtocolVersion(): `version` must be a string",
+                "ERR_INVALID_ARGUMENT",
+                &version,
+            ));
+        };
+        let revision = {
+            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            st.core.set_protocol_version(&v)
+        };
+        flush(&self.state, Capture::None);
+        Ok(revision.as_str().to_owned())
+    }
+
+    /// The revision followed, or `undefined` before one is known.
+    #[wasm_bindgen(getter)]
+    pub fn revision(&self) -> Option<String> {
+        self.state.try_borrow().ok().and_then(|st| st.core.revision()).map(|r| r.as_str().to_owned())
+    }
+
+    /// Whether our request `id` can still be cancelled (in flight, or its task running).
+    #[wasm_bindgen(js_name = isInFlight)]
+    pub fn is_in_flight(&self, id: JsValue) -> bool {
+        let (t, n, s) = convert::js_value(&id);
+        let Ok(id) = peer_value(t, n, s.as_deref()).to_request_id() else { return false };
+        self.state.try_borrow().is_ok_and(|st| {
+            matches!(st.core.request_state(&id), Some(RequestState::InFlight | RequestState::TaskRunning))
+        })
+    }
+
+    /// How many of our requests can still be cancelled (what `isInFlight` counts).
+    #[wasm_bindgen(getter, js_name = inFlightCount)]
+    pub fn in_flight_count(&self) -> usize {
+        self.state.try_borrow().map(|st| st.core.cancellable()).unwrap_or(0)
+    }
+
+    /// Number of tombstones.
+    #[wasm_bindgen(getter, js_name = tombstoneCount)]
+    pub fn tombstone_count(&self) -> usize {
+        self.state.try_borrow().map(|st| st.core.tombstones()).unwrap_or(0)
+    }
+
+    /// Forgets every request (the connection closed): listeners and the timer go; no
+    /// cancel is sent.
+    pub fn close(&self) {
+        if let Ok(mut st) = self.state.try_borrow_mut() {
+            st.core.close();
+        }
+        flush(&self.state, Capture::None);
+    }
+}
+
+impl SessionCore {
+    fn flush_if_needed(&self) {
+        let pending = self.state.try_borrow().map(|st| st.core.has_output()).unwrap_or(false);
+        if pending {
+            flush(&self.state, Capture::None);
+        }
+    }
+}
+
+fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
+    match code {
+        -1 => MethodName::Absent,
+        -2 => MethodName::NotAString,
+        0 => name.map_or(MethodName::NotAString, MethodName::from_name),
+        c => Method::from_code(c.unsigned_abs()).map_or(MethodName::NotAString, MethodName::Known),
+    }
+}
+
+/// Puts the members read of `params` into `message`: `arg` is `requestId`,
+/// `progressToken` or `_meta.progressToken`, whichever `read` names.
+fn fill<'a>(
+    message: &mut Message<'a>,
+    params_tag: u32,
+    arg_tag: u32,
+    arg_num: f64,
+    arg_str: Option<&'a str>,
+    reason_tag: u32,
+    reason: Option<&'a str>,
+) {
+    let read = message.read;
+    message.params = peer_value(params_tag, 0.0, None);
+    let arg = peer_value(arg_tag, arg_num, arg_str);
+    if read.contains(Fields::REQUEST_ID) {
+        message.request_id = arg;
+    } else if read.contains(Fields::PROGRESS_TOKEN) || read.contains(Fields::META_PROGRESS_TOKEN) {
+        message.progress_token = arg;
+    }
+    if read.contains(Fields::REASON) {
+        message.reason = peer_value(reason_tag, 0.0, reason);
+    }
+}
+
+/// `params._meta.progressToken`, `params.task` and `params.taskId` of `track()`'s
+/// `options.params`.
+fn read_params(request: &mut TrackRequest, params: &JsValue, id: &JsValue) -> Result<(), JsValue> {
+    if !params.is_object() {
+        return Ok(());
+    }
+    let token = convert::get(&convert::get(params, "_meta"), "progressToken");
+    if !token.is_undefined() {
+        let (t, n, s) = convert::js_value(&token);
+        request.progress_token = Some(
+            peer_value(t, n, s.as_deref())
+                .to_request_id()
+                .map_err(|e| errors::invalid_id("track(): params._meta.progressToken", e, &token))?,
+        );
+    }
+    let task = convert::get(params, "task");
+    request.task = task.is_object() && !js_sys::Array::is_array(&task);
+    request.task_ref = convert::get(params, "taskId").as_string();
+    let _ = id;
+    Ok(())
+}
+
+/// The message of a cancel action (`undefined` for a stream close).
+fn message_of(action: &CancelAction) -> JsValue {
+    match action {
+        CancelAction::Notify(n) => convert::notification_to_js(n),
+        CancelAction::CancelTask(r) => convert::task_cancel_to_js(r),
+        _ => JsValue::UNDEFINED,
+    }
+}
+
+/// The abort listener of a request with a caller's signal (bound to its id).
+fn on_abort(weak: &Weak<RefCell<State>>, id: &JsValue) {
+    let Some(state) = weak.upgrade() else { return };
+    let Ok(id) = convert::id_from_js(id, "") else { return };
+    {
+        let Ok(mut st) = state.try_borrow_mut() else { return };
+        let Some((signal, _)) = st.requests.get(&id).and_then(|w| w.listener.as_ref()) else { return };
+        let reason = signal.reason().unwrap_or(JsValue::UNDEFINED);
+        let policy_reason = convert::reason_from_js(&reason);
+        st.local_reason = reason;
+        // The handshake is never cancelled: the core reports it (an event) and keeps it.
+        let _ = st.core.cancel(&id, &policy_reason);
+    }
+    flush(&state, Capture::None);
+}
+
+/// The session timer fired: expire what is due.
+fn on_timer(weak: &Weak<RefCell<State>>) {
+    let Some(state) = weak.upgrade() else { return };
+    {
+        let Ok(mut st) = state.try_borrow_mut() else { return };
+        st.timer = None;
+        st.core.handle_timeout(convert::now_ms());
+    }
+    flush(&state, Capture::None);
+}
+
+/// Does what the core's output queue says, outside any borrow, until it is empty; then
+/// re-arms the session timer. With [`Capture::FirstMessage`], the first cancel message
+/// is kept in `captured` instead of going to `send`.
+fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
+    loop {
+        let (outputs, callbacks) = {
+            let Ok(mut st) = state.try_borrow_mut() else { return };
+            if !st.core.has_output() {
+                break;
+            }
+            let outputs: Vec<Output> = std::iter::from_fn(|| st.core.poll_output()).collect();
+            (outputs, st.callbacks.clone())
+        };
+        for output in outputs {
+            match output {
+                Output::Transmit(t) => {
+                    if capture == Capture::FirstMessage && !matches!(t.action, CancelAction::CloseStream(_)) {
+                        capture = Capture::None;
+                        if let Ok(mut st) = state.try_borrow_mut() {
+                            st.captured = Some(t);
+                        }
+                        continue;
+                    }
+                    transmit(state, &callbacks, &t);
+                }
+                Output::Cancelled { request_id, cause } => cancelled(state, &callbacks, &request_id, cause),
+                Output::Settled(id) => {
+                    let watched = state.try_borrow_mut().ok().and_then(|mut st| st.requests.remove(&id));
+                    if let Some((signal, callback)) = watched.and_then(|w| w.listener) {
+                        let _ = signal.remove_event_listener(&key("abort"), &callback);
+                    }
+                }
+                Output::InboundSettled(id) => {
+                    if let Ok(mut st) = state.try_borrow_mut() {
+                        st.inbound.remove(&id);
+                    }
+                }
+                Output::PeerCancelled { request_id, reason } => {
+                    let controller = state.try_borrow_mut().ok().and_then(|mut st| st.inbound.remove(&request_id));
+                    if let Some(controller) = controller {
+                        let message = reason.as_deref().unwrap_or("Request cancelled by the peer");
+                        let _ = controller.abort(&convert::abort_error(message));
+                    }
+                }
+                Output::Event(event) => {
+                    if let Some(on_event) = &callbacks.on_event {
+                        // A throwing handler must not break the session: its error is dropped.
+                        let _ = on_event.call1(&JsValue::UNDEFINED, &convert::event_to_js(&event));
+                    }
+                }
+            }
+        }
+    }
+    rearm_timer(state);
+}
+
+/// Puts a cancel on the wire through the callbacks.
+fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
+    let result = match &t.action {
+        CancelAction::CloseStream(id) => match &callbacks.close_stream {
+            Some(close) => close.call1(&JsValue::UNDEFINED, &id_to_js(id)).map(|_| ()),
+            None => Err(no_exit("closeStream")),
+        },
+        action => match &callbacks.send {
+            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(action)).map(|_| ()),
+            None => Err(no_exit("send")),
+        },
+    };
+    if let Err(error) = result {
+        report_send_failed(state, callbacks, &t.request_id, &error);
+    }
+}
+
+fn no_exit(option: &str) -> JsValue {
+    js_sys::Error::new(&format!("mcp-cancel: a cancel was made, but the session has no `{option}` option")).into()
+}
+
+/// Our request was cancelled: abort its own signal (if one was asked for); a timeout also
+/// goes to `onTimeout`.
+fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, cause: CancelCause) {
+    let (controller, local_reason) = match state.try_borrow_mut() {
+        Ok(mut st) => {
+            let controller = st.requests.get_mut(id).and_then(|w| w.controller.take());
+            (controller, st.local_reason.clone())
+        }
+        Err(_) => return,
+    };
+    let kind = match cause {
+        CancelCause::TimedOut(kind) => kind,
+        _ => {
+            if let Some(controller) = controller {
+                let reason = if local_reason.is_undefined() {
+                    convert::abort_error("Request cancelled")
+                } else {
+                    local_reason
+                };
+                let _ = controller.abort(&reason);
+            }
+            return;
+        }
+    };
+    if controller.is_none() && callbacks.on_timeout.is_none() {
+        return;
+    }
+    let message = match kind {
+        TimeoutKind::MaxTotal => format!("Request {id} exceeded its maximum total timeout"),
+        _ => format!("Request {id} timed out"),
+    };
+    let error = convert::dom_exception(&message, "TimeoutError");
+    if let Some(controller) = controller {
+        let _ = controller.abort(&error);
+    }
+    if let Some(on_timeout) = &callbacks.on_timeout {
+        if let Err(err) = on_timeout.call2(&JsValue::UNDEFINED, &id_to_js(id), &error) {
+            report_send_failed(state, callbacks, id, &err);
+        }
+    }
+}
+
+fn report_send_failed(_state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, error: &JsValue) {
+    if let Some(on_event) = &callbacks.on_event {
+        let event = Object::new();
+        let _ = Reflect::set(&event, &key("direction"), &key("outbound"));
+        let _ = Reflect::set(&event, &key("type"), &key("send-failed"));
+        let _ = Reflect::set(&event, &key("requestId"), &id_to_js(id));
+        let _ = Reflect::set(&event, &key("error"), error);
+        let _ = on_event.call1(&JsValue::UNDEFINED, &event);
+    }
+}
+
+/// Keeps the one session timer armed for the core's next deadline (in steps of at most
+/// [`MAX_TIMER_DELAY_MS`]: a step that fires early finds nothing due and re-arms).
+fn rearm_timer(state: &Rc<RefCell<State>>) {
+    let Ok(mut st) = state.try_borrow_mut() else { return };
+    let next = st.core.poll_timeout();
+    let current = st.timer.as_ref().map(|(_, at)| *at);
+    if next == current {
+        return;
+    }
+    if let Some((handle, _)) = st.timer.take() {
+        convert::clear_timeout(&handle);
+    }
+    let Some(at) = next else { return };
+    let Some(closure) = st.timer_closure.as_ref() else { return };
+    let delay = (at as f64 - convert::performance_now()).clamp(0.0, MAX_TIMER_DELAY_MS);
+    let handle = convert::set_timeout(closure.as_ref().unchecked_ref(), delay);
+    // Node: a pending timeout must not keep the process alive by itself.
+    if let Ok(unref) = Reflect::get(&handle, &key("unref")) {
+        if let Some(unref) = unref.dyn_ref::<Function>() {
+            let _ = unref.call0(&handle);
+        }
+    }
+    st.timer = Some((handle, at));
+}

@@ -1,0 +1,219 @@
+//! The options of `new CancellationSession(options)` and of `track(id, method, options)`,
+//! read strictly: a member of the wrong type, or one the API does not have, is an
+//! `InvalidArgumentError` (`ERR_INVALID_OPTION`) that names it — a typo must not become a
+//! timeout that never fires. Timeouts use the MCP TypeScript SDK's names and meanings
+//! (`timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress`, in ms).
+
+use js_sys::{Function, Object};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::convert::{get, AbortSignal};
+use super::errors::invalid_argument;
+use crate::core::{Config, Millis, ReasonPolicy, Timeout, TransportKind};
+
+/// The callbacks of a session.
+#[derive(Clone, Default)]
+pub struct Callbacks {
+    /// `send(message)`: every cancel message the session makes.
+    pub send: Option<Function>,
+    /// `closeStream(requestId)`: the 2026-07-28 Streamable HTTP cancel.
+    pub close_stream: Option<Function>,
+    /// `onTimeout(requestId, error)`.
+    pub on_timeout: Option<Function>,
+    /// `onEvent(event)`.
+    pub on_event: Option<Function>,
+}
+
+/// A session's settings, read from its options object.
+pub struct SessionOptions {
+    /// The core's settings.
+    pub config: Config,
+    /// The callbacks.
+    pub callbacks: Callbacks,
+    /// `protocolVersion`, when given.
+    pub protocol_version: Option<String>,
+}
+
+const SESSION_KEYS: [&str; 15] = [
+    "send",
+    "closeStream",
+    "onTimeout",
+    "onEvent",
+    "protocolVersion",
+    "transport",
+    "tombstoneCapacity",
+    "inboundCapacity",
+    "maxReasonBytes",
+    "exposeErrorReasons",
+    "genericReason",
+    "timeoutReason",
+    "timeout",
+    "maxTotalTimeout",
+    "resetTimeoutOnProgress",
+];
+
+const TRACK_KEYS: [&str; 5] = ["signal", "params", "timeout", "maxTotalTimeout", "resetTimeoutOnProgress"];
+
+/// Names of 0.1 that changed, with what to use instead.
+const RENAMED: [(&str, &str); 3] =
+    [("timeoutMs", "timeout"), ("maxTotalTimeoutMs", "maxTotalTimeout"), ("logger", "onEvent")];
+
+/// Reads the options of `new CancellationSession(options)` (`undefined`/`null`: defaults).
+///
+/// # Errors
+/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
+pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
+    check_keys(options, &SESSION_KEYS, "CancellationSession")?;
+    let defaults = ReasonPolicy::default();
+    let what = "CancellationSession";
+    let transport = match string(options, "transport", what)?.as_deref() {
+        None | Some("stdio") => TransportKind::Messages,
+        Some("streamable-http") => TransportKind::StreamableHttp,
+        Some(_) => return Err(wrong(what, "transport", "\"stdio\" or \"streamable-http\"", options)),
+    };
+    let config = Config {
+        tombstone_capacity: count(options, "tombstoneCapacity", 1024, what)?,
+        inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
+        reason: ReasonPolicy {
+            max_bytes: count(options, "maxReasonBytes", defaults.max_bytes, what)?,
+            expose_error_reasons: boolean(options, "exposeErrorReasons", what)?.unwrap_or(defaults.expose_error_reasons),
+            generic_reason: string(options, "genericReason", what)?.unwrap_or(defaults.generic_reason),
+            timeout_reason: string(options, "timeoutReason", what)?.unwrap_or(defaults.timeout_reason),
+        },
+        transport,
+        timeout: timeout(options, what)?.unwrap_or(Timeout::NONE),
+        events: !get(options, "onEvent").is_undefined(),
+        ..Config::default()
+    };
+    Ok(SessionOptions {
+        config,
+        callbacks: Callbacks {
+            send: function(options, "send", what)?,
+            close_stream: function(options, "closeStream", what)?,
+            on_timeout: function(options, "onTimeout", what)?,
+            on_event: function(options, "onEvent", what)?,
+        },
+        protocol_version: string(options, "protocolVersion", what)?,
+    })
+}
+
+/// The options of `track()`.
+pub struct TrackOptions {
+    /// `signal`, when given (not `undefined`/`null`).
+    pub signal: Option<AbortSignal>,
+    /// `params` (`undefined` when not given).
+    pub params: JsValue,
+    /// The request's own timeouts; `None`: the session's.
+    pub timeout: Option<Timeout>,
+}
+
+/// Reads the options of `track(id, method, options)`.
+///
+/// # Errors
+/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
+pub fn track(options: &JsValue) -> Result<TrackOptions, JsValue> {
+    check_keys(options, &TRACK_KEYS, "track()")?;
+    let signal = get(options, "signal");
+    let signal = if signal.is_undefined() || signal.is_null() {
+        None
+    } else if signal.is_object() && !get(&signal, "addEventListener").is_undefined() {
+        Some(signal.unchecked_into::<AbortSignal>())
+    } else {
+        return Err(wrong("track()", "signal", "an AbortSignal", options));
+    };
+    Ok(TrackOptions { signal, params: get(options, "params"), timeout: timeout(options, "track()")? })
+}
+
+/// Refuses an options value that is not an object, and any member not in `known`.
+fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(());
+    }
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        return Err(invalid_argument(
+            &format!("{what}: options must be an object, undefined or null"),
+            "ERR_INVALID_OPTION",
+            options,
+        ));
+    }
+    for name in Object::keys(options.unchecked_ref::<Object>()).iter() {
+        let Some(name) = name.as_string() else { continue };
+        if known.contains(&name.as_str()) {
+            continue;
+        }
+        let hint = RENAMED
+            .iter()
+            .find(|(old, _)| *old == name)
+            .map(|(_, new)| format!(" (renamed `{new}` in 1.0)"))
+            .unwrap_or_default();
+        return Err(invalid_argument(
+            &format!("{what}: unknown option `{name}`{hint}; known options: {}", known.join(", ")),
+            "ERR_INVALID_OPTION",
+            &JsValue::from_str(&name),
+        ));
+    }
+    Ok(())
+}
+
+/// `timeout`, `maxTotalTimeout` and `resetTimeoutOnProgress`; `None` when none is given.
+fn timeout(options: &JsValue, what: &str) -> Result<Option<Timeout>, JsValue> {
+    let timeout_ms = millis(options, "timeout", what)?;
+    let max_total_ms = millis(options, "maxTotalTimeout", what)?;
+    let reset = boolean(options, "resetTimeoutOnProgress", what)?;
+    if timeout_ms.is_none() && max_total_ms.is_none() && reset.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Timeout { timeout_ms, reset_on_progress: reset.unwrap_or(false), max_total_ms }))
+}
+
+/// A duration in ms: any finite non-negative number (a fraction is rounded up).
+fn millis(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Millis>, JsValue> {
+    let v = get(options, name);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n.ceil().min(9_007_199_254_740_991.0) as Millis)),
+        _ => Err(wrong(what, name, "a finite non-negative number of milliseconds", options)),
+    }
+}
+
+fn count(options: &JsValue, name: &'static str, default: usize, what: &str) -> Result<usize, JsValue> {
+    let v = get(options, name);
+    if v.is_undefined() {
+        return Ok(default);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Ok(n as usize),
+        _ => Err(wrong(what, name, "a non-negative integer", options)),
+    }
+}
+
+fn boolean(options: &JsValue, name: &'static str, what: &str) -> Result<Option<bool>, JsValue> {
+    let v = get(options, name);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    v.as_bool().map(Some).ok_or_else(|| wrong(what, name, "a boolean", options))
+}
+
+fn string(options: &JsValue, name: &'static str, what: &str) -> Result<Option<String>, JsValue> {
+    let v = get(options, name);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    v.as_string().map(Some).ok_or_else(|| wrong(what, name, "a string", options))
+}
+
+fn function(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Function>, JsValue> {
+    let v = get(options, name);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    v.dyn_into::<Function>().map(Some).map_err(|_| wrong(what, name, "a function", options))
+}
+
+fn wrong(what: &str, name: &'static str, expected: &str, options: &JsValue) -> JsValue {
+    invalid_argument(&format!("{what}: option `{name}` must be {expected}"), "ERR_INVALID_OPTION", &get(options, name))
+}
