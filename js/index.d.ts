@@ -1,39 +1,277 @@
-import type { CancellationSession, CancellationSessionOptions } from "../pkg/node/mcp_cancel.js";
+// Typings of mcp-cancel 1.0. The event schema (`CancellationEvent`) is checked against the
+// Rust core's events by `cargo test` (tests/typings.rs): a member added there and not here
+// fails the build.
 
-export {
-  CancellationSession,
-  CancellationSessionOptions,
-  CancellationEvent,
-  CancelledNotification,
-  IgnoredWhy,
-  JSONRPCMessage,
-  NotSentWhy,
-  RequestId,
-  Revision,
-  TasksCancelRequest,
-  TimeoutOptions,
-  TrackOptions,
-} from "../pkg/node/mcp_cancel.js";
+/** A JSON-RPC request id. `"1"` and `1` differ; `0` and `""` are valid. Numbers must be safe integers. */
+export type RequestId = string | number;
+
+/** Any JSON-RPC 2.0 message (request, notification, result or error response). */
+export interface JSONRPCMessage {
+  jsonrpc: "2.0";
+  id?: RequestId | null;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+/** The `notifications/cancelled` a session makes (every revision, §Cancellation). */
+export interface CancelledNotification {
+  jsonrpc: "2.0";
+  method: "notifications/cancelled";
+  params: { requestId: RequestId; reason?: string };
+}
+
+/**
+ * The `tasks/cancel` request a session makes for a task-augmented request (2025-11-25
+ * §Tasks; 2026-07-28 tasks extension). Its id is the session's own (`"mcp-cancel:<n>"`,
+ * never an id the application has in flight); pass its response to `shouldDropIncoming()`,
+ * which consumes it.
+ */
+export interface TasksCancelRequest {
+  jsonrpc: "2.0";
+  id: string;
+  method: "tasks/cancel";
+  params: { taskId: string };
+}
+
+/** A spec revision mcp-cancel knows. */
+export type Revision = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" | "2026-07-28";
+
+/** Why a cancel of ours was not sent. */
+export type NotSentWhy = "not-in-flight" | "handshake" | "task-settled";
+/** Why a peer's cancel was ignored. */
+export type IgnoredWhy = "malformed" | "not-in-flight" | "wrong-direction" | "already-cancelled" | "handshake" | "peer-may-not-cancel";
+
+/**
+ * Every cancellation event, as given to the `onEvent` option. `direction` is "outbound" for
+ * requests we sent, "inbound" for the peer's, "session" for the session itself. Reasons are
+ * capped to `maxReasonBytes`.
+ */
+export type CancellationEvent =
+  | { type: "cancel-sent"; direction: "outbound"; requestId: RequestId; method: string; via: "notification" | "stream-close" | "tasks-cancel"; reason?: string; taskId?: string }
+  | { type: "cancel-not-sent"; direction: "outbound"; requestId: RequestId; method?: string; why: NotSentWhy }
+  | { type: "cancel-deferred"; direction: "outbound"; requestId: RequestId; method: string }
+  | { type: "timed-out"; direction: "outbound"; requestId: RequestId; method: string; kind: "timeout" | "max-total" }
+  | { type: "task-cancel-answered"; direction: "outbound"; requestId: RequestId; taskId: string; outcome: "cancelled" | "already-terminal" | "error"; code?: number }
+  | { type: "listen-ended"; direction: "outbound"; requestId: RequestId; reason?: string }
+  | { type: "revision-negotiated"; direction: "session"; version: string; revision: Revision; known: boolean }
+  | { type: "cancel-received"; direction: "inbound"; requestId: RequestId; method: string; reason?: string }
+  | { type: "cancel-ignored"; direction: "inbound"; requestId?: RequestId; why: IgnoredWhy; detail?: string; reason?: string }
+  | { type: "late-response-dropped"; direction: "outbound"; requestId: RequestId; method: string }
+  | { type: "late-progress-dropped"; direction: "outbound"; requestId: RequestId; method: string; progressToken: RequestId }
+  | { type: "response-suppressed"; direction: "inbound"; requestId: RequestId; method: string }
+  | { type: "duplicate-request-id"; direction: "inbound"; requestId: RequestId; method: string }
+  | { type: "inbound-forgotten"; direction: "inbound"; requestId: RequestId; method: string }
+  | { type: "send-failed"; direction: "outbound"; requestId: RequestId; error: unknown };
+
+/**
+ * Timeouts of a request, in ms, with the MCP TypeScript SDK's names and meanings
+ * (2025-03-26 §Lifecycle "Timeouts"; 2026-07-28 §Cancellation "Timeouts"). Any finite
+ * non-negative number (fractions round up), of any length. On expiry the request is
+ * cancelled with the `timeoutReason` and its signal aborts with a `TimeoutError`.
+ */
+export interface TimeoutOptions {
+  /** Cancel when no response came within this many ms of the start (or of the last progress, with `resetTimeoutOnProgress`). */
+  timeout?: number;
+  /** Restart the `timeout` clock on each `notifications/progress` for the request. Default false. */
+  resetTimeoutOnProgress?: boolean;
+  /** Cancel when no response came within this many ms of the start, progress or not. Fires once, at its deadline. */
+  maxTotalTimeout?: number;
+}
+
+/**
+ * Options of `new CancellationSession(options)`. Every member is optional; an unknown member
+ * is an `InvalidArgumentError` (`ERR_INVALID_OPTION`) that names it.
+ */
+export interface CancellationSessionOptions extends TimeoutOptions {
+  /** Where every cancel message the session makes goes: the `notifications/cancelled` or `tasks/cancel` of an abort, a timeout, `cancel()` or a deferred task cancel. Required for requests tracked with a `signal` or a timeout. */
+  send?: (message: CancelledNotification | TasksCancelRequest) => void;
+  /** 2026-07-28 over Streamable HTTP: called to close the response stream of a cancelled request (that is the cancel; nothing is sent). */
+  closeStream?: (requestId: RequestId) => void;
+  /** Called when a request's timeout expires, after its cancel went out, with a `DOMException` named `TimeoutError`. */
+  onTimeout?: (requestId: RequestId, error: DOMException) => void;
+  /** Called with every cancellation event. Default: none (with `DEBUG=mcp-cancel` in Node: printed by `debug`). */
+  onEvent?: (event: CancellationEvent) => void;
+  /** The negotiated protocol version, if known up front (else learned from the `initialize` result or `setProtocolVersion()`). */
+  protocolVersion?: string;
+  /** The transport: "stdio" (or any message transport; default) or "streamable-http" (2026-07-28: a cancel closes the request's stream). */
+  transport?: "stdio" | "streamable-http";
+  /** Cancelled requests remembered to drop their late messages (oldest forgotten first). Default 1024. */
+  tombstoneCapacity?: number;
+  /** The peer's requests in flight remembered (oldest forgotten first, with an `inbound-forgotten` event). Default 4096. */
+  inboundCapacity?: number;
+  /** Longest `reason` sent or reported, in bytes of UTF-8. Default 1024. */
+  maxReasonBytes?: number;
+  /** Send an `Error` reason's "Name: message" to the peer. Default false: `genericReason` is sent instead. */
+  exposeErrorReasons?: boolean;
+  /** Reason sent for an `Error` reason when errors are not exposed. Default "Request cancelled". */
+  genericReason?: string;
+  /** Reason sent for a timeout. Default "Request timed out". */
+  timeoutReason?: string;
+}
+
+/** Options of `track()`; an unknown member is an `InvalidArgumentError` that names it. */
+export interface TrackOptions extends TimeoutOptions {
+  /** Aborting it cancels the request (the cancel goes to `send`). Listened to, never wrapped; the listener is removed when the request settles. */
+  signal?: AbortSignal;
+  /** The request's `params`; only `_meta.progressToken`, `task` and `taskId` are read. */
+  params?: unknown;
+}
+
+/**
+ * The cancellation bookkeeping of one MCP connection. Track each request you send (or pass
+ * every outgoing message to `beforeSend()`), pass every message that arrives to
+ * `shouldDropIncoming()`, and cancel with an `AbortSignal` or `cancel()`. Follows the rules
+ * of the negotiated revision (2024-11-05 to 2026-07-28, §Cancellation, §Lifecycle
+ * "Timeouts", §Tasks). Every boolean answer is named for what `true` means.
+ *
+ * @example
+ * ```ts
+ * const session = new CancellationSession({ send: (m) => transport.send(m) });
+ * const ac = new AbortController();
+ * session.track(7, "tools/call", { signal: ac.signal });
+ * await transport.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params });
+ * ac.abort("user pressed stop"); // → notifications/cancelled { requestId: 7, reason: "user pressed stop" }
+ * session.shouldDropResponse(7); // → true: the late result is dropped
+ * ```
+ */
+export class CancellationSession {
+  /**
+   * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` for an option of the wrong type or an unknown one.
+   * @throws {UsageError} `ERR_NOT_INITIALIZED` in a browser before `init()` resolved.
+   */
+  constructor(options?: CancellationSessionOptions | null);
+  /**
+   * Records a request we send: its id, `method`, and from `options.params` its
+   * `_meta.progressToken`, `task` (task-augmented, 2025-11-25) and `taskId`. Aborting
+   * `options.signal` cancels it; timeouts (or the session's) cancel it when they expire.
+   * Creates no `AbortSignal`: ask `signal(id)` for one.
+   *
+   * @throws the signal's `reason` when `options.signal` is already aborted (nothing is tracked).
+   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` (id or progress token not a string or safe integer), `ERR_INVALID_ARGUMENT` (method not a string), `ERR_INVALID_OPTION`.
+   * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_SEND_REQUIRED` (a signal or timeout without `send`), `ERR_CLOSED`.
+   */
+  track(id: RequestId, method: string, options?: TrackOptions): void;
+  /**
+   * The `AbortSignal` of our request `id`, made on first ask: it aborts when the request is
+   * cancelled — with the abort's or `cancel()`'s reason, or a `DOMException` named
+   * `TimeoutError` on a timeout — and never once the request completed. `undefined` when
+   * `id` is not in flight (or the session is closed).
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID`.
+   */
+  signal(id: RequestId): AbortSignal | undefined;
+  /**
+   * Cancels our request `id` (the first reason wins). `reason`: a string (sent, capped to
+   * `maxReasonBytes`), an `Error`/`DOMException` (the `genericReason` is sent unless
+   * `exposeErrorReasons`), a `DOMException` named `TimeoutError` (the `timeoutReason`), or
+   * `undefined` (no reason).
+   *
+   * @returns without a `send` option, the message to put on the wire (a
+   *   `notifications/cancelled`, or a `tasks/cancel` for a task whose id is known); with one,
+   *   `undefined` (the message went to `send`). Also `undefined` when there is nothing to
+   *   send: not in flight, a task whose id is not known yet (its `tasks/cancel` follows
+   *   through `send`), or 2026-07-28 over Streamable HTTP (`closeStream` is called).
+   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID`.
+   * @throws {UsageError} `ERR_HANDSHAKE_NOT_CANCELLABLE` for `initialize` (2024-11-05 .. 2025-11-25).
+   */
+  cancel(id: RequestId, reason?: unknown): CancelledNotification | TasksCancelRequest | undefined;
+  /**
+   * Handles a response that arrived and says whether to drop it: `true` when it answers a
+   * request we cancelled (late) or our own `tasks/cancel`. Pass the whole response so a
+   * `CreateTaskResult` starts its task, or just its id. Never throws.
+   */
+  shouldDropResponse(response: RequestId | JSONRPCMessage): boolean;
+  /** Handles a `notifications/progress` by its `progressToken`: `true` to drop it (it belongs to a request we cancelled). Never throws. */
+  shouldDropProgress(progressToken: RequestId): boolean;
+  /**
+   * Handles any message that arrived from the peer and says whether to drop it (`true`): a
+   * late response or progress, our own `tasks/cancel`'s answer, or an invalid
+   * `notifications/cancelled` (malformed, unknown, wrong direction, `initialize`, or any
+   * server cancel in 2026-07-28: each reported as a `cancel-ignored` event). A valid peer
+   * cancel aborts the request's `inboundSignal()`. Reads only `id`, `method` and the few
+   * members the rules need; never copies the message. Never throws.
+   */
+  shouldDropIncoming(message: JSONRPCMessage): boolean;
+  /**
+   * Handles a message we are about to send and returns what to put on the wire instead:
+   * the same message; a copy of our SDK's own `notifications/cancelled` with the reason
+   * policy applied, or the `tasks/cancel` that replaces it for a task; or `undefined` to
+   * send nothing (a cancel for a request not in flight or `initialize`, our response to a
+   * request the peer cancelled, 2026-07-28 over Streamable HTTP). A request is tracked.
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one.
+   * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`.
+   */
+  beforeSend<M extends JSONRPCMessage>(message: M): M | CancelledNotification | TasksCancelRequest | undefined;
+  /**
+   * The `AbortSignal` of the peer's request `id` (seen by `shouldDropIncoming()`), made on
+   * first ask: it aborts with a `DOMException` named `AbortError` whose message is the
+   * peer's reason when the peer validly cancels. `undefined` when not in flight.
+   */
+  inboundSignal(id: RequestId): AbortSignal | undefined;
+  /**
+   * Follows the rules of the negotiated protocol `version`. An unknown version follows the
+   * newest revision dated on or before it and is reported (`revision-negotiated` with
+   * `known: false`). Returns the revision followed (`undefined` once closed).
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_ARGUMENT` when `version` is not a string.
+   */
+  setProtocolVersion(version: string): Revision | undefined;
+  /** The revision whose rules are followed, or `undefined` before one is known. */
+  readonly revision: Revision | undefined;
+  /** Whether our request `id` can still be cancelled: in flight, or its task running. */
+  isInFlight(id: RequestId): boolean;
+  /** How many of our requests `isInFlight` would say `true` for. */
+  readonly inFlightCount: number;
+  /** Cancelled requests remembered (at most `tombstoneCapacity`). */
+  readonly tombstoneCount: number;
+  /** Whether `close()` was called. */
+  readonly closed: boolean;
+  /** Forgets every request and releases the session (listeners, the timer, wasm memory); no cancel is sent. Idempotent. */
+  close(): void;
+  /** The same as `close()`. */
+  free(): void;
+}
 
 /** Base class of every error mcp-cancel throws, with a stable `code` and the request id it is about. */
 export class McpCancelError extends Error {
-  constructor(message: string, code: string, requestId?: unknown);
-  readonly code: string;
+  constructor(message: string, code: McpCancelErrorCode, requestId?: unknown);
+  readonly code: McpCancelErrorCode;
   readonly requestId: unknown;
 }
-/** A value passed by the caller is not acceptable (`ERR_INVALID_REQUEST_ID`, `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`). */
-export class InvalidArgumentError extends McpCancelError {}
-/** The call is not acceptable in the session's state (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_HANDSHAKE_NOT_CANCELLABLE`, `ERR_REENTRANT_CALL`). */
-export class UsageError extends McpCancelError {}
+/** Every `code` an `McpCancelError` carries. */
+export type McpCancelErrorCode = InvalidArgumentErrorCode | UsageErrorCode;
+/** Codes of `InvalidArgumentError`. */
+export type InvalidArgumentErrorCode = "ERR_INVALID_REQUEST_ID" | "ERR_INVALID_OPTION" | "ERR_INVALID_ARGUMENT" | "ERR_INVALID_TRANSPORT";
+/** Codes of `UsageError`. */
+export type UsageErrorCode =
+  | "ERR_ALREADY_IN_FLIGHT"
+  | "ERR_PROGRESS_TOKEN_IN_USE"
+  | "ERR_HANDSHAKE_NOT_CANCELLABLE"
+  | "ERR_REENTRANT_CALL"
+  | "ERR_SEND_REQUIRED"
+  | "ERR_CLOSED"
+  | "ERR_NOT_INITIALIZED";
+/** A value passed by the caller is not acceptable. */
+export class InvalidArgumentError extends McpCancelError {
+  readonly code: InvalidArgumentErrorCode;
+}
+/** The call is not acceptable in the session's state. */
+export class UsageError extends McpCancelError {
+  readonly code: UsageErrorCode;
+}
 
 /**
  * Loads the WebAssembly module. Browsers and bundlers: `await init()` once before creating a
- * session (the `.wasm` is fetched from next to the module, or from `input`). Node: not needed
- * (the `.wasm` loads with the import); resolves at once.
+ * session (the `.wasm` is fetched from next to the module, or from `input`); concurrent calls
+ * share one load, and a failed load can be retried. Node: not needed (the `.wasm` loads with
+ * the import); resolves at once.
  */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
 
-/** The subset of the MCP SDK `Transport` interface the guard needs (SDK 1.x `shared/transport`). */
+/** The subset of the MCP SDK `Transport` interface the guard needs (SDK 1.x `shared/transport`, 2.x). */
 export interface TransportLike {
   start(): Promise<void>;
   send(message: any, options?: any): Promise<void>;
@@ -48,17 +286,13 @@ export interface TransportLike {
 }
 
 /**
- * Options of `guardTransport()`: the session options, or a session of your own. `send` and
- * `closeStream` are the guard's; `transport` defaults to "streamable-http" when the inner
- * transport has per-request streams (SDK 2.x). Timeouts (`timeoutMs`,
- * `resetTimeoutOnProgress`, `maxTotalTimeoutMs`) apply to every request the SDK sends except
- * the handshake: on expiry the cancel goes out and the SDK gets a -32001 "Request timed out"
+ * Options of `guardTransport()`: the session options, without `send` and `closeStream`
+ * (the guard's). `transport` defaults to "streamable-http" when the inner transport has
+ * per-request streams (SDK 2.x). Timeouts apply to every request the SDK sends except the
+ * handshake: on expiry the cancel goes out and the SDK gets a -32001 "Request timed out"
  * error response; `onTimeout` is called too.
  */
-export interface GuardOptions extends Omit<CancellationSessionOptions, "send" | "closeStream"> {
-  /** Use this session instead of creating one. */
-  session?: CancellationSession;
-}
+export type GuardOptions = Omit<CancellationSessionOptions, "send" | "closeStream">;
 
 /** A guarded transport: the inner transport's members, plus the session that guards it. */
 export type GuardedTransport<T extends TransportLike> = T & {
@@ -70,12 +304,13 @@ export type GuardedTransport<T extends TransportLike> = T & {
 /**
  * Wraps an MCP SDK `Transport` so that an unmodified SDK `Client` gets the cancellation
  * bookkeeping: cancels only for requests in flight and never for `initialize`, the reason
- * policy, late responses/progress after a cancel dropped, and our response to a request the
+ * policy, late responses/progress after a cancel dropped, our response to a request the
  * peer cancelled suppressed, task-augmented requests cancelled with one `tasks/cancel`
  * (deferred until the taskId is known), timeouts, and in 2026-07-28 over Streamable HTTP the
- * cancel as closing the request's stream. Works with SDK 1.x and 2.x. Spec:
- * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
+ * cancel as closing the request's stream. Works with SDK 1.x and 2.x. Members the guard does
+ * not define are the inner transport's own (reads, writes, `in`). Spec: §Cancellation of
+ * 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
  *
- * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT` when `transport` has no `start()`/`send()`.
+ * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT` when `transport` has no `start()`/`send()`; `ERR_INVALID_OPTION` for a bad option (the removed `session` option included).
  */
-export function guardTransport<T extends TransportLike>(transport: T, options?: GuardOptions): GuardedTransport<T>;
+export function guardTransport<T extends TransportLike>(transport: T, options?: GuardOptions | null): GuardedTransport<T>;

@@ -1,0 +1,107 @@
+//! The event schema is defined once, by the core's `EventKind`: this test checks the
+//! TypeScript union `CancellationEvent` in js/index.d.ts against it, member by member, so
+//! the typings cannot drift from what the wasm layer hands to `onEvent`.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mcp_cancel::core::{
+    Direction, Event, EventKind, Ignored, NotSent, RequestId, Revision, TaskCancelOutcome, TimeoutKind, Via,
+};
+
+/// One event of every kind, with every optional member present.
+fn every_kind() -> Vec<Event> {
+    let id = RequestId::Number(1);
+    let m = || "tools/call".to_owned();
+    let s = || Some("x".to_owned());
+    let kinds = vec![
+        (Direction::Outbound, EventKind::CancelSent { request_id: id.clone(), method: m(), via: Via::Notification, reason: s(), task_id: s() }),
+        (Direction::Outbound, EventKind::CancelNotSent { request_id: id.clone(), method: s(), why: NotSent::NotInFlight }),
+        (Direction::Outbound, EventKind::CancelDeferred { request_id: id.clone(), method: m() }),
+        (Direction::Outbound, EventKind::TimedOut { request_id: id.clone(), method: m(), kind: TimeoutKind::Timeout }),
+        (
+            Direction::Outbound,
+            EventKind::TaskCancelAnswered {
+                request_id: id.clone(),
+                task_id: m(),
+                outcome: TaskCancelOutcome::Cancelled,
+                code: Some(-32602),
+            },
+        ),
+        (Direction::Outbound, EventKind::ListenEnded { request_id: id.clone(), reason: s() }),
+        (
+            Direction::Session,
+            EventKind::RevisionNegotiated { version: m(), revision: Revision::V2025_06_18, known: true },
+        ),
+        (Direction::Inbound, EventKind::CancelReceived { request_id: id.clone(), method: m(), reason: s() }),
+        (
+            Direction::Inbound,
+            EventKind::CancelIgnored { request_id: Some(id.clone()), why: Ignored::Malformed, detail: s(), reason: s() },
+        ),
+        (Direction::Outbound, EventKind::LateResponseDropped { request_id: id.clone(), method: m() }),
+        (
+            Direction::Outbound,
+            EventKind::LateProgressDropped { request_id: id.clone(), method: m(), progress_token: id.clone() },
+        ),
+        (Direction::Inbound, EventKind::ResponseSuppressed { request_id: id.clone(), method: m() }),
+        (Direction::Inbound, EventKind::DuplicateRequestId { request_id: id.clone(), method: m() }),
+        (Direction::Inbound, EventKind::InboundForgotten { request_id: id, method: m() }),
+    ];
+    kinds.into_iter().map(|(direction, kind)| Event { direction, kind }).collect()
+}
+
+/// The members of each arm of `CancellationEvent` in the typings, by `type`, with the
+/// literal `direction`.
+fn typings() -> BTreeMap<String, (String, BTreeSet<String>)> {
+    let dts = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/js/index.d.ts")).unwrap();
+    let start = dts.find("export type CancellationEvent =").expect("the union is in js/index.d.ts");
+    let mut arms = BTreeMap::new();
+    let union = dts[start..].lines().skip(1).take_while(|l| l.trim_start().starts_with("| {"));
+    for line in union {
+        let inner = line.trim().trim_start_matches("| {").trim_end_matches('}').trim_end_matches(';');
+        let mut members = BTreeSet::new();
+        let (mut ty, mut direction) = (String::new(), String::new());
+        for member in inner.split(';') {
+            let Some((name, value)) = member.split_once(':') else { continue };
+            let name = name.trim().trim_end_matches('?').to_owned();
+            let value = value.trim().trim_matches('"').to_owned();
+            match name.as_str() {
+                "type" => ty = value,
+                "direction" => direction = value,
+                _ => {}
+            }
+            members.insert(name);
+        }
+        arms.insert(ty, (direction, members));
+    }
+    arms
+}
+
+#[test]
+fn every_core_event_has_the_same_members_and_direction_in_the_typings() {
+    let arms = typings();
+    for event in every_kind() {
+        let json = serde_json::to_value(&event).unwrap();
+        let object = json.as_object().unwrap();
+        let ty = object["type"].as_str().unwrap().to_owned();
+        let Some((direction, members)) = arms.get(&ty) else {
+            panic!("CancellationEvent in js/index.d.ts has no arm for {ty:?}");
+        };
+        let serialized: BTreeSet<String> = object.keys().cloned().collect();
+        assert_eq!(&serialized, members, "members of {ty:?}: the core (left) and js/index.d.ts (right) differ");
+        assert_eq!(object["direction"].as_str().unwrap(), direction, "direction of {ty:?}");
+    }
+}
+
+#[test]
+fn the_typings_have_no_event_the_core_does_not_make_but_send_failed() {
+    let made: BTreeSet<String> = every_kind()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_owned())
+        .collect();
+    for ty in typings().keys() {
+        // `send-failed` is the wasm layer's: a callback that threw.
+        assert!(made.contains(ty) || ty == "send-failed", "js/index.d.ts has an event {ty:?} the core never makes");
+    }
+}
