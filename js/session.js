@@ -33,7 +33,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const code = typeof method === "string" ? (w.codes.get(method) ?? 0) : -2;
       if (typeof id === "number") core.track(w.tags.number, id, undefined, code, code === 0 ? method : undefined, options);
       else if (typeof id === "string") core.track(w.tags.string, 0, id, code, code === 0 ? method : undefined, options);
-      else core.track(callerTag(w, id), 0, undefined, code, code === 0 ? method : undefined, options);
+      else {
+        try {
+          core.track(callerTag(w, id), 0, undefined, code, code === 0 ? method : undefined, options);
+        } catch (error) {
+          // Only the id's tag crossed into wasm: the error names the caller's own value.
+          if (error?.code === "ERR_INVALID_REQUEST_ID") error.requestId = id;
+          throw error;
+        }
+      }
     }
 
     signal(id) {
