@@ -7,8 +7,15 @@ import { CancellationSession, InvalidArgumentError, McpCancelError, UsageError }
 function recorder(options = {}) {
   const sent = [];
   const events = [];
-  const session = new CancellationSession({ send: (m) => sent.push(m), logger: (e) => events.push(e), ...options });
+  const session = new CancellationSession({ send: (m) => sent.push(m), onEvent: (e) => events.push(e), ...options });
   return { session, sent, events };
+}
+
+/** A session without `send` (sans-IO): `cancel()` returns the message to put on the wire. */
+function sansIo(options = {}) {
+  const events = [];
+  const session = new CancellationSession({ onEvent: (e) => events.push(e), ...options });
+  return { session, events };
 }
 
 describe("track / cancel / shouldDropResponse", () => {
@@ -28,13 +35,21 @@ describe("track / cancel / shouldDropResponse", () => {
     );
   });
 
-  test("cancel() returns the notification once; the first reason wins", () => {
+  test("cancel() with send: the notification goes to send once, cancel() returns undefined; the first reason wins", () => {
     const { session, sent } = recorder();
+    session.track("a", "tools/call");
+    assert.equal(session.cancel("a", "first"), undefined);
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a", reason: "first" } }]);
+    assert.equal(session.cancel("a", "second"), undefined);
+    assert.equal(sent.length, 1);
+  });
+
+  test("cancel() without send returns the notification once; the first reason wins", () => {
+    const { session } = sansIo();
     session.track("a", "tools/call");
     const first = session.cancel("a", "first");
     assert.deepEqual(first, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a", reason: "first" } });
     assert.equal(session.cancel("a", "second"), undefined);
-    assert.equal(sent.length, 1);
   });
 
   test("a response in flight is delivered and completes the request; unknown ids are not dropped", () => {
@@ -58,7 +73,7 @@ describe("track / cancel / shouldDropResponse", () => {
   });
 
   test("\"1\" and 1 are different ids; 0 and \"\" are valid", () => {
-    const { session } = recorder();
+    const { session, sent } = recorder();
     session.track(1, "tools/call");
     session.track("1", "tools/call");
     session.track(0, "tools/call");
@@ -66,20 +81,27 @@ describe("track / cancel / shouldDropResponse", () => {
     session.cancel(1);
     assert.equal(session.shouldDropResponse("1"), false);
     assert.equal(session.shouldDropResponse(1), true);
-    assert.ok(session.cancel(0, "x"));
-    assert.ok(session.cancel("", "x"));
+    session.cancel(0, "x");
+    session.cancel("", "x");
+    assert.deepEqual(sent.map((m) => m.params.requestId), [1, 0, ""]);
     assert.equal(session.tombstoneCount, 2);
   });
 
   test("Error reasons are not sent to the peer unless exposeErrorReasons", () => {
     const closed = recorder();
     closed.session.track(1, "tools/call");
-    assert.equal(closed.session.cancel(1, new TypeError("secret internal detail")).params.reason, "Request cancelled");
+    closed.session.cancel(1, new TypeError("secret internal detail"));
+    assert.deepEqual(closed.sent.map((m) => m.params.reason), ["Request cancelled"]);
     const open = recorder({ exposeErrorReasons: true, genericReason: "stopped" });
     open.session.track(1, "tools/call");
-    assert.equal(open.session.cancel(1, new TypeError("detail")).params.reason, "TypeError: detail");
+    open.session.cancel(1, new TypeError("detail"));
     open.session.track(2, "tools/call");
-    assert.equal(open.session.cancel(2, new DOMException("t", "TimeoutError")).params.reason, "Request timed out");
+    open.session.cancel(2, new DOMException("t", "TimeoutError"));
+    assert.deepEqual(open.sent.map((m) => m.params.reason), ["TypeError: detail", "Request timed out"]);
+    // The same policy on the message cancel() returns without send.
+    const bare = sansIo();
+    bare.session.track(1, "tools/call");
+    assert.equal(bare.session.cancel(1, new TypeError("secret internal detail")).params.reason, "Request cancelled");
   });
 
   test("tombstones are bounded by tombstoneCapacity", () => {
@@ -116,13 +138,13 @@ describe("typed errors", () => {
   });
 
   test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
-    for (const options of [{ send: 5 }, { logger: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
+    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
       assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
     }
   });
 });
 
-describe("receive / beforeSend on wire messages", () => {
+describe("shouldDropIncoming / beforeSend on wire messages", () => {
   test("an SDK-style cancel for a request in flight goes out once with the reason policy applied", () => {
     const { session } = recorder();
     const request = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "slow", _meta: { progressToken: 4 } } };
@@ -132,9 +154,9 @@ describe("receive / beforeSend on wire messages", () => {
     assert.deepEqual(out, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4, reason: "Request cancelled" } });
     assert.equal(sdkCancel.params.reason, "AbortError: This operation was aborted", "the caller's object is not mutated");
     assert.equal(session.beforeSend(sdkCancel), undefined, "a second cancel is not sent");
-    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 4, progress: 2 } }), false);
-    assert.equal(session.receive({ jsonrpc: "2.0", id: 4, result: { content: [] } }), false);
-    assert.equal(session.receive({ jsonrpc: "2.0", id: 4, error: { code: -32603, message: "late" } }), true, "a second response is unknown, not ours to drop");
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 4, progress: 2 } }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 4, result: { content: [] } }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 4, error: { code: -32603, message: "late" } }), false, "a second response is unknown, not ours to drop");
   });
 
   test("a string reason from the caller passes unchanged (same object)", () => {
@@ -149,7 +171,7 @@ describe("receive / beforeSend on wire messages", () => {
     session.beforeSend({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
     const cancel = (id) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "x" } });
     assert.equal(session.beforeSend(cancel(0)), undefined);
-    assert.equal(session.receive({ jsonrpc: "2.0", id: 0, result: {} }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 0, result: {} }), false);
     assert.equal(session.beforeSend(cancel(0)), undefined);
     assert.equal(session.beforeSend(cancel(42)), undefined);
     assert.deepEqual(
@@ -160,10 +182,10 @@ describe("receive / beforeSend on wire messages", () => {
 
   test("a valid peer cancel passes and aborts the inbound signal; our response is then suppressed", () => {
     const { session, events } = recorder();
-    assert.equal(session.receive({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage", params: {} }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage", params: {} }), false);
     const signal = session.inboundSignal(0);
     assert.equal(signal.aborted, false);
-    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "closed" } }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "closed" } }), false);
     assert.equal(signal.aborted, true);
     assert.equal(signal.reason.name, "AbortError");
     assert.equal(signal.reason.message, "closed");
@@ -173,7 +195,7 @@ describe("receive / beforeSend on wire messages", () => {
 
   test("malformed, unknown and wrong-direction peer cancels are dropped and reported, never thrown", () => {
     const { session, events } = recorder();
-    session.receive({ jsonrpc: "2.0", id: 7, method: "roots/list" });
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: 7, method: "roots/list" });
     session.beforeSend({ jsonrpc: "2.0", id: 100, method: "tools/call" });
     const cases = [
       [undefined, "malformed", "params missing"],
@@ -192,7 +214,7 @@ describe("receive / beforeSend on wire messages", () => {
       events.length = 0;
       const msg = { jsonrpc: "2.0", method: "notifications/cancelled" };
       if (params !== undefined) msg.params = params;
-      assert.equal(session.receive(msg), false, JSON.stringify(params));
+      assert.equal(session.shouldDropIncoming(msg), true, JSON.stringify(params));
       assert.equal(events.length, 1);
       assert.equal(events[0].type, "cancel-ignored");
       assert.equal(events[0].why, why, JSON.stringify(params));
@@ -202,15 +224,15 @@ describe("receive / beforeSend on wire messages", () => {
     assert.equal(session.isInFlight(100), true);
   });
 
-  test("receive never throws, whatever arrives", () => {
+  test("shouldDropIncoming never throws, whatever arrives", () => {
     const { session } = recorder();
     for (const junk of [null, undefined, 42, "x", [], {}, { id: {} }, { method: 5 }, { method: "notifications/progress" }, { method: "notifications/progress", params: 7 }, { id: null, error: {} }]) {
-      assert.doesNotThrow(() => session.receive(junk), JSON.stringify(junk));
+      assert.doesNotThrow(() => session.shouldDropIncoming(junk), JSON.stringify(junk));
     }
   });
 
-  test("a logger that throws does not break the session", () => {
-    const session = new CancellationSession({ logger: () => { throw new Error("logger broke"); } });
+  test("an onEvent that throws does not break the session", () => {
+    const session = new CancellationSession({ onEvent: () => { throw new Error("onEvent broke"); } });
     session.track(1, "tools/call");
     assert.ok(session.cancel(1, "x"));
     assert.equal(session.shouldDropResponse(1), true);
