@@ -108,7 +108,7 @@ describe("www/ against server-everything (Streamable HTTP, 2025-11-25)", { timeo
     assert.deepEqual(await transitions(page, id), ["running", "cancelling…", "cancelled"]);
     assert.match(final.status, /^cancelled — reason: “User pressed Cancel”; the server accepted notifications\/cancelled \(HTTP 202\)/);
 
-    // The event log shows what the session's logger reported.
+    // The event log shows what the session's onEvent reported.
     const log = await page.locator("#event-log li").allTextContents();
     assert.ok(log.some((line) => line.includes("cancel-sent") && line.includes(`request ${id} `) && line.includes("via: notification")));
     assert.equal(log.filter((line) => line.includes("late-progress-dropped") && line.includes(`request ${id} `)).length, final.dropped);

@@ -18,7 +18,7 @@ export { sleep };
  * @returns {Promise<{ client, transport, clientWire: any[], serverWire: any[], errors: Error[], events: any[] }>}
  *   `clientWire`: records on the client's wire (below the guard); `serverWire`: what the
  *   server end sent and received; `errors`: everything `client.onerror` got; `events`: the
- *   guard's logger events.
+ *   guard's onEvent events.
  */
 export async function connect({ guard, guardOptions, serverSide, clientInfo, clientOptions, connectOptions, clientWire = [], serverWire = [], Client: ClientClass = Client }) {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
@@ -26,8 +26,8 @@ export async function connect({ guard, guardOptions, serverSide, clientInfo, cli
   const events = []; // cancellation events (the session's own, e.g. revision-negotiated, go to sessionEvents)
   const sessionEvents = [];
   const wireSide = tap(clientEnd, clientWire);
-  const logger = (e) => (e.direction === "session" ? sessionEvents : events).push(e);
-  const transport = guard ? guardTransport(wireSide, { logger, ...guardOptions }) : wireSide;
+  const onEvent = (e) => (e.direction === "session" ? sessionEvents : events).push(e);
+  const transport = guard ? guardTransport(wireSide, { onEvent, ...guardOptions }) : wireSide;
   await serverSide(tap(serverEnd, serverWire));
   const client = new ClientClass(clientInfo ?? { name: "pkg-tests", version: "0.0.0" }, clientOptions);
   client.onerror = (error) => errors.push(error);
@@ -74,14 +74,14 @@ export function rawPeer(transport, { answerInitialize = true, protocolVersion = 
 
 /**
  * An SDK 1.x Client through guardTransport to a freshly spawned server-everything over stdio.
- * `wireLog` records the wire below the guard, `events` the guard's logger, `errors`
+ * `wireLog` records the wire below the guard, `events` the guard's onEvent, `errors`
  * everything `client.onerror` got.
  */
 export async function connectEverything(clientOptions) {
   const wireLog = [];
   const errors = [];
   const events = [];
-  const transport = guardTransport(tap(spawnEverything(), wireLog), { logger: (e) => events.push(e) });
+  const transport = guardTransport(tap(spawnEverything(), wireLog), { onEvent: (e) => events.push(e) });
   const client = new Client({ name: "pkg-tests", version: "0.0.0" }, clientOptions);
   client.onerror = (e) => errors.push(e);
   await client.connect(transport, { timeout: 20000 });

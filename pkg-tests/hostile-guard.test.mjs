@@ -43,7 +43,7 @@ async function setup(t, guardOptions = {}) {
   const events = [];
   const errors = [];
   const reached = [];
-  const transport = guardTransport(wire, { ...guardOptions, logger: (e) => events.push(e) });
+  const transport = guardTransport(wire, { ...guardOptions, onEvent: (e) => events.push(e) });
   const client = new Client({ name: "victim", version: "0" }, { capabilities: { roots: {} } });
   client.onerror = (e) => errors.push(e);
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }));

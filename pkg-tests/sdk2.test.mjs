@@ -70,7 +70,7 @@ describe("SDK 2.x legacy era (2025-11-25) through guardTransport", { timeout: 30
     const errors = [];
     const client = new Client({ name: "pkg-tests", version: "0.0.0" });
     client.onerror = (e) => errors.push(e);
-    const transport = guardTransport(tap(clientEnd, log), { logger: (e) => events.push(e) });
+    const transport = guardTransport(tap(clientEnd, log), { onEvent: (e) => events.push(e) });
     await client.connect(transport);
     assert.equal(transport.session.revision, "2025-11-25");
     await callAndAbort(client, seen);
@@ -94,7 +94,7 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
     const errors = [];
     client.onerror = (e) => errors.push(e);
     const transport = guardTransport(tap(clientEnd, log), {
-      logger: (e) => e.direction === "session" && sessionEvents.push(e),
+      onEvent: (e) => e.direction === "session" && sessionEvents.push(e),
     });
     await client.connect(transport);
     assert.equal(transport.session.revision, "2026-07-28");
@@ -117,7 +117,7 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
     const errors = [];
     const client = new Client({ name: "pkg-tests", version: "0.0.0" }, PIN_2026);
     client.onerror = (e) => errors.push(e);
-    const transport = guardTransport(tap(new StreamableHTTPClientTransport(url), log), { logger: (e) => events.push(e) });
+    const transport = guardTransport(tap(new StreamableHTTPClientTransport(url), log), { onEvent: (e) => events.push(e) });
     assert.equal(transport.hasPerRequestStream, true, "the guard shows the inner transport's per-request streams");
     await client.connect(transport);
     assert.equal(transport.session.revision, "2026-07-28");
@@ -140,7 +140,7 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
     const client = new Client({ name: "pkg-tests", version: "0.0.0" }, PIN_2026);
     const errors = [];
     client.onerror = (e) => errors.push(e);
-    const transport = guardTransport(tap(new StreamableHTTPClientTransport(url), log), { timeoutMs: 400 });
+    const transport = guardTransport(tap(new StreamableHTTPClientTransport(url), log), { timeout: 400 });
     await client.connect(transport);
     const started = performance.now();
     await assert.rejects(client.callTool({ name: "slow", arguments: { steps: 30 } }), (e) => /timed out/i.test(e.message));
@@ -155,13 +155,13 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
 
   test("inbound cancels: a server may only end our subscriptions/listen", () => {
     const events = [];
-    const session = new CancellationSession({ protocolVersion: "2026-07-28", logger: (e) => events.push(e) });
-    session.receive({ jsonrpc: "2.0", id: 5, method: "ping" });
-    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }), false);
+    const session = new CancellationSession({ protocolVersion: "2026-07-28", onEvent: (e) => events.push(e) });
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: 5, method: "ping" });
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }), true);
     assert.equal(session.inboundSignal(5).aborted, false);
     assert.equal(events.at(-1).why, "peer-may-not-cancel");
     session.beforeSend({ jsonrpc: "2.0", id: "listen:1", method: "subscriptions/listen", params: {} });
-    assert.equal(session.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "listen:1" } }), true);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "listen:1" } }), false);
     assert.equal(events.at(-1).type, "listen-ended");
     assert.equal(session.isInFlight("listen:1"), false);
   });

@@ -27,10 +27,10 @@ describe("timeouts through guardTransport (SDK 1.32.2 Client)", { timeout: 60000
     const stdio = spawnEverything();
     t.after(() => stdio.close());
     const transport = guardTransport(tap(stdio, log), {
-      timeoutMs: 500,
+      timeout: 500,
       resetTimeoutOnProgress: true,
-      maxTotalTimeoutMs: 1500,
-      logger: (e) => events.push(e),
+      maxTotalTimeout: 1500,
+      onEvent: (e) => events.push(e),
     });
     const client = new Client({ name: "pkg-tests", version: "0.0.0" });
     client.onerror = (e) => errors.push(e);
@@ -64,7 +64,7 @@ describe("timeouts through guardTransport (SDK 1.32.2 Client)", { timeout: 60000
     const log = [];
     const stdio = spawnEverything();
     t.after(() => stdio.close());
-    const transport = guardTransport(tap(stdio, log), { timeoutMs: 400 });
+    const transport = guardTransport(tap(stdio, log), { timeout: 400 });
     const client = new Client({ name: "pkg-tests", version: "0.0.0" });
     const errors = [];
     client.onerror = (e) => errors.push(e);
@@ -86,12 +86,13 @@ describe("timeouts with the low-level CancellationSession over raw stdio", { tim
     const session = new CancellationSession({ send: (m) => wire.send(m) });
     const waiting = new Map();
     wire.onmessage = (m) => {
-      if (!session.receive(m)) return;
+      if (session.shouldDropIncoming(m)) return;
       if (m.method === undefined) waiting.get(m.id)?.(m);
     };
     await wire.start();
     const request = (id, method, params, options) => {
-      const signal = session.track(id, method, { params, ...options });
+      session.track(id, method, { params, ...options });
+      const signal = session.signal(id); // the request's own signal (made on first ask)
       const response = new Promise((resolve) => waiting.set(id, resolve));
       wire.send({ jsonrpc: "2.0", id, method, params });
       return { signal, response };
@@ -110,7 +111,7 @@ describe("timeouts with the low-level CancellationSession over raw stdio", { tim
       1,
       "tools/call",
       { name: LONG, arguments: { duration: 4, steps: 20 }, _meta: { progressToken: "p1" } },
-      { timeoutMs: 400, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1200 },
+      { timeout: 400, resetTimeoutOnProgress: true, maxTotalTimeout: 1200 },
     );
     const timeoutReason = await aborted(timed.signal);
     assert.ok(timeoutReason instanceof DOMException);
@@ -119,7 +120,7 @@ describe("timeouts with the low-level CancellationSession over raw stdio", { tim
     assert.ok(Math.abs(elapsed - 1200) <= TOLERANCE_MS, `cancel at +${elapsed.toFixed(1)} ms, deadline +1200 ms`);
 
     const ac = new AbortController();
-    const user = request(2, "tools/call", { name: LONG, arguments: { duration: 2, steps: 2 } }, { signal: ac.signal, timeoutMs: 5000 });
+    const user = request(2, "tools/call", { name: LONG, arguments: { duration: 2, steps: 2 } }, { signal: ac.signal, timeout: 5000 });
     ac.abort();
     const userReason = await aborted(user.signal);
     assert.equal(userReason, ac.signal.reason, "a user abort gives signal.reason itself");
