@@ -27,7 +27,8 @@ const SCENARIOS = {
   // Timeouts: 500 ms reset by progress, 1500 ms maximum total; no user abort.
   timeout: { tool: "trigger-long-running-operation", args: '{"duration": 4, "steps": 16}', cancelAfter: "", settle: "3000" },
 };
-const TIMEOUTS = { timeoutMs: 500, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1500 };
+// The MCP TypeScript SDK's own names and meanings: the same options for the guard and the SDK.
+const TIMEOUTS = { timeout: 500, resetTimeoutOnProgress: true, maxTotalTimeout: 1500 };
 
 const usage = `usage: npm run demo -- [options]
 
@@ -108,7 +109,7 @@ async function run(guarded) {
   const wireSide = tap(stdio, log, now);
   const guardTimeouts = opts.scenario === "timeout" ? TIMEOUTS : {};
   const transport = guarded
-    ? guardTransport(wireSide, { ...guardTimeouts, logger: (e) => events.push({ at: now(), e }) })
+    ? guardTransport(wireSide, { ...guardTimeouts, onEvent: (e) => events.push({ at: now(), e }) })
     : wireSide;
 
   const client = new Client({ name: "mcp-cancel-demo", version: "0.1.0" });
@@ -142,9 +143,7 @@ async function run(guarded) {
     });
   } else {
     // The SDK alone gets the same timeouts as the guard, in its own options.
-    const sdkTimeouts = opts.scenario === "timeout" && !guarded
-      ? { timeout: TIMEOUTS.timeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: TIMEOUTS.maxTotalTimeoutMs }
-      : { timeout: 120000 };
+    const sdkTimeouts = opts.scenario === "timeout" && !guarded ? TIMEOUTS : { timeout: 120000 };
     call = client.callTool({ name: opts.tool, arguments: toolArgs }, undefined, {
       signal: controller.signal,
       onprogress: () => progressSeen++,
@@ -278,7 +277,7 @@ console.log(`server: ${serverLabel}`);
 const plan = {
   cancel: `abort after ${cancelAfter} ms`,
   task: `task-augmented; abort ${cancelAfter === 0 ? "at once, before the CreateTaskResult" : `after ${cancelAfter} ms`}`,
-  timeout: `timeoutMs ${TIMEOUTS.timeoutMs} reset on progress, maxTotalTimeoutMs ${TIMEOUTS.maxTotalTimeoutMs}; no abort`,
+  timeout: `timeout ${TIMEOUTS.timeout} ms reset on progress, maxTotalTimeout ${TIMEOUTS.maxTotalTimeout} ms; no abort`,
 }[opts.scenario];
 console.log(`call:   ${opts.tool} ${JSON.stringify(toolArgs)}; ${plan}`);
 
@@ -302,7 +301,7 @@ if (opts.scenario === "task") {
     const cancel = sent(r, "notifications/cancelled")[0]?.at;
     return cancel === undefined ? "none" : `+${(cancel - call).toFixed(0)} ms`;
   };
-  console.log(`  cancel on the wire (max total +${TIMEOUTS.maxTotalTimeoutMs} ms):      SDK alone ${cancelAt(bare)}, with mcp-cancel ${cancelAt(guarded)}`);
+  console.log(`  cancel on the wire (max total +${TIMEOUTS.maxTotalTimeout} ms):      SDK alone ${cancelAt(bare)}, with mcp-cancel ${cancelAt(guarded)}`);
   console.log(`  reason sent to the server:                    SDK alone ${JSON.stringify(cancels(bare))}, with mcp-cancel ${JSON.stringify(cancels(guarded))}`);
 }
 console.log(`  late messages on the wire after the cancel:   SDK alone ${b.lateOnWire}, with mcp-cancel ${g.lateOnWire}`);

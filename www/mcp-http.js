@@ -1,6 +1,6 @@
 // A small MCP client over Streamable HTTP, written on `fetch`, whose cancellation bookkeeping
 // is mcp-cancel's: every request goes through `session.track()`, every message that arrives
-// through `session.receive()` (false = a late message, dropped), and the session decides
+// through `session.shouldDropIncoming()` (true = a late message, dropped), and the session decides
 // how a cancel goes out — a POSTed `notifications/cancelled` (2024-11-05 … 2025-11-25), or
 // closing the request's response stream (2026-07-28).
 //
@@ -59,7 +59,7 @@ export class RpcError extends Error {
 
 /**
  * One MCP connection. Events (`addEventListener`):
- * - `cancellation`: every mcp-cancel event, as the session's logger reports it (`detail`);
+ * - `cancellation`: every mcp-cancel event, as the session's `onEvent` reports it (`detail`);
  * - `cancel-delivered`: `{ requestId, via, status? }` — the server took the notification
  *   (HTTP `status`), or the stream was closed (`via: "stream-close"`);
  * - `cancel-failed`: `{ requestId, error }` — the cancel could not be delivered;
@@ -106,7 +106,7 @@ export class McpHttpClient extends EventTarget {
       transport: "streamable-http",
       send: (message) => this.#sendCancel(message),
       closeStream: (id) => this.#closeStream(id),
-      logger: (event) => this.#emit("cancellation", event),
+      onEvent: (event) => this.#emit("cancellation", event),
     });
     if (await this.#discover()) return;
     this.#era = "legacy";
@@ -115,7 +115,7 @@ export class McpHttpClient extends EventTarget {
       capabilities: {},
       clientInfo: CLIENT_INFO,
     }).response;
-    // The session learned the revision from this result (receive()); the headers need it too.
+    // The session learned the revision from this result (shouldDropIncoming()); the headers need it too.
     this.protocolVersion = result.protocolVersion;
     this.serverInfo = result.serverInfo;
     this.instructions = result.instructions;
@@ -158,8 +158,10 @@ export class McpHttpClient extends EventTarget {
     }
     const message = { jsonrpc: "2.0", id, method, params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params };
 
-    // mcp-cancel records the request; its returned signal aborts when the request is cancelled.
-    const requestSignal = this.#session.track(id, method, { signal, params: message.params });
+    // mcp-cancel records the request; the request's own signal (session.signal(id), asked
+    // for right away) aborts when the request is cancelled: by `signal`, or on a stream close.
+    this.#session.track(id, method, { signal, params: message.params });
+    const requestSignal = this.#session.signal(id);
     const call = { id, method, progressToken, stream: new AbortController(), onProgress, onMessage, settled: false, cancelled: false, open: true };
     const response = new Promise((resolve, reject) => Object.assign(call, { resolve, reject }));
     this.#calls.set(id, call);
@@ -341,7 +343,7 @@ export class McpHttpClient extends EventTarget {
   /** Every message from the server: mcp-cancel says whether the app gets it. */
   #receive(message) {
     const isResponse = message?.method === undefined;
-    if (!this.#session.receive(message)) {
+    if (this.#session.shouldDropIncoming(message)) {
       const requestId = isResponse ? message?.id : this.#byToken.get(message?.params?.progressToken);
       this.#emit("dropped", { requestId, kind: isResponse ? "response" : message.method === "notifications/progress" ? "progress" : message.method, message });
       return;

@@ -18,10 +18,10 @@ await init();
 const seen: string[] = [];
 const session = new CancellationSession({
   tombstoneCapacity: 16,
-  timeoutMs: 30_000,
+  timeout: 30_000,
   transport: "streamable-http",
   send: (message: CancelledNotification | TasksCancelRequest) => seen.push(message.method),
-  logger: (event: CancellationEvent) => {
+  onEvent: (event: CancellationEvent) => {
     // The event union narrows on `type`.
     if (event.type === "cancel-sent") {
       const via: "notification" | "stream-close" | "tasks-cancel" = event.via;
@@ -35,17 +35,24 @@ const session = new CancellationSession({
 });
 
 const id: RequestId = "req-7";
-const signal: AbortSignal | undefined = session.track(id, "tools/call", { signal: new AbortController().signal, timeoutMs: 500 });
+const tracked: void = session.track(id, "tools/call", { signal: new AbortController().signal, timeout: 500, resetTimeoutOnProgress: true, maxTotalTimeout: 5_000 });
+void tracked;
+// The request's own signal is asked for.
+const signal: AbortSignal | undefined = session.signal(id);
 void signal;
+const inbound: AbortSignal | undefined = session.inboundSignal(3);
+void inbound;
 const message = session.cancel(id, "user pressed stop");
 if (message !== undefined) {
   const method: "notifications/cancelled" | "tasks/cancel" = message.method;
   void method;
 }
 const late: boolean = session.shouldDropResponse({ jsonrpc: "2.0", id: 7, result: {} });
-const pass: boolean = session.receive({ jsonrpc: "2.0", method: "notifications/progress", params: {} });
+const drop: boolean = session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/progress", params: {} });
+const lateProgress: boolean = session.shouldDropProgress("p1");
 const revision: Revision | undefined = session.revision;
-void [late, pass, revision];
+const closed: boolean = session.closed;
+void [late, drop, lateProgress, revision, closed];
 
 const error: McpCancelError = new InvalidArgumentError("bad id", "ERR_INVALID_REQUEST_ID", 1.5);
 const code: string = error.code;
@@ -57,7 +64,9 @@ const transport = {
   send: async (_message: unknown) => {},
   close: async () => {},
 };
-const guarded = guardTransport(transport, { logger: (e) => seen.push(e.type), maxTotalTimeoutMs: 60_000 });
+const guarded = guardTransport(transport, { onEvent: (e) => seen.push(e.type), maxTotalTimeout: 60_000 });
+void guardTransport(transport, null);
+void guardTransport(transport);
 const inner: typeof transport = guarded.inner;
 void inner;
 const guardSession: CancellationSession = guarded.session;
@@ -70,8 +79,21 @@ session.track(true, "tools/call");
 new CancellationSession({ tombstoneCapacity: "many" });
 // @ts-expect-error transport is "stdio" | "streamable-http"
 new CancellationSession({ transport: "websocket" });
-// @ts-expect-error the logger receives an event object
-new CancellationSession({ logger: (event: string) => event.length });
+// @ts-expect-error onEvent receives an event object
+new CancellationSession({ onEvent: (event: string) => event.length });
+// @ts-expect-error 0.1's `logger` is `onEvent` in 1.0
+new CancellationSession({ logger: () => {} });
+// @ts-expect-error 0.1's `timeoutMs` is `timeout` in 1.0
+session.track(8, "tools/call", { timeoutMs: 500 });
+// @ts-expect-error 0.1's `maxTotalTimeoutMs` is `maxTotalTimeout` in 1.0
+new CancellationSession({ maxTotalTimeoutMs: 500 });
+// @ts-expect-error track() returns nothing in 1.0: the signal is session.signal(id)
+const noSignal: AbortSignal = session.track(9, "tools/call");
+void noSignal;
+// @ts-expect-error 0.1's receive() (true = keep) is shouldDropIncoming() (true = drop) in 1.0
+session.receive({ jsonrpc: "2.0", id: 1, result: {} });
+// @ts-expect-error the guard's `session` option was removed in 1.0 (read guarded.session)
+guardTransport(transport, { session });
 // @ts-expect-error guardTransport needs an MCP Transport (start + send + close)
 guardTransport({ send: async () => {} });
 // @ts-expect-error the guard's send is its own

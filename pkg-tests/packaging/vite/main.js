@@ -9,7 +9,7 @@ const out = document.getElementById("result");
   session.track(1, "tools/call", { signal: ac.signal });
   ac.abort("user pressed stop");
   if (sent.length !== 1 || sent[0].params.reason !== "user pressed stop") throw new Error(`sent ${JSON.stringify(sent)}`);
-  if (session.receive({ jsonrpc: "2.0", id: 1, result: {} }) !== false) throw new Error("the late result was not dropped");
+  if (session.shouldDropIncoming({ jsonrpc: "2.0", id: 1, result: {} }) !== true) throw new Error("the late result was not dropped");
   let threw = false;
   try {
     session.track(1.5, "tools/call");
