@@ -11,7 +11,6 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 
 import { scenarioOneChart } from "./chart.mjs";
-import { checkFastPaths } from "./fastpath-check.mjs";
 import { runAttribution, runOps } from "./ops.mjs";
 import { runSdk } from "./sdk.mjs";
 import { sizes, startup } from "./size.mjs";
@@ -46,9 +45,6 @@ const machine = {
   criterion: lockVersion("criterion"),
   date: new Date().toISOString().slice(0, 10),
 };
-
-say("fast paths against full paths (differential check)");
-checkFastPaths({ runs: quick ? 30 : 100 });
 
 say("scenarios 1-3: mcp-cancel and the pure-JS baseline, side by side (tinybench)");
 const ops = await runOps({ quick, rounds: quick ? 1 : 2, time: quick ? 200 : 400 });
@@ -142,7 +138,7 @@ for (const t of targets) md.push(`| ${t.what} | ${t.goal} | ${t.value} | ${t.met
 md.push("");
 md.push("### Scenarios 1-3: ns per operation, mcp-cancel and the pure-JS baseline in one process");
 md.push("");
-md.push("Median of tinybench samples of 100 operations each, the lower of two rounds. One operation is the whole sequence: scenario 1 `new AbortController()` + `track(id, \"tools/call\", { signal })` + `shouldDropResponse(id)`; 1b the same without a signal (what `guardTransport` does per request); 2 `track` + `abort(\"user pressed stop\")` (the `notifications/cancelled` goes to `send`) + the late response dropped; 3 the peer's request `receive()`d + `inboundSignal(id)` + the peer's `notifications/cancelled` `receive()`d (the signal aborts) + our response `beforeSend()` suppressed. The baseline does the same with the TS SDK's structures (bench/baseline.mjs).");
+md.push("Median of tinybench samples of 100 operations each, the lower of two rounds. One operation is the whole sequence: scenario 1 `new AbortController()` + `track(id, \"tools/call\", { signal })` + `shouldDropResponse(id)`; 1b the same without a signal (what `guardTransport` does per request); 2 `track` + `abort(\"user pressed stop\")` (the `notifications/cancelled` goes to `send`) + the late response dropped; 3 the peer's request through `shouldDropIncoming()` + `inboundSignal(id)` + the peer's `notifications/cancelled` through `shouldDropIncoming()` (the signal aborts) + our response `beforeSend()` suppressed. The baseline does the same with the TS SDK's structures (bench/baseline.mjs).");
 md.push("");
 md.push("| scenario | ids | in flight | mcp-cancel | JS baseline | ratio |");
 md.push("|---|---|---:|---:|---:|---:|");
@@ -161,7 +157,7 @@ md.push("|---|---:|---:|---:|---:|");
 md.push(`| 100 bytes | ${sdk.small.plainUs.toFixed(1)} µs | ${sdk.small.guardedUs.toFixed(1)} µs | ${sdk.small.overheadUs.toFixed(2)} µs (${sdk.small.overheadPct.toFixed(1)}%) | ${sdk.guardNs.small.toFixed(0)} ns |`);
 md.push(`| 1 MB | ${sdk.large.plainUs.toFixed(1)} µs | ${sdk.large.guardedUs.toFixed(1)} µs | ${sdk.large.overheadUs.toFixed(2)} µs (${sdk.large.overheadPct.toFixed(1)}%) | ${sdk.guardNs.large.toFixed(0)} ns |`);
 md.push("");
-md.push("The guard's own work: `session.beforeSend(request)` + `session.receive(response)`, timed alone with tinybench.");
+md.push("The guard's own work: `session.beforeSend(request)` + `session.shouldDropIncoming(response)`, timed alone with tinybench.");
 md.push("");
 md.push("### Memory");
 md.push("");

@@ -2,7 +2,7 @@
 // `tools/call` on an in-process McpServer over the SDK's InMemoryTransport, sequentially,
 // with and without the guard (runs alternate, so drift hits both alike), with a 100-byte
 // and a 1 MB tool result. Then the guard's own work per round trip (beforeSend of the
-// request + receive of the response) is timed alone with tinybench, at both result sizes.
+// request + shouldDropIncoming of the response) is timed alone with tinybench, at both result sizes.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -72,7 +72,7 @@ async function pair(payload, calls, rounds) {
 
 /**
  * The guard's own per-round-trip work (ns): session.beforeSend(request) +
- * session.receive(response), at both result sizes; five rounds in alternating order,
+ * session.shouldDropIncoming(response), at both result sizes; five rounds in alternating order,
  * the median of each size's five medians.
  */
 async function guardWork() {
@@ -89,7 +89,7 @@ async function guardWork() {
         for (let i = 0; i < BATCH; i++) {
           const n = id++ % 64;
           session.beforeSend({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "echo", arguments: {} } });
-          if (!session.receive(responses[n])) throw new Error("bench self-check failed: guard delivers");
+          if (session.shouldDropIncoming(responses[n])) throw new Error("bench self-check failed: guard delivers");
         }
       });
     }

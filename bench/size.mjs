@@ -14,7 +14,7 @@ const FILES = [
   ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
   ["dist/node/index.cjs", "Node entry (esbuild bundle of js/)"],
   ["js/browser.js", "browser entry"],
-  ["js/fast.js", "fast paths (shared)"],
+  ["js/session.js", "CancellationSession (shared)"],
   ["js/guard.js", "guardTransport (shared)"],
 ];
 
