@@ -28,19 +28,24 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     }
 
     track(id, method, options) {
-      const w = wire;
       const core = this.#live("track");
+      const w = wire;
       const code = typeof method === "string" ? (w.codes.get(method) ?? 0) : -2;
-      if (typeof id === "number") core.track(w.tags.number, id, undefined, code, code === 0 ? method : undefined, options);
-      else if (typeof id === "string") core.track(w.tags.string, 0, id, code, code === 0 ? method : undefined, options);
-      else {
-        try {
-          core.track(callerTag(w, id), 0, undefined, code, code === 0 ? method : undefined, options);
-        } catch (error) {
-          // Only the id's tag crossed into wasm: the error names the caller's own value.
-          if (error?.code === "ERR_INVALID_REQUEST_ID") error.requestId = id;
-          throw error;
-        }
+      const name = code === 0 ? method : undefined;
+      // The hot path, without options: only scalars cross; a refusal is made again by
+      // `core.track` below, which throws it.
+      if (options === undefined) {
+        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) return;
+      }
+      const tag = callerTag(w, id);
+      const num = tag === w.tags.number ? id : 0;
+      const str = tag === w.tags.string ? id : undefined;
+      try {
+        core.track(tag, num, str, code, name, options);
+      } catch (error) {
+        // Only the id's tag crossed into wasm: the error names the caller's own value.
+        if (error?.code === "ERR_INVALID_REQUEST_ID" && tag !== w.tags.number && tag !== w.tags.string) error.requestId = id;
+        throw error;
       }
     }
 
@@ -59,8 +64,11 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     shouldDropResponse(response) {
       const core = this.#core;
       if (core === undefined) return false;
-      const message = response !== null && typeof response === "object" ? response : { id: response };
-      return incomingResponse(core, wire, message) === wire.verdicts.drop;
+      const verdict =
+        typeof response === "number" ? core.response(NUMBER, response, undefined) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
+      if ((verdict & 0xff) !== NEED) return verdict === DROP;
+      const isMessage = response !== null && typeof response === "object";
+      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY) === DROP;
     }
 
     shouldDropProgress(token) {
@@ -136,6 +144,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       this.close();
     }
 
+    /** @returns {any} the wasm session, or throws `ERR_CLOSED` */
     #live(method) {
       const core = this.#core;
       if (core === undefined) {
@@ -148,7 +157,17 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 
 const EMPTY = Object.freeze({});
 
+/** Tags and verdicts of the core (set from its `constants()` on first use). */
+let NUMBER = -1;
+let STRING = -1;
+let DROP = -1;
+let NEED = -1;
+
 function prepare(c) {
+  NUMBER = c.tags.number;
+  STRING = c.tags.string;
+  DROP = c.verdicts.drop;
+  NEED = c.verdicts.needFields;
   return {
     ...c,
     codes: new Map(c.methods.map((name, i) => [name, i + 1])),
@@ -227,7 +246,7 @@ function isObject(v) {
 function incoming(core, w, message) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message);
+  if (code === -1) return incomingResponse(core, w, message.id, message);
   const id = message.id;
   const idTag = peerTag(w, id);
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
@@ -239,12 +258,11 @@ function incoming(core, w, message) {
   return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status);
 }
 
-function incomingResponse(core, w, message) {
-  const id = message.id;
+function incomingResponse(core, w, id, message) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = core.incomingResponse(idTag, idNum, idStr, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
+  let verdict = core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return verdict;
   // The core needs members of the result or error: read them (only those) and ask again.
   const need = verdict >>> 8;

@@ -11,12 +11,16 @@
 //!   `CancellationSession`, bridging requests to `AbortSignal`.
 //!
 //! ```
-//! use mcp_cancel::core::{CancelAction, Reason, RequestId, ResponseInfo, ResponseVerdict, Session};
+//! use mcp_cancel::core::{CancelAction, Output, Reason, RequestId, ResponseInfo, ResponseVerdict, Session, Transmit};
 //!
 //! let mut session = Session::default();
 //! let id = RequestId::Number(7);
 //! session.track_request(id.clone(), "tools/call", None)?;
-//! let Some(CancelAction::Notify(cancel)) = session.cancel(&id, &Reason::Text("user pressed stop".into()))? else {
+//! assert!(session.cancel(&id, &Reason::Text("user pressed stop".into()))?);
+//! // What to do comes out of one queue, in order: first what goes on the wire.
+//! let Some(Output::Transmit(Transmit { action: CancelAction::Notify(cancel), .. })) =
+//!     std::iter::from_fn(|| session.poll_output()).find(|o| !matches!(o, Output::Event(_)))
+//! else {
 //!     unreachable!("a plain request in flight is cancelled with a notification");
 //! };
 //! assert_eq!(cancel.reason.as_deref(), Some("user pressed stop"));

@@ -90,13 +90,27 @@ impl RequestId {
     }
 }
 
-impl fmt::Display for RequestId {
-    /// Numbers print bare, strings quoted: `7`, `"7"`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl RequestId {
+    /// Appends the id as [`Display`](fmt::Display) shows it (numbers bare, strings in double
+    /// quotes: `7`, `"7"`), without `core::fmt`.
+    pub fn push_to(&self, out: &mut String) {
         match self {
-            Self::Number(n) => write!(f, "{n}"),
-            Self::String(s) => write!(f, "{s:?}"),
+            Self::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            Self::String(s) => {
+                out.push('"');
+                out.push_str(s);
+                out.push('"');
+            }
         }
+    }
+}
+
+impl fmt::Display for RequestId {
+    /// Numbers print bare, strings in double quotes: `7`, `"7"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = String::new();
+        self.push_to(&mut text);
+        f.write_str(&text)
     }
 }
 
@@ -127,16 +141,24 @@ pub enum InvalidRequestId {
     TooLong,
 }
 
+impl InvalidRequestId {
+    /// What is wrong, in words (what [`Display`](fmt::Display) shows), without `core::fmt`.
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Self::NotAnInteger => "a numeric request id must be an integer".to_owned(),
+            Self::OutOfRange => {
+                "a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)".to_owned()
+            }
+            Self::WrongType(t) => ["a request id must be a string or an integer number, not ", t].concat(),
+            Self::TooLong => "a request id from the peer is longer than accepted".to_owned(),
+        }
+    }
+}
+
 impl fmt::Display for InvalidRequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotAnInteger => f.write_str("a numeric request id must be an integer"),
-            Self::OutOfRange => {
-                f.write_str("a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)")
-            }
-            Self::WrongType(t) => write!(f, "a request id must be a string or an integer number, not {t}"),
-            Self::TooLong => f.write_str("a request id from the peer is longer than accepted"),
-        }
+        f.write_str(&self.message())
     }
 }
 

@@ -11,17 +11,20 @@
 //! Spec: JSON-RPC 2.0 §4 (request, notification) and §5 (response); MCP schema
 //! `JSONRPCMessage` of every revision (2024-11-05 .. 2026-07-28).
 
-use super::id::InvalidRequestId;
+use super::id::{InvalidRequestId, RequestId};
 use super::session::{
     InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseInfo, ResponseVerdict, Session,
-    TrackRequest, UsageError,
+    UsageError,
 };
 use super::reason::Reason;
 use super::timer::Millis;
 use super::wire::{CancelledParams, PeerValue};
 
-/// The methods the rules name. They cross the JS boundary as small integers: their
-/// position in [`Method::ALL`] plus one (`0` is any other method).
+/// The methods of MCP (every revision, 2024-11-05 .. 2026-07-28) known by name. They cross
+/// the JS boundary as small integers — their position in [`Method::ALL`] plus one (`0` is
+/// any other method) — and an entry in flight stores one byte instead of a string. Only some
+/// have rules (the handshake, the cancel, progress, tasks, `subscriptions/listen`, the
+/// task-augmentable requests); the others are here so their names never cross or allocate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Method {
@@ -47,11 +50,53 @@ pub enum Method {
     ElicitationCreate,
     /// `subscriptions/listen` (2026-07-28): the one request a server may cancel.
     SubscriptionsListen,
+    /// `ping`.
+    Ping,
+    /// `tools/list`.
+    ToolsList,
+    /// `resources/list`.
+    ResourcesList,
+    /// `resources/templates/list`.
+    ResourcesTemplatesList,
+    /// `resources/read`.
+    ResourcesRead,
+    /// `resources/subscribe`.
+    ResourcesSubscribe,
+    /// `resources/unsubscribe`.
+    ResourcesUnsubscribe,
+    /// `prompts/list`.
+    PromptsList,
+    /// `prompts/get`.
+    PromptsGet,
+    /// `completion/complete`.
+    CompletionComplete,
+    /// `logging/setLevel`.
+    LoggingSetLevel,
+    /// `roots/list`.
+    RootsList,
+    /// `tasks/list` (2025-11-25).
+    TasksList,
+    /// `server/discover` (2026-07-28).
+    ServerDiscover,
+    /// `notifications/initialized`.
+    Initialized,
+    /// `notifications/message` (logging).
+    LogMessage,
+    /// `notifications/resources/updated`.
+    ResourceUpdated,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/roots/list_changed`.
+    RootsListChanged,
 }
 
 impl Method {
     /// Every known method; `ALL[code - 1]` is the method of `code`.
-    pub const ALL: [Method; 11] = [
+    pub const ALL: [Method; 32] = [
         Method::Initialize,
         Method::Cancelled,
         Method::Progress,
@@ -63,6 +108,27 @@ impl Method {
         Method::SamplingCreateMessage,
         Method::ElicitationCreate,
         Method::SubscriptionsListen,
+        Method::Ping,
+        Method::ToolsList,
+        Method::ResourcesList,
+        Method::ResourcesTemplatesList,
+        Method::ResourcesRead,
+        Method::ResourcesSubscribe,
+        Method::ResourcesUnsubscribe,
+        Method::PromptsList,
+        Method::PromptsGet,
+        Method::CompletionComplete,
+        Method::LoggingSetLevel,
+        Method::RootsList,
+        Method::TasksList,
+        Method::ServerDiscover,
+        Method::Initialized,
+        Method::LogMessage,
+        Method::ResourceUpdated,
+        Method::ResourcesListChanged,
+        Method::ToolsListChanged,
+        Method::PromptsListChanged,
+        Method::RootsListChanged,
     ];
 
     /// The method's name on the wire.
@@ -80,6 +146,27 @@ impl Method {
             Method::SamplingCreateMessage => "sampling/createMessage",
             Method::ElicitationCreate => "elicitation/create",
             Method::SubscriptionsListen => "subscriptions/listen",
+            Method::Ping => "ping",
+            Method::ToolsList => "tools/list",
+            Method::ResourcesList => "resources/list",
+            Method::ResourcesTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::ResourcesSubscribe => "resources/subscribe",
+            Method::ResourcesUnsubscribe => "resources/unsubscribe",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::CompletionComplete => "completion/complete",
+            Method::LoggingSetLevel => "logging/setLevel",
+            Method::RootsList => "roots/list",
+            Method::TasksList => "tasks/list",
+            Method::ServerDiscover => "server/discover",
+            Method::Initialized => "notifications/initialized",
+            Method::LogMessage => "notifications/message",
+            Method::ResourceUpdated => "notifications/resources/updated",
+            Method::ResourcesListChanged => "notifications/resources/list_changed",
+            Method::ToolsListChanged => "notifications/tools/list_changed",
+            Method::PromptsListChanged => "notifications/prompts/list_changed",
+            Method::RootsListChanged => "notifications/roots/list_changed",
         }
     }
 
@@ -120,6 +207,30 @@ impl Method {
                 _ => Fields(Fields::META_PROGRESS_TOKEN.0 | Fields::TASK.0 | Fields::TASK_ID.0),
             }
         }
+    }
+}
+
+/// A method's name as stored: a known method (one byte), or any other, shared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Name {
+    Known(Method),
+    Other(std::sync::Arc<str>),
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Name::Known(m) => m.name(),
+            Name::Other(name) => name,
+        }
+    }
+}
+
+impl From<&str> for Name {
+    fn from(name: &str) -> Self {
+        Method::from_name(name).map_or_else(|| Name::Other(name.into()), Name::Known)
     }
 }
 
@@ -382,16 +493,7 @@ impl Session {
             MethodName::Absent => {
                 // A response (or not JSON-RPC): not ours to judge unless it has an id of ours.
                 let Ok(id) = message.id.to_request_id() else { return Verdict::Pass };
-                let needed = Fields::of_response(self.response_fields(&id));
-                if !message.read.contains(needed) {
-                    return Verdict::NeedFields(needed.without(message.read));
-                }
-                let empty = ResponseInfo::default();
-                let info = message.response.unwrap_or(&empty);
-                return match self.handle_response(&id, info) {
-                    ResponseVerdict::Late | ResponseVerdict::Consumed => Verdict::Drop,
-                    ResponseVerdict::Deliver | ResponseVerdict::Unknown => Verdict::Pass,
-                };
+                return self.handle_incoming_response(&id, message.read, message.response);
             }
             MethodName::Known(m) => Some(m),
             MethodName::Other(_) => None,
@@ -429,6 +531,20 @@ impl Session {
                 Verdict::Pass
             }
             _ => Verdict::Pass,
+        }
+    }
+
+    /// [`Self::handle_incoming`] of a response whose id the host already holds as a
+    /// [`RequestId`] (nothing copied): `read` and `info` are the response members read.
+    pub fn handle_incoming_response(&mut self, id: &RequestId, read: Fields, info: Option<&ResponseInfo>) -> Verdict {
+        let needed = Fields::of_response(self.response_fields(id));
+        if !read.contains(needed) {
+            return Verdict::NeedFields(needed.without(read));
+        }
+        let empty = ResponseInfo::default();
+        match self.handle_response(id, info.unwrap_or(&empty)) {
+            ResponseVerdict::Late | ResponseVerdict::Consumed => Verdict::Drop,
+            ResponseVerdict::Deliver | ResponseVerdict::Unknown => Verdict::Pass,
         }
     }
 
@@ -472,12 +588,10 @@ impl Session {
                 token => Some(token.to_request_id().map_err(OutgoingError::InvalidProgressToken)?),
             };
             let name = message.method.as_str().unwrap_or_default();
-            let mut request = TrackRequest::new(id, name);
-            request.progress_token = progress_token;
-            request.task = message.task;
-            request.task_ref = message.task_id.map(str::to_owned);
-            request.watch = watch;
-            self.track(request, now).map_err(OutgoingError::Usage)?;
+            let task_ref = message.task_id.map(str::to_owned);
+            let known = message.method.known();
+            self.track_entry(id, known, name, progress_token, message.task, task_ref, None, watch, now)
+                .map_err(OutgoingError::Usage)?;
             return Ok(Verdict::Pass);
         }
         if method == Some(Method::Cancelled) {

@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use foldhash::fast::FixedState;
 
 use super::bounded::Bounded;
+use super::message::{Method, Name};
 use super::{seeded, IdMap};
 use std::fmt;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use super::revision::{PeerCancels, Revision, Rules, TaskCancel};
 use super::timer::{Deadlines, Millis, RequestTimer, Timeout, TimeoutKind};
 use super::tombstones::{Tombstone, Tombstones};
 use super::wire::{
-    cap_utf8, CancelledParams, INITIALIZE_METHOD, LISTEN_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD,
+    cap_utf8, CancelledParams, INITIALIZE_METHOD, TASKS_CANCEL_METHOD,
 };
 
 /// JSON-RPC error code for invalid params: what a 2025-11-25 server answers to
@@ -374,54 +375,110 @@ impl UsageError {
     }
 }
 
+impl UsageError {
+    /// What is wrong, in words (what [`Display`](fmt::Display) shows), without `core::fmt`.
+    #[must_use]
+    pub fn message(&self) -> String {
+        let (before, id, after) = match self {
+            Self::AlreadyInFlight(id) => ("request id ", id, " is already in flight"),
+            Self::ProgressTokenInUse(t) => ("progress token ", t, " is already used by a request in flight"),
+            Self::HandshakeNotCancellable(id) => {
+                ("request ", id, " is the initialize handshake, which must not be cancelled")
+            }
+        };
+        let mut text = before.to_owned();
+        id.push_to(&mut text);
+        text.push_str(after);
+        text
+    }
+}
+
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::AlreadyInFlight(id) => write!(f, "request id {id} is already in flight"),
-            Self::ProgressTokenInUse(t) => write!(f, "progress token {t} is already used by a request in flight"),
-            Self::HandshakeNotCancellable(id) => {
-                write!(f, "request {id} is the initialize handshake, which must not be cancelled")
-            }
-        }
+        f.write_str(&self.message())
     }
 }
 
 impl std::error::Error for UsageError {}
 
-/// What kind of outbound request an entry is.
-#[derive(Debug)]
+/// What kind of outbound request an entry is (the task's id, if any, is in [`Extra`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Plain,
     /// Task-augmented, no `CreateTaskResult` yet; `cancel_pending` once aborted.
-    Task {
-        cancel_pending: bool,
-    },
+    Task { cancel_pending: bool },
     /// The host's own `tasks/get`/`tasks/result`/`tasks/cancel` for a task.
-    TaskQuery {
-        task_id: String,
-    },
+    TaskQuery,
     /// Our own `tasks/cancel`.
-    TaskCancel {
-        task_id: String,
-    },
+    TaskCancel,
 }
 
+/// One of our requests in flight: 8 bytes beside its id. What most requests do not have —
+/// a method outside [`Method`], a task id, a progress token, a deadline — is boxed in
+/// [`Extra`].
 #[derive(Debug)]
 struct Outbound {
-    /// Shared with every request of the same method ([`Session::intern`]).
-    method: Arc<str>,
-    /// Boxed: few requests have one, and an entry stays small without it.
-    progress_token: Option<Box<ProgressToken>>,
-    /// Boxed: most requests have no deadline, and the timer is most of an entry's size.
-    timer: Option<Box<RequestTimer>>,
+    /// The method, when known; else its name is in `extra`.
+    method: Option<Method>,
     kind: Kind,
     /// Tracked with [`TrackRequest::watch`]: queue [`Output::Settled`] when it settles.
     watched: bool,
+    extra: Option<Box<Extra>>,
+}
+
+#[derive(Debug, Default)]
+struct Extra {
+    /// The method of a request whose method is not a known one (shared, [`Session::intern`]).
+    name: Option<Arc<str>>,
+    /// The task of a [`Kind::TaskQuery`] or [`Kind::TaskCancel`].
+    task_id: Option<String>,
+    progress_token: Option<ProgressToken>,
+    timer: Option<RequestTimer>,
+}
+
+impl Outbound {
+    fn name(&self) -> &str {
+        match (self.method, &self.extra) {
+            (Some(m), _) => m.name(),
+            (None, Some(extra)) => extra.name.as_deref().unwrap_or_default(),
+            (None, None) => "",
+        }
+    }
+
+    /// The name as a tombstone keeps it.
+    fn stored_name(&self) -> Name {
+        match self.method {
+            Some(m) => Name::Known(m),
+            None => Name::Other(self.extra.as_ref().and_then(|e| e.name.clone()).unwrap_or_else(|| "".into())),
+        }
+    }
+
+    fn is(&self, method: Method) -> bool {
+        self.method == Some(method)
+    }
+
+    fn task_id(&self) -> &str {
+        self.extra.as_ref().and_then(|e| e.task_id.as_deref()).unwrap_or_default()
+    }
+
+    /// Whether its response needs more than its id ([`Session::response_fields`]).
+    fn reads_response(&self) -> bool {
+        self.kind != Kind::Plain || self.method == Some(Method::Initialize)
+    }
+
+    fn timer_mut(&mut self) -> Option<&mut RequestTimer> {
+        self.extra.as_mut().and_then(|e| e.timer.as_mut())
+    }
+
+    fn into_tombstone(self) -> Tombstone {
+        let method = self.stored_name();
+        Tombstone { method, progress_token: self.extra.and_then(|e| e.progress_token) }
+    }
 }
 
 #[derive(Debug)]
 struct Inbound {
-    method: String,
+    method: Name,
     /// The host keeps resources for it ([`Session::watch_inbound`]).
     watched: bool,
 }
@@ -501,6 +558,10 @@ pub struct Session {
     methods: Vec<Arc<str>>,
     /// Everything the host must do, oldest first ([`Self::poll_output`]).
     outputs: VecDeque<Output>,
+    /// How many requests in flight need more than the id of their response (tasks,
+    /// `initialize`): while none does, and no tasks extension applies, a response is
+    /// classified by its id alone without asking [`Self::response_fields`].
+    reading_responses: usize,
 }
 
 impl Default for Session {
@@ -516,7 +577,7 @@ const TASK_STATUS_METHOD_TERMINAL: [&str; 3] = ["completed", "failed", "cancelle
 
 /// The requests that may be task-augmented (2025-11-25 §Tasks). Others may carry
 /// `params.task` (the TS SDK 1.x copies it onto its `tasks/get` polls) without being one.
-const TASK_AUGMENTABLE: [&str; 3] = ["tools/call", "sampling/createMessage", "elicitation/create"];
+const TASK_AUGMENTABLE: [Method; 3] = [Method::ToolsCall, Method::SamplingCreateMessage, Method::ElicitationCreate];
 
 impl Session {
     /// A session with no request in flight.
@@ -540,6 +601,7 @@ impl Session {
             next_internal_id: 1,
             methods: Vec::new(),
             outputs: VecDeque::new(),
+            reading_responses: 0,
         }
     }
 
@@ -572,7 +634,7 @@ impl Session {
     #[must_use]
     pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
         match self.outbound.get(id) {
-            Some(Outbound { kind: Kind::Task { cancel_pending: true }, .. }) => Some(RequestState::CancelPending),
+            Some(o) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
             None if self.task_of_request.contains_key(id) => Some(RequestState::TaskRunning),
             None if self.tombstones.contains(id) => Some(RequestState::Cancelled),
@@ -592,7 +654,7 @@ impl Session {
     /// or [`RequestState::TaskRunning`].
     #[must_use]
     pub fn cancellable(&self) -> usize {
-        let own = self.outbound.values().filter(|o| matches!(o.kind, Kind::TaskCancel { .. })).count();
+        let own = self.outbound.values().filter(|o| o.kind == Kind::TaskCancel).count();
         let tasks = self.task_of_request.keys().filter(|id| !self.outbound.contains_key(*id)).count();
         self.outbound.len() - own + tasks
     }
@@ -698,6 +760,25 @@ impl Session {
     /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
     pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
         let TrackRequest { id, method, progress_token, task, task_ref, timeout, watch } = request;
+        let known = Method::from_name(&method);
+        self.track_entry(id, known, &method, progress_token, task, task_ref, timeout, watch, now)
+    }
+
+    /// [`Self::track`] with the method as the host has it: `known` when it is one of
+    /// [`Method`] (then nothing is allocated for it), and by name.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn track_entry(
+        &mut self,
+        id: RequestId,
+        known: Option<Method>,
+        method: &str,
+        progress_token: Option<ProgressToken>,
+        task: bool,
+        task_ref: Option<String>,
+        timeout: Option<Timeout>,
+        watch: bool,
+        now: Millis,
+    ) -> Result<(), UsageError> {
         if self.outbound.contains_key(&id) {
             return Err(UsageError::AlreadyInFlight(id));
         }
@@ -707,37 +788,49 @@ impl Session {
             }
             self.progress.insert(token.clone(), id.clone());
         }
-        self.tombstones.remove(&id);
+        if self.tombstones.len() > 0 {
+            self.tombstones.remove(&id);
+        }
         // An id whose earlier request started a task that still runs now names the new
         // request: the task can no longer be cancelled through it.
-        self.task_of_request.remove(&id);
+        if !self.task_of_request.is_empty() {
+            self.task_of_request.remove(&id);
+        }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
+        let mut task_id = None;
         let kind = match task_ref {
-            Some(task_id) if tasks_apply && self.tasks.contains_key(&task_id) => Kind::TaskQuery { task_id },
-            _ if task && tasks_apply && TASK_AUGMENTABLE.contains(&method.as_str()) => {
+            Some(t) if tasks_apply && self.tasks.contains_key(&t) => {
+                if known == Some(Method::TasksCancel) {
+                    // The host cancels the task itself: ours would be a second one.
+                    if let Some(running) = self.tasks.get_mut(&t) {
+                        running.cancel_sent = true;
+                    }
+                }
+                task_id = Some(t);
+                Kind::TaskQuery
+            }
+            _ if task && tasks_apply && known.is_some_and(|m| TASK_AUGMENTABLE.contains(&m)) => {
                 Kind::Task { cancel_pending: false }
             }
             _ => Kind::Plain,
         };
-        if let Kind::TaskQuery { task_id } = &kind {
-            if method == TASKS_CANCEL_METHOD {
-                // The host cancels the task itself: ours would be a second one.
-                if let Some(t) = self.tasks.get_mut(task_id) {
-                    t.cancel_sent = true;
-                }
-            }
-        }
         // The session's default timeouts skip the long-lived `subscriptions/listen`; no
         // timeout applies to the handshake, which cannot be cancelled.
-        let exempt = Some(method.as_str()) == self.handshake_method() || (timeout.is_none() && method == LISTEN_METHOD);
-        let timeout = timeout.unwrap_or(self.config.timeout);
-        let mut timer = (timeout.is_set() && !exempt).then(|| Box::new(RequestTimer::start(timeout, now)));
+        let timeout = match timeout {
+            Some(t) => t,
+            None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
+            None => self.config.timeout,
+        };
+        let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
+        let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
         if let Some(timer) = timer.as_mut() {
             self.deadlines.schedule(&id, timer);
+            self.tidy_deadlines();
         }
-        let method = self.intern(method);
-        let progress_token = progress_token.map(Box::new);
-        self.outbound.insert(id, Outbound { method, progress_token, timer, kind, watched: watch });
+        let name = if known.is_none() { Some(self.intern(method)) } else { None };
+        let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
+            .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
+        self.insert_outbound(id, Outbound { method: known, kind, watched: watch, extra });
         Ok(())
     }
 
@@ -788,9 +881,9 @@ impl Session {
             }));
             return Ok(false);
         };
-        match &mut request.kind {
-            Kind::Task { cancel_pending: true } | Kind::TaskCancel { .. } => {
-                let method = Some(request.method.to_string());
+        match request.kind {
+            Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
+                let method = Some(request.name().to_owned());
                 self.emit(Event::outbound(EventKind::CancelNotSent {
                     request_id: id.clone(),
                     method,
@@ -798,37 +891,38 @@ impl Session {
                 }));
                 return Ok(false);
             }
-            Kind::Task { cancel_pending } => {
-                *cancel_pending = true;
-                let method = request.method.to_string();
-                if let Some(timer) = request.timer.as_mut() {
+            Kind::Task { cancel_pending: false } => {
+                request.kind = Kind::Task { cancel_pending: true };
+                let method = request.name().to_owned();
+                if let Some(timer) = request.timer_mut() {
                     self.deadlines.unschedule(timer);
+                    self.tidy_deadlines();
                 }
                 self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
                 self.outputs.push_back(cancelled);
                 return Ok(true);
             }
-            Kind::TaskQuery { task_id } => {
+            Kind::TaskQuery => {
                 // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
-                let task_id = task_id.clone();
+                let task_id = request.task_id().to_owned();
                 let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
                 let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
-                if let Some(poll) = self.take_outbound(id) {
-                    self.tombstones.insert(
-                        id.clone(),
-                        Tombstone { method: poll.method, progress_token: poll.progress_token.map(|t| *t) },
-                    );
-                    self.outputs.push_back(cancelled);
-                    self.settle(id, poll.watched);
-                }
-                return Ok(made);
+                let Some(poll) = self.take_outbound(id) else { return Ok(made) };
+                let watched = poll.watched;
+                self.tombstones.insert(id.clone(), poll.into_tombstone());
+                self.outputs.push_back(cancelled);
+                self.settle(id, watched);
+                // The poll itself is cancelled even when its task's `tasks/cancel` already
+                // went (or the task ended): `Ok(true)` whenever `Output::Cancelled` is queued,
+                // which `handle_timeout` relies on to queue it once.
+                return Ok(true);
             }
             Kind::Plain => {}
         }
-        if Some(&*request.method) == handshake {
-            let method = Some(request.method.to_string());
+        if Some(request.name()) == handshake {
+            let method = Some(request.name().to_owned());
             self.emit(Event::outbound(EventKind::CancelNotSent {
                 request_id: id.clone(),
                 method,
@@ -843,16 +937,14 @@ impl Session {
         if self.config.events {
             self.emit(Event::outbound(EventKind::CancelSent {
                 request_id: id.clone(),
-                method: request.method.to_string(),
+                method: request.name().to_owned(),
                 via: if close_stream { Via::StreamClose } else { Via::Notification },
                 reason: wire_reason.clone(),
                 task_id: None,
             }));
         }
-        self.tombstones.insert(
-            id.clone(),
-            Tombstone { method: request.method, progress_token: request.progress_token.map(|t| *t) },
-        );
+        let watched = request.watched;
+        self.tombstones.insert(id.clone(), request.into_tombstone());
         let action = if close_stream {
             CancelAction::CloseStream(id.clone())
         } else {
@@ -860,7 +952,7 @@ impl Session {
         };
         self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
         self.outputs.push_back(cancelled);
-        self.settle(id, request.watched);
+        self.settle(id, watched);
         Ok(true)
     }
 
@@ -869,16 +961,22 @@ impl Session {
     #[must_use]
     pub fn response_fields(&self, id: &RequestId) -> Fields {
         let tasks_extension = self.tasks_extension();
+        if self.reading_responses == 0 && !tasks_extension {
+            return Fields::default();
+        }
         match self.outbound.get(id) {
-            Some(Outbound { kind: Kind::Task { .. }, .. }) => Fields { task_id: true, ..Fields::default() },
-            Some(Outbound { kind: Kind::TaskQuery { .. }, .. }) => Fields { task_status: true, ..Fields::default() },
-            Some(Outbound { kind: Kind::TaskCancel { .. }, .. }) => Fields { error_code: true, ..Fields::default() },
-            Some(o) if &*o.method == INITIALIZE_METHOD => Fields { protocol_version: true, ..Fields::default() },
-            // 2026-07-28 tasks extension: any request may come back as a task
-            // (`resultType: "task"`), even one we cancelled.
-            Some(_) if tasks_extension => Fields { task_id: true, ..Fields::default() },
+            Some(o) => match o.kind {
+                Kind::Task { .. } => Fields { task_id: true, ..Fields::default() },
+                Kind::TaskQuery => Fields { task_status: true, ..Fields::default() },
+                Kind::TaskCancel => Fields { error_code: true, ..Fields::default() },
+                Kind::Plain if o.is(Method::Initialize) => Fields { protocol_version: true, ..Fields::default() },
+                // 2026-07-28 tasks extension: any request may come back as a task
+                // (`resultType: "task"`), even one we cancelled.
+                Kind::Plain if tasks_extension => Fields { task_id: true, ..Fields::default() },
+                Kind::Plain => Fields::default(),
+            },
             None if tasks_extension && self.tombstones.contains(id) => Fields { task_id: true, ..Fields::default() },
-            _ => Fields::default(),
+            None => Fields::default(),
         }
     }
 
@@ -886,12 +984,15 @@ impl Session {
     /// [`Self::response_fields`] asked for. A [`ResponseVerdict::Deliver`] completes the
     /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`]
     /// consumes its tombstone, or — for a task request cancelled before its `taskId` was
-    /// known — queues the deferred `tasks/cancel` ([`Self::poll_transmit`]).
+    /// known — queues the deferred `tasks/cancel` ([`Self::poll_output`]).
     ///
     /// Spec: every revision §Cancellation, "SHOULD ignore any response to the request that
     /// arrives afterward"; 2025-11-25 §Tasks.
     pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
         let Some(request) = self.take_outbound(id) else {
+            if self.tombstones.len() == 0 {
+                return ResponseVerdict::Unknown;
+            }
             let Some(tombstone) = self.tombstones.remove(id) else { return ResponseVerdict::Unknown };
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
@@ -907,6 +1008,7 @@ impl Session {
             }
             return ResponseVerdict::Late;
         };
+        let watched = request.watched;
         match request.kind {
             Kind::Plain => {
                 if let Some(version) = &info.protocol_version {
@@ -914,8 +1016,8 @@ impl Session {
                 }
                 match info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension()) {
                     // 2026-07-28: a `resultType: "task"` answer starts a task we can cancel.
-                    Some(task_id) => self.start_task(id, &task_id, &request.method, request.watched),
-                    None => self.settle(id, request.watched),
+                    Some(task_id) => self.start_task(id, &task_id, request.name(), watched),
+                    None => self.settle(id, watched),
                 }
                 ResponseVerdict::Deliver
             }
@@ -923,47 +1025,50 @@ impl Session {
                 let task_id = info.task_id.clone().filter(|_| info.error_code.is_none());
                 match (task_id, cancel_pending) {
                     (Some(task_id), false) => {
-                        self.start_task(id, &task_id, &request.method, request.watched);
+                        self.start_task(id, &task_id, request.name(), watched);
                         ResponseVerdict::Deliver
                     }
                     (Some(task_id), true) => {
                         // The caller gave up before the task existed: cancel it now, and drop
                         // the CreateTaskResult nobody waits for.
-                        self.start_task(id, &task_id, &request.method, request.watched);
+                        self.start_task(id, &task_id, request.name(), watched);
                         self.cancel_task(id, &task_id);
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
-                            method: request.method.to_string(),
+                            method: request.name().to_owned(),
                         }));
                         ResponseVerdict::Late
                     }
                     (None, false) => {
-                        self.settle(id, request.watched);
+                        self.settle(id, watched);
                         ResponseVerdict::Deliver
                     }
                     (None, true) => {
                         // An error, or a server that ran it as a plain request: nothing to cancel.
-                        self.settle(id, request.watched);
+                        self.settle(id, watched);
                         self.emit(Event::outbound(EventKind::LateResponseDropped {
                             request_id: id.clone(),
-                            method: request.method.to_string(),
+                            method: request.name().to_owned(),
                         }));
                         ResponseVerdict::Late
                     }
                 }
             }
-            Kind::TaskQuery { task_id } => {
-                let ended = &*request.method == TASKS_RESULT_METHOD
-                    || (&*request.method == TASKS_CANCEL_METHOD && info.error_code.is_none())
-                    || info.error_code == Some(INVALID_PARAMS) && &*request.method == TASKS_CANCEL_METHOD
+            Kind::TaskQuery => {
+                let task_id = request.task_id();
+                let ended = request.is(Method::TasksResult)
+                    || (request.is(Method::TasksCancel) && info.error_code.is_none())
+                    || info.error_code == Some(INVALID_PARAMS) && request.is(Method::TasksCancel)
                     || info.task_status.as_ref().is_some_and(|(t, s)| *t == task_id && is_terminal(s));
                 if ended {
+                    let task_id = task_id.to_owned();
                     self.end_task(&task_id);
                 }
-                self.settle(id, request.watched);
+                self.settle(id, watched);
                 ResponseVerdict::Deliver
             }
-            Kind::TaskCancel { task_id } => {
+            Kind::TaskCancel => {
+                let task_id = request.task_id().to_owned();
                 let outcome = match info.error_code {
                     None => TaskCancelOutcome::Cancelled,
                     Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,
@@ -985,10 +1090,9 @@ impl Session {
     /// delivered one restarts its request's timeout when it resets on progress.
     pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
         if let Some(id) = self.progress.get(token) {
-            if let Some(request) = self.outbound.get_mut(id) {
-                if let Some(timer) = request.timer.as_mut() {
-                    self.deadlines.on_progress(id, timer, now);
-                }
+            if let Some(timer) = self.outbound.get_mut(id).and_then(Outbound::timer_mut) {
+                self.deadlines.on_progress(id, timer, now);
+                self.tidy_deadlines();
             }
             return ProgressVerdict::Deliver;
         }
@@ -1030,20 +1134,23 @@ impl Session {
     /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on
     /// timeout the sender SHOULD issue a cancel and stop waiting.
     pub fn handle_timeout(&mut self, now: Millis) {
-        while let Some(id) = self.deadlines.pop_due(now) {
+        while let Some((key, id)) = self.deadlines.pop_due(now) {
             let Some(request) = self.outbound.get_mut(&id) else {
                 continue;
             };
-            let Some(timer) = request.timer.take() else {
+            let Some(extra) = request.extra.as_mut() else { continue };
+            // A stale entry: the timer was rescheduled or unscheduled since.
+            if extra.timer.as_ref().and_then(|t| t.key) != Some(key) {
                 continue;
-            };
+            }
+            let Some(mut timer) = extra.timer.take() else { continue };
+            self.deadlines.unschedule(&mut timer);
             let Some(kind) = timer.expired(now) else {
                 // Unreachable (its key was due, so one of its deadlines is); never loop on it.
-                request.timer = Some(timer);
                 continue;
             };
             if self.config.events {
-                let method = request.method.to_string();
+                let method = request.name().to_owned();
                 self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             }
             let cause = CancelCause::TimedOut(kind);
@@ -1051,6 +1158,7 @@ impl Session {
                 self.outputs.push_back(Output::Cancelled { request_id: id, cause });
             }
         }
+        self.tidy_deadlines();
     }
 
     // ----- requests the peer sends us -----
@@ -1064,11 +1172,11 @@ impl Session {
             return false;
         }
         self.peer_cancelled.remove(&id);
-        if let Some((old, request)) = self.inbound.insert(id, Inbound { method: method.to_owned(), watched: false }) {
+        if let Some((old, request)) = self.inbound.insert(id, Inbound { method: Name::from(method), watched: false }) {
             if request.watched {
                 self.outputs.push_back(Output::InboundSettled(old.clone()));
             }
-            self.emit(Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method }));
+            self.emit(Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method.to_string() }));
         }
         true
     }
@@ -1095,14 +1203,14 @@ impl Session {
                 self.emit(Event::inbound(EventKind::CancelIgnored {
                     request_id,
                     why: Ignored::Malformed,
-                    detail: Some(malformed.to_string()),
+                    detail: Some(malformed.message()),
                     reason,
                 }));
                 return InboundCancelVerdict::Ignore;
             }
         };
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self.outbound.get(&id).is_some_and(|o| &*o.method == LISTEN_METHOD);
+            let is_listen = self.outbound.get(&id).is_some_and(|o| o.is(Method::SubscriptionsListen));
             if is_listen {
                 if let Some(listen) = self.take_outbound(&id) {
                     self.settle(&id, listen.watched);
@@ -1123,16 +1231,16 @@ impl Session {
             None if self.peer_cancelled.contains(&id) => Ignored::AlreadyCancelled,
             None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
-            Some(request) if Some(request.method.as_str()) == handshake => Ignored::Handshake,
+            Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
             Some(_) => {
                 let Some(request) = self.inbound.remove(&id) else { return InboundCancelVerdict::Ignore };
                 self.emit(Event::inbound(EventKind::CancelReceived {
                     request_id: id.clone(),
-                    method: request.method.clone(),
+                    method: request.method.to_string(),
                     reason: reason.clone(),
                 }));
                 self.peer_cancelled
-                    .insert(id.clone(), Tombstone { method: request.method.into(), progress_token: None });
+                    .insert(id.clone(), Tombstone { method: request.method, progress_token: None });
                 self.outputs.push_back(Output::PeerCancelled { request_id: id.clone(), reason: reason.clone() });
                 return InboundCancelVerdict::Abort { request_id: id, reason };
             }
@@ -1175,6 +1283,7 @@ impl Session {
             self.inbound.iter().filter(|(_, r)| r.watched).map(|(id, _)| id.clone()).collect();
         self.outputs.extend(inbound.into_iter().map(Output::InboundSettled));
         self.outbound.clear();
+        self.reading_responses = 0;
         self.progress.clear();
         self.tombstones.clear();
         self.inbound.clear();
@@ -1229,22 +1338,23 @@ impl Session {
         task.cancel_sent = true;
         let method = task.method.clone();
         let cancel_id = loop {
-            let candidate = RequestId::String(format!("{}{}", self.config.internal_id_prefix, self.next_internal_id));
+            let mut candidate = self.config.internal_id_prefix.clone();
+            candidate.push_str(itoa::Buffer::new().format(self.next_internal_id));
+            let candidate = RequestId::String(candidate);
             self.next_internal_id += 1;
             // The application may use ids of the same shape: never take one it has in use.
             if !self.outbound.contains_key(&candidate) && !self.tombstones.contains(&candidate) {
                 break candidate;
             }
         };
-        let cancel_method = self.intern(TASKS_CANCEL_METHOD.to_owned());
-        self.outbound.insert(
+        let extra = Extra { task_id: Some(task_id.to_owned()), ..Extra::default() };
+        self.insert_outbound(
             cancel_id.clone(),
             Outbound {
-                method: cancel_method,
-                progress_token: None,
-                timer: None,
-                kind: Kind::TaskCancel { task_id: task_id.to_owned() },
+                method: Some(Method::TasksCancel),
+                kind: Kind::TaskCancel,
                 watched: false,
+                extra: Some(Box::new(extra)),
             },
         );
         self.emit(Event::outbound(EventKind::CancelSent {
@@ -1262,7 +1372,7 @@ impl Session {
 
     /// `method` shared with the requests in flight that have the same one: an entry holds
     /// a pointer instead of a string of its own. At most [`MAX_INTERNED`] methods are kept.
-    fn intern(&mut self, method: String) -> Arc<str> {
+    fn intern(&mut self, method: &str) -> Arc<str> {
         if let Some(m) = self.methods.iter().find(|m| ***m == *method) {
             return Arc::clone(m);
         }
@@ -1273,14 +1383,38 @@ impl Session {
         m
     }
 
+
+    /// Drops stale deadlines (see [`Deadlines::tidy`]): after every schedule or unschedule,
+    /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
+    fn tidy_deadlines(&mut self) {
+        let outbound = &self.outbound;
+        self.deadlines.tidy(|id, key| {
+            outbound.get(id).and_then(|o| o.extra.as_ref()).and_then(|e| e.timer.as_ref()).and_then(|t| t.key)
+                == Some(key)
+        });
+    }
+
+    fn insert_outbound(&mut self, id: RequestId, request: Outbound) {
+        if request.reads_response() {
+            self.reading_responses += 1;
+        }
+        self.outbound.insert(id, request);
+    }
+
     /// Removes our request `id` with its progress token and deadline.
     fn take_outbound(&mut self, id: &RequestId) -> Option<Outbound> {
         let mut request = self.outbound.remove(id)?;
-        if let Some(token) = &request.progress_token {
-            self.progress.remove(token);
+        if request.reads_response() {
+            self.reading_responses -= 1;
         }
-        if let Some(timer) = request.timer.as_mut() {
-            self.deadlines.unschedule(timer);
+        if let Some(extra) = request.extra.as_mut() {
+            if let Some(token) = &extra.progress_token {
+                self.progress.remove(token);
+            }
+            if let Some(timer) = extra.timer.as_mut() {
+                self.deadlines.unschedule(timer);
+                self.tidy_deadlines();
+            }
         }
         Some(request)
     }

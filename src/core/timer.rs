@@ -5,7 +5,8 @@
 //! §Cancellation "Timeouts": on timeout the sender SHOULD cancel the request; the clock MAY
 //! be reset on progress, but a maximum total timeout SHOULD always be enforced.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
@@ -65,7 +66,7 @@ pub(crate) struct RequestTimer {
     timeout: Timeout,
     idle_at: Option<Millis>,
     max_at: Option<Millis>,
-    key: Option<(Millis, u64)>,
+    pub(crate) key: Option<(Millis, u64)>,
 }
 
 impl RequestTimer {
@@ -97,12 +98,23 @@ impl RequestTimer {
     }
 }
 
-/// Every request's next deadline, in order.
+/// Every request's next deadline, in a binary heap (smaller than an ordered map).
+///
+/// Rescheduling or unscheduling a timer leaves its old entry in the heap (stale); an entry
+/// is live while its key is the timer's `key`. After every change the session drops the
+/// stale entries at the top ([`Deadlines::tidy`]), so [`Deadlines::next`] is the real next
+/// deadline, and all stale entries once they outnumber live ones, so the heap holds at
+/// most `2 × live + SLACK` entries.
 #[derive(Debug, Default)]
 pub(crate) struct Deadlines {
-    order: BTreeMap<(Millis, u64), RequestId>,
+    heap: BinaryHeap<Reverse<(Millis, u64, RequestId)>>,
     next_seq: u64,
+    /// Timers with a key (scheduled).
+    live: usize,
 }
+
+/// Stale entries tolerated before a compaction.
+const SLACK: usize = 64;
 
 impl Deadlines {
     /// Schedules (or reschedules) `timer` for `id`.
@@ -111,14 +123,16 @@ impl Deadlines {
         if let Some(at) = timer.deadline() {
             let key = (at, self.next_seq);
             self.next_seq += 1;
-            self.order.insert(key, id.clone());
+            self.heap.push(Reverse((at, key.1, id.clone())));
             timer.key = Some(key);
+            self.live += 1;
         }
     }
 
+    /// Unschedules `timer` (its entry goes stale).
     pub fn unschedule(&mut self, timer: &mut RequestTimer) {
-        if let Some(key) = timer.key.take() {
-            self.order.remove(&key);
+        if timer.key.take().is_some() {
+            self.live = self.live.saturating_sub(1);
         }
     }
 
@@ -132,18 +146,37 @@ impl Deadlines {
         }
     }
 
-    /// The earliest deadline.
+    /// The earliest deadline (exact after [`Deadlines::tidy`]).
     pub fn next(&self) -> Option<Millis> {
-        self.order.keys().next().map(|(at, _)| *at)
+        self.heap.peek().map(|Reverse((at, _, _))| *at)
     }
 
-    /// Removes and returns the first request whose deadline is at or before `now`.
-    pub fn pop_due(&mut self, now: Millis) -> Option<RequestId> {
-        let (&key, _) = self.order.iter().next().filter(|((at, _), _)| *at <= now)?;
-        self.order.remove(&key)
+    /// Removes and returns the first entry whose deadline is at or before `now`, with its
+    /// key: the caller checks it is still the timer's key (else it is stale).
+    pub fn pop_due(&mut self, now: Millis) -> Option<((Millis, u64), RequestId)> {
+        if self.heap.peek().is_some_and(|Reverse((at, _, _))| *at <= now) {
+            return self.heap.pop().map(|Reverse((at, seq, id))| ((at, seq), id));
+        }
+        None
+    }
+
+    /// Drops stale entries — `is_live(id, key)` says whether `key` is still `id`'s
+    /// timer's: those at the top (so [`Deadlines::next`] is exact), and all of them once
+    /// they outnumber the live ones.
+    pub fn tidy(&mut self, is_live: impl Fn(&RequestId, (Millis, u64)) -> bool) {
+        if self.heap.len() > 2 * self.live + SLACK {
+            self.heap.retain(|Reverse((at, seq, id))| is_live(id, (*at, *seq)));
+        }
+        while let Some(Reverse((at, seq, id))) = self.heap.peek() {
+            if is_live(id, (*at, *seq)) {
+                break;
+            }
+            self.heap.pop();
+        }
     }
 
     pub fn clear(&mut self) {
-        self.order.clear();
+        self.heap.clear();
+        self.live = 0;
     }
 }

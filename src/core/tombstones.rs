@@ -8,7 +8,7 @@ use super::id::{ProgressToken, RequestId};
 /// What is remembered of a cancelled request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tombstone {
-    pub method: std::sync::Arc<str>,
+    pub method: super::message::Name,
     pub progress_token: Option<ProgressToken>,
 }
 

@@ -173,18 +173,27 @@ pub enum MalformedCancel {
 }
 
 fn ser_invalid_id<S: serde::Serializer>(e: &InvalidRequestId, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&e.to_string())
+    s.serialize_str(&e.message())
+}
+
+impl MalformedCancel {
+    /// What is wrong, in words (what [`Display`](std::fmt::Display) shows), without
+    /// `core::fmt`.
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Self::ParamsMissing => "params missing".to_owned(),
+            Self::ParamsNotAnObject(t) => ["params is ", t, ", not an object"].concat(),
+            Self::RequestIdMissing => "params.requestId missing".to_owned(),
+            Self::RequestIdInvalid(e) => ["params.requestId invalid: ", &e.message()].concat(),
+            Self::ReasonNotAString(t) => ["params.reason is ", t, ", not a string"].concat(),
+        }
+    }
 }
 
 impl std::fmt::Display for MalformedCancel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::ParamsMissing => f.write_str("params missing"),
-            Self::ParamsNotAnObject(t) => write!(f, "params is {t}, not an object"),
-            Self::RequestIdMissing => f.write_str("params.requestId missing"),
-            Self::RequestIdInvalid(e) => write!(f, "params.requestId invalid: {e}"),
-            Self::ReasonNotAString(t) => write!(f, "params.reason is {t}, not a string"),
-        }
+        f.write_str(&self.message())
     }
 }
 

@@ -8,7 +8,6 @@
 //! every consequence comes out of its one output queue ([`flush`]).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Function, Object, Reflect};
@@ -17,6 +16,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{self, id_to_js, key, peer_value, tag, AbortController, AbortSignal, MAX_PEER_STRING};
 use super::errors;
 use super::options::{self, Callbacks};
+use crate::core::{seeded, IdMap};
 use crate::core::{
     CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, RequestState,
     ResponseInfo, Session, TimeoutKind, TrackRequest, Transmit, Verdict,
@@ -66,9 +66,9 @@ struct State {
     core: Session,
     callbacks: Callbacks,
     /// Our requests the host keeps JS resources for (watched in the core).
-    requests: HashMap<RequestId, Watched>,
+    requests: IdMap<Watched>,
     /// Controllers of the peer's requests whose signal was asked for.
-    inbound: HashMap<RequestId, AbortController>,
+    inbound: IdMap<AbortController>,
     /// The abort listener of every request with a caller's signal, called with its id.
     abort_closure: Option<Closure<dyn Fn(JsValue)>>,
     /// The session's one timer: its handle and deadline (ms), and its callback.
@@ -121,8 +121,8 @@ impl SessionCore {
         let state = Rc::new(RefCell::new(State {
             core,
             callbacks: settings.callbacks,
-            requests: HashMap::new(),
-            inbound: HashMap::new(),
+            requests: seeded(seed.to_bits()),
+            inbound: seeded(seed.to_bits()),
             abort_closure: None,
             timer: None,
             timer_closure: None,
@@ -262,6 +262,18 @@ impl SessionCore {
         verdict_code(verdict)
     }
 
+    /// A response from the peer, by id only (the first call: the core answers `2 | fields
+    /// << 8` when it needs members of the result or error, then `incomingResponse`).
+    pub fn response(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
+        let verdict = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            st.core.handle_incoming_response(&id, Fields::NONE, None)
+        };
+        self.flush_if_needed();
+        verdict_code(verdict)
+    }
+
     /// A response from the peer with the response members the core asked for:
     /// `result.task.taskId`, `result.resultType`, `result.taskId`, `result.status`,
     /// `result.protocolVersion`, and `error.code` (`hasError` when the message has an
@@ -377,6 +389,29 @@ impl SessionCore {
         }
     }
 
+    /// `track(id, method)` without options, the hot path: only scalars cross, nothing is
+    /// thrown. `0`: tracked; `1`: refused (nothing changed: call `track` for the error).
+    #[wasm_bindgen(js_name = trackPlain)]
+    pub fn track_plain(
+        &self,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        method_code: i32,
+        method_name: Option<String>,
+    ) -> u32 {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 1 };
+        let method = method_name_of(method_code, method_name.as_deref());
+        let Some(name) = method.as_str() else { return 1 };
+        let tracked = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+            st.core.track_entry(id, method.known(), name, None, false, None, None, false, now).is_ok()
+        };
+        self.flush_if_needed();
+        u32::from(!tracked)
+    }
+
     /// Tracks a request we send (`track(id, method, options)`).
     ///
     /// # Errors
@@ -394,10 +429,8 @@ impl SessionCore {
         method_name: Option<String>,
         options: JsValue,
     ) -> Result<(), JsValue> {
-        let id_js = || convert::js_value_of(id_tag, id_num, id_str.as_deref());
-        let id = peer_value(id_tag, id_num, id_str.as_deref())
-            .to_request_id()
-            .map_err(|e| errors::invalid_id("track(): request id", e, &id_js()))?;
+        let id_js = convert::js_value_of(id_tag, id_num, id_str.as_deref());
+        let id = owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("track(): request id", e, &id_js))?;
         let method = match method_name_of(method_code, method_name.as_deref()).as_str() {
             Some(m) => m.to_owned(),
             None => {
@@ -412,7 +445,7 @@ impl SessionCore {
         let mut signal = None;
         if !options.is_undefined() {
             let opts = options::track(&options)?;
-            read_params(&mut request, &opts.params, &id_js())?;
+            read_params(&mut request, &opts.params)?;
             request.timeout = opts.timeout;
             if let Some(s) = opts.signal {
                 if s.aborted().unwrap_or(false) {
@@ -426,7 +459,7 @@ impl SessionCore {
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let has_exit = st.callbacks.send.is_some() || st.callbacks.close_stream.is_some();
             if (signal.is_some() || request.timeout.is_some_and(|t| t.is_set())) && !has_exit {
-                return Err(errors::send_required(&id_js()));
+                return Err(errors::send_required(&id_js));
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
             request.watch = signal.is_some();
@@ -580,6 +613,14 @@ impl SessionCore {
     }
 }
 
+/// A request id from a tagged member, taking the string (no copy).
+fn owned_id(tag: u32, number: f64, string: Option<String>) -> Result<RequestId, crate::core::InvalidRequestId> {
+    match (tag, string) {
+        (tag::STRING, Some(s)) => Ok(RequestId::String(s)),
+        (tag, s) => peer_value(tag, number, s.as_deref()).to_request_id(),
+    }
+}
+
 fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     match code {
         -1 => MethodName::Absent,
@@ -615,7 +656,7 @@ fn fill<'a>(
 
 /// `params._meta.progressToken`, `params.task` and `params.taskId` of `track()`'s
 /// `options.params`.
-fn read_params(request: &mut TrackRequest, params: &JsValue, id: &JsValue) -> Result<(), JsValue> {
+fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsValue> {
     if !params.is_object() {
         return Ok(());
     }
@@ -631,7 +672,6 @@ fn read_params(request: &mut TrackRequest, params: &JsValue, id: &JsValue) -> Re
     let task = convert::get(params, "task");
     request.task = task.is_object() && !js_sys::Array::is_array(&task);
     request.task_ref = convert::get(params, "taskId").as_string();
-    let _ = id;
     Ok(())
 }
 
@@ -745,7 +785,7 @@ fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
 }
 
 fn no_exit(option: &str) -> JsValue {
-    js_sys::Error::new(&format!("mcp-cancel: a cancel was made, but the session has no `{option}` option")).into()
+    js_sys::Error::new(&["mcp-cancel: a cancel was made, but the session has no `", option, "` option"].concat()).into()
 }
 
 /// Our request was cancelled: abort its own signal (if one was asked for); a timeout also
@@ -775,10 +815,12 @@ fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, 
     if controller.is_none() && callbacks.on_timeout.is_none() {
         return;
     }
-    let message = match kind {
-        TimeoutKind::MaxTotal => format!("Request {id} exceeded its maximum total timeout"),
-        _ => format!("Request {id} timed out"),
-    };
+    let mut message = "Request ".to_owned();
+    id.push_to(&mut message);
+    message.push_str(match kind {
+        TimeoutKind::MaxTotal => " exceeded its maximum total timeout",
+        _ => " timed out",
+    });
     let error = convert::dom_exception(&message, "TimeoutError");
     if let Some(controller) = controller {
         let _ = controller.abort(&error);

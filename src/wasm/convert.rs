@@ -171,7 +171,7 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     if let Some(err) = v.dyn_ref::<js_sys::Error>() {
         let name: String = err.name().into();
         let message: String = err.message().into();
-        return Reason::Error(if message.is_empty() { name } else { format!("{name}: {message}") });
+        return Reason::Error(if message.is_empty() { name } else { [name, ": ".to_owned(), message].concat() });
     }
     let text = js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "[object]".to_owned());
     Reason::Error(text)

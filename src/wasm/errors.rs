@@ -60,12 +60,12 @@ pub fn invalid_argument(message: &str, code: &str, value: &JsValue) -> JsValue {
 
 /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` is not a request id.
 pub fn invalid_id(what: &str, e: InvalidRequestId, value: &JsValue) -> JsValue {
-    make(Class::InvalidArgument, &format!("{what}: {e}"), "ERR_INVALID_REQUEST_ID", value)
+    make(Class::InvalidArgument, &[what, ": ", &e.message()].concat(), "ERR_INVALID_REQUEST_ID", value)
 }
 
 /// `UsageError` with the core error's code.
 pub fn usage(e: &UsageError) -> JsValue {
-    make(Class::Usage, &e.to_string(), e.code(), &id_to_js(e.request_id()))
+    make(Class::Usage, &e.message(), e.code(), &id_to_js(e.request_id()))
 }
 
 /// The error of a request [`crate::core::Session::handle_outgoing`] refused.

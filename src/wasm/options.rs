@@ -132,7 +132,7 @@ fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsVal
     }
     if !options.is_object() || js_sys::Array::is_array(options) {
         return Err(invalid_argument(
-            &format!("{what}: options must be an object, undefined or null"),
+            &[what, ": options must be an object, undefined or null"].concat(),
             "ERR_INVALID_OPTION",
             options,
         ));
@@ -142,13 +142,17 @@ fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsVal
         if known.contains(&name.as_str()) {
             continue;
         }
-        let hint = RENAMED
-            .iter()
-            .find(|(old, _)| *old == name)
-            .map(|(_, new)| format!(" (renamed `{new}` in 1.0)"))
-            .unwrap_or_default();
+        let mut message = [what, ": unknown option `", &name, "`"].concat();
+        if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == name) {
+            message.push_str(&[" (renamed `", new, "` in 1.0)"].concat());
+        }
+        message.push_str("; known options:");
+        for (i, option) in known.iter().enumerate() {
+            message.push_str(if i == 0 { " " } else { ", " });
+            message.push_str(option);
+        }
         return Err(invalid_argument(
-            &format!("{what}: unknown option `{name}`{hint}; known options: {}", known.join(", ")),
+            &message,
             "ERR_INVALID_OPTION",
             &JsValue::from_str(&name),
         ));
@@ -215,5 +219,5 @@ fn function(options: &JsValue, name: &'static str, what: &str) -> Result<Option<
 }
 
 fn wrong(what: &str, name: &'static str, expected: &str, options: &JsValue) -> JsValue {
-    invalid_argument(&format!("{what}: option `{name}` must be {expected}"), "ERR_INVALID_OPTION", &get(options, name))
+    invalid_argument(&[what, ": option `", name, "` must be ", expected].concat(), "ERR_INVALID_OPTION", &get(options, name))
 }
