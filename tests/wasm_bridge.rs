@@ -1,11 +1,14 @@
-//! The AbortSignal bridge of `CancellationSession`, in a real JS engine: Node
-//! (`wasm-pack test --node`) and headless Chromium (`WASM_BINDGEN_USE_BROWSER=1
-//! wasm-pack test --headless --chrome`). Each test asserts what was handed to `send`.
+//! The AbortSignal bridge of the wasm `SessionCore` (the class the package's JS
+//! `CancellationSession` drives), in a real JS engine: Node (`wasm-pack test --node`) and
+//! headless Chromium (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`).
+//! Each test asserts what was handed to `send`. The entry points take tagged scalars; the
+//! helpers below pass them as the package's JS reader does.
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use mcp_cancel::wasm::CancellationSession;
+use mcp_cancel::core::{Method, MessageFields};
+use mcp_cancel::wasm::SessionCore;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -18,16 +21,67 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
     f.apply(&JsValue::UNDEFINED, &arr).unwrap()
 }
 
-/// A session whose `send` and `logger` push into arrays; returns (session, sent, events).
-fn session_with(extra: &str) -> (CancellationSession, Array, Array) {
+/// A session whose `send` and `onEvent` push into arrays; returns (session, sent, events).
+fn session_with(extra: &str) -> (SessionCore, Array, Array) {
     let sent = Array::new();
     let events = Array::new();
     let options = js(
-        &format!("return {{ send: (m) => a.push(m), logger: (e) => b.push(e), {extra} }};"),
+        &format!("return {{ send: (m) => a.push(m), onEvent: (e) => b.push(e), {extra} }};"),
         &[sent.clone().into(), events.clone().into()],
     );
-    let session = CancellationSession::new(Some(options.unchecked_into())).unwrap();
+    let session = SessionCore::new(options, 1.0).unwrap();
     (session, sent, events)
+}
+
+/// (tag, number, string) of an id, as the JS reader passes it.
+fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
+    match (id.as_f64(), id.as_string()) {
+        (Some(n), _) => (3, n, None),
+        (_, Some(s)) => (4, 0.0, Some(s)),
+        _ if id.is_null() => (1, 0.0, None),
+        _ if id.as_bool().is_some() => (2, 0.0, None),
+        _ => (0, 0.0, None),
+    }
+}
+
+fn code(method: &str) -> i32 {
+    Method::from_name(method).map_or(0, |m| m.code() as i32)
+}
+
+fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result<(), JsValue> {
+    let (t, n, st) = tagged(&id);
+    let name = (code(method) == 0).then(|| method.to_owned());
+    s.track(t, n, st, code(method), name, options)
+}
+
+fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
+    let (t, n, st) = tagged(&id);
+    s.response(t, n, st) == 1
+}
+
+fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
+    let (t, n, st) = tagged(&token);
+    s.progress(t, n, st) == 1
+}
+
+/// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
+fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
+    let (t, n, st) = tagged(&id);
+    let name = (code(method) == 0).then(|| method.to_owned());
+    s.incoming(code(method), name, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, None)
+}
+
+/// A `notifications/cancelled { requestId, reason }` from the peer.
+fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
+    let (t, n, st) = tagged(&id);
+    let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
+    s.incoming(code("notifications/cancelled"), None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None)
+}
+
+/// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
+fn our_response(s: &SessionCore, id: JsValue) -> u32 {
+    let (t, n, st) = tagged(&id);
+    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false).unwrap()
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -53,7 +107,7 @@ fn an_already_aborted_signal_throws_its_reason_and_sends_nothing() {
     let (session, sent, _) = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
-    let err = session.track(1.into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap_err();
+    let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
     assert_eq!(err, JsValue::from("early"));
     assert_eq!(sent.length(), 0);
     assert!(!session.is_in_flight(1.into()));
@@ -64,7 +118,7 @@ fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
     let (session, sent, events) = session_with("");
     let controller = js("return new AbortController();", &[]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
-    session.track(7.into(), "tools/call", Some(track_options(&signal, Some(7.0)).unchecked_into())).unwrap();
+    track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
     js("a.abort('user pressed stop'); a.abort('again');", &[controller]);
     assert_eq!(sent.length(), 1);
     assert_eq!(
@@ -76,8 +130,8 @@ fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
         r#"{"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"}"#
     );
     // Late progress and the late result are dropped.
-    assert!(session.should_drop_progress(7.into()));
-    assert!(session.should_drop_response(7.into()));
+    assert!(should_drop_progress(&session, 7.into()));
+    assert!(should_drop_response(&session, 7.into()));
 }
 
 #[wasm_bindgen_test]
@@ -85,14 +139,14 @@ fn the_default_abort_error_is_not_sent_to_the_peer() {
     let (session, sent, _) = session_with("");
     let controller = js("return new AbortController();", &[]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
-    session.track("a".into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap();
+    track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
     js("a.abort(); ", std::slice::from_ref(&controller));
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request cancelled"));
 
     let (open, sent, _) = session_with("exposeErrorReasons: true");
     let signal = js("return AbortSignal.abort !== undefined && new AbortController();", &[]);
     let s = Reflect::get(&signal, &"signal".into()).unwrap();
-    open.track("b".into(), "tools/call", Some(track_options(&s, None).unchecked_into())).unwrap();
+    track(&open, "b".into(), "tools/call", track_options(&s, None)).unwrap();
     js("a.abort(new Error('db password rejected'));", &[signal]);
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Error: db password rejected"));
 }
@@ -108,9 +162,9 @@ fn aborting_after_the_response_sends_nothing_and_the_listener_is_removed() {
          t.removeEventListener = (k, f) => { t.live--; rm(k, f); }; return t;",
         &[],
     );
-    session.track(1.into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap();
+    track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
     assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(1));
-    assert!(!session.should_drop_response(1.into()));
+    assert!(!should_drop_response(&session, 1.into()));
     assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(0));
     js("a.aborted = true; a.reason = 'late'; a.dispatchEvent(new Event('abort'));", &[signal]);
     assert_eq!(sent.length(), 0);
@@ -127,8 +181,8 @@ fn one_signal_reused_for_many_requests_does_not_accumulate_listeners() {
         &[],
     );
     for i in 0..100 {
-        session.track(i.into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap();
-        let _ = session.should_drop_response(i.into());
+        track(&session, i.into(), "tools/call", track_options(&signal, None)).unwrap();
+        let _ = should_drop_response(&session, i.into());
     }
     assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(0));
     assert_eq!(sent.length(), 0);
@@ -138,7 +192,7 @@ fn one_signal_reused_for_many_requests_does_not_accumulate_listeners() {
 async fn abort_signal_timeout_sends_the_timeout_reason() {
     let (session, sent, _) = session_with("");
     let signal = js("return AbortSignal.timeout(5);", &[]);
-    session.track(3.into(), "tools/call", Some(track_options(&signal, None).unchecked_into())).unwrap();
+    track(&session, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
     sleep(60).await;
     assert_eq!(sent.length(), 1);
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
@@ -149,7 +203,7 @@ fn abort_signal_any_cancels_with_the_reason_of_the_signal_that_fired() {
     let (session, sent, _) = session_with("");
     let pair = js("const a1 = new AbortController(), b1 = new AbortController(); return [a1, b1];", &[]);
     let any = js("return AbortSignal.any([a[0].signal, a[1].signal]);", std::slice::from_ref(&pair));
-    session.track(4.into(), "tools/call", Some(track_options(&any, None).unchecked_into())).unwrap();
+    track(&session, 4.into(), "tools/call", track_options(&any, None)).unwrap();
     js("a[1].abort('second source');", &[pair]);
     assert_eq!(sent.length(), 1);
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("second source"));
@@ -160,43 +214,67 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
     let events = Array::new();
     let holder = Object::new();
     let options = js(
-        "return { send: (m) => { a.session.shouldDropResponse(m.params.requestId); throw new Error('pipe closed'); }, \
-                  logger: (e) => b.push(e) };",
+        "return { send: (m) => { a.session.response(3, m.params.requestId, undefined); throw new Error('pipe closed'); }, \
+                  onEvent: (e) => b.push(e) };",
         &[holder.clone().into(), events.clone().into()],
     );
-    let session = CancellationSession::new(Some(options.unchecked_into())).unwrap();
+    let session = SessionCore::new(options, 1.0).unwrap();
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
-    js("a.track(9, 'tools/call', { signal: b.signal }); b.abort('stop');", &[session_js.clone(), controller]);
+    js("a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); b.abort('stop');", &[session_js.clone(), controller]);
     let types = js("return a.map((e) => e.type).join(',');", &[events.into()]);
     assert_eq!(types, JsValue::from("cancel-sent,late-response-dropped,send-failed"));
     // Still usable afterwards.
-    js("a.track(10, 'tools/call'); if (!a.isInFlight(10)) throw new Error('not tracked');", &[session_js]);
+    js("a.track(3, 10, undefined, 8, undefined, undefined); if (!a.isInFlight(10)) throw new Error('not tracked');", &[session_js]);
 }
 
 #[wasm_bindgen_test]
 fn a_peer_cancel_aborts_the_inbound_signal_with_an_abort_error_carrying_the_reason() {
     let (session, _, events) = session_with("");
-    let request = js("return { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: {} };", &[]);
-    assert!(session.receive(request));
-    let signal = session.inbound_signal(0.into());
+    assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
+    let signal = session.inbound_signal(0.into()).unwrap();
     assert!(!signal.is_undefined());
-    let cancel = js(
-        "return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0, reason: 'user closed it' } };",
-        &[],
-    );
-    assert!(session.receive(cancel));
+    assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
     assert_eq!(
         js("return [a.aborted, a.reason.name, a.reason.message].join('|');", &[signal]),
         JsValue::from("true|AbortError|user closed it")
     );
-    let response = js("return { jsonrpc: '2.0', id: 0, result: {} };", &[]);
-    assert!(session.before_send(response).unwrap().is_undefined());
+    assert_eq!(our_response(&session, 0.into()), 1, "our response is suppressed");
     assert_eq!(
         js("return a.map((e) => e.type).join(',');", &[events.into()]),
         JsValue::from("cancel-received,response-suppressed")
     );
+}
+
+#[wasm_bindgen_test]
+fn the_request_signal_is_made_on_demand_and_aborts_with_the_cancel_reason() {
+    let (session, sent, _) = session_with("");
+    track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    let signal = session.signal(5.into()).unwrap();
+    assert_eq!(session.signal(5.into()).unwrap(), signal, "one signal per request");
+    assert!(session.cancel(5.into(), "stop".into()).unwrap().is_undefined(), "with `send`, cancel() returns nothing");
+    assert_eq!(sent.length(), 1);
+    assert_eq!(js("return [a.aborted, a.reason].join('|');", &[signal]), JsValue::from("true|stop"));
+    assert!(session.signal(5.into()).unwrap().is_undefined(), "not in flight any more");
+    // A completed request's signal never aborts.
+    track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    let done = session.signal(6.into()).unwrap();
+    assert!(!should_drop_response(&session, 6.into()));
+    assert!(session.cancel(6.into(), "late".into()).unwrap().is_undefined());
+    assert_eq!(js("return a.aborted;", &[done]), JsValue::from(false));
+}
+
+#[wasm_bindgen_test]
+async fn a_timeout_aborts_the_request_signal_with_a_timeout_error_after_the_cancel_went_out() {
+    let (session, sent, _) = session_with("");
+    let options = js("return { timeout: 20 };", &[]);
+    track(&session, 8.into(), "tools/call", options).unwrap();
+    let signal = session.signal(8.into()).unwrap();
+    sleep(120).await;
+    assert_eq!(sent.length(), 1);
+    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
+    assert_eq!(js("return [a.aborted, a.reason.name].join('|');", &[signal]), JsValue::from("true|TimeoutError"));
 }
 
 #[wasm_bindgen_test]
@@ -205,14 +283,15 @@ fn bad_ids_and_options_throw_typed_errors() {
     for bad in
         [JsValue::from(1.5), JsValue::NULL, JsValue::from(true), JsValue::from(f64::NAN), JsValue::from(2f64.powi(53))]
     {
-        let err = session.track(bad, "tools/call", None).unwrap_err();
+        let err = track(&session, bad, "tools/call", JsValue::UNDEFINED).unwrap_err();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
         assert!(err.is_instance_of::<js_sys::Error>());
     }
-    session.track(0.into(), "initialize", None).unwrap();
+    track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
     let err = session.cancel(0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
-    let bad_options = js("return { tombstoneCapacity: -1 };", &[]);
-    let err = CancellationSession::new(Some(bad_options.unchecked_into())).err().unwrap();
-    assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_OPTION"));
+    for bad in ["return { tombstoneCapacity: -1 };", "return { timeoutMs: 5 };", "return { timeout: Infinity };"] {
+        let err = SessionCore::new(js(bad, &[]), 1.0).err().unwrap();
+        assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_OPTION"), "{bad}");
+    }
 }

@@ -825,12 +825,16 @@ impl Session {
         let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
         if let Some(timer) = timer.as_mut() {
             self.deadlines.schedule(&id, timer);
-            self.tidy_deadlines();
         }
         let name = if known.is_none() { Some(self.intern(method)) } else { None };
         let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
             .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
+        let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
         self.insert_outbound(id, Outbound { method: known, kind, watched: watch, extra });
+        if scheduled {
+            // Only now is the new deadline live (its entry is in `outbound`).
+            self.tidy_deadlines();
+        }
         Ok(())
     }
 

@@ -605,10 +605,13 @@ impl SessionCore {
 }
 
 impl SessionCore {
+    /// Does the core's output, if any; re-arms the timer when the next deadline changed.
     fn flush_if_needed(&self) {
         let pending = self.state.try_borrow().map(|st| st.core.has_output()).unwrap_or(false);
         if pending {
             flush(&self.state, Capture::None);
+        } else {
+            rearm_timer(&self.state);
         }
     }
 }
