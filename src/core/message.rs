@@ -624,7 +624,9 @@ mod tests {
             assert_eq!(Method::from_name(m.name()), Some(m));
         }
         assert_eq!(Method::from_code(0), None);
+        assert_eq!(Method::from_code(Method::ALL.len() as u32 + 1), None);
         assert_eq!(Method::from_code(99), None);
-        assert_eq!(Method::from_name("tools/list"), None);
+        assert_eq!(Method::from_name("tools/unknown"), None);
+        assert_eq!(Method::from_name(""), None);
     }
 }

@@ -648,15 +648,32 @@ impl Session {
         self.outbound.len()
     }
 
-    /// Number of our requests that can still be cancelled — in flight, or their task
-    /// running — not counting the session's own `tasks/cancel` requests: what
-    /// [`Self::request_state`] calls [`RequestState::InFlight`], [`RequestState::CancelPending`]
-    /// or [`RequestState::TaskRunning`].
+    /// Whether our request `id` can still be cancelled by the host: in flight (not the
+    /// session's own `tasks/cancel`, not a task request whose cancel is already deferred),
+    /// or its task running with no `tasks/cancel` sent yet. The handshake counts (it is in
+    /// flight, though [`Self::cancel`] refuses it).
+    #[must_use]
+    pub fn is_cancellable(&self, id: &RequestId) -> bool {
+        match self.outbound.get(id) {
+            Some(o) => matches!(o.kind, Kind::Plain | Kind::TaskQuery | Kind::Task { cancel_pending: false }),
+            None => self
+                .task_of_request
+                .get(id)
+                .and_then(|task_id| self.tasks.get(task_id))
+                .is_some_and(|task| !task.cancel_sent),
+        }
+    }
+
+    /// How many of our requests [`Self::is_cancellable`] is `true` for.
     #[must_use]
     pub fn cancellable(&self) -> usize {
-        let own = self.outbound.values().filter(|o| o.kind == Kind::TaskCancel).count();
-        let tasks = self.task_of_request.keys().filter(|id| !self.outbound.contains_key(*id)).count();
-        self.outbound.len() - own + tasks
+        let in_flight = self.outbound.keys().filter(|id| self.is_cancellable(id)).count();
+        let tasks = self
+            .task_of_request
+            .keys()
+            .filter(|id| !self.outbound.contains_key(*id) && self.is_cancellable(id))
+            .count();
+        in_flight + tasks
     }
 
     /// Number of the peer's requests we are working on and it has not cancelled.
@@ -898,8 +915,9 @@ impl Session {
             Kind::Task { cancel_pending: false } => {
                 request.kind = Kind::Task { cancel_pending: true };
                 let method = request.name().to_owned();
-                if let Some(timer) = request.timer_mut() {
-                    self.deadlines.unschedule(timer);
+                // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
+                if let Some(mut timer) = request.extra.as_mut().and_then(|e| e.timer.take()) {
+                    self.deadlines.unschedule(&mut timer);
                     self.tidy_deadlines();
                 }
                 self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));

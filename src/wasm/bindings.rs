@@ -18,7 +18,7 @@ use super::errors;
 use super::options::{self, Callbacks};
 use crate::core::{seeded, IdMap};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, RequestState,
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId,
     ResponseInfo, Session, TimeoutKind, TrackRequest, Transmit, Verdict,
 };
 
@@ -577,9 +577,7 @@ impl SessionCore {
     pub fn is_in_flight(&self, id: JsValue) -> bool {
         let (t, n, s) = convert::js_value(&id);
         let Ok(id) = peer_value(t, n, s.as_deref()).to_request_id() else { return false };
-        self.state.try_borrow().is_ok_and(|st| {
-            matches!(st.core.request_state(&id), Some(RequestState::InFlight | RequestState::TaskRunning))
-        })
+        self.state.try_borrow().is_ok_and(|st| st.core.is_cancellable(&id))
     }
 
     /// How many of our requests can still be cancelled (what `isInFlight` counts).
@@ -645,7 +643,8 @@ fn fill<'a>(
     reason: Option<&'a str>,
 ) {
     let read = message.read;
-    message.params = peer_value(params_tag, 0.0, None);
+    // Only the type of `params` crosses: a string's content is not needed.
+    message.params = if params_tag == tag::STRING { crate::core::PeerValue::String("") } else { peer_value(params_tag, 0.0, None) };
     let arg = peer_value(arg_tag, arg_num, arg_str);
     if read.contains(Fields::REQUEST_ID) {
         message.request_id = arg;
