@@ -147,15 +147,15 @@ function guard(inner, Session, options) {
   };
 
   inner.onmessage = (message, extra) => {
-    let drop = false;
+    let kept = message;
     try {
-      drop = session.shouldDropIncoming(message);
+      kept = session.filterIncoming(message);
     } catch (error) {
       // The session does not throw for peer input; if it ever did, the message is passed
       // on and the error reported, never lost.
       report(error);
     }
-    if (!drop) self.onmessage?.(message, extra);
+    if (kept !== undefined) self.onmessage?.(kept, extra);
   };
   inner.onclose = () => {
     session.close();

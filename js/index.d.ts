@@ -193,18 +193,27 @@ export class CancellationSession {
    * cancel aborts the request's `inboundSignal()`. Reads only `id`, `method` and the few
    * members the rules need; never copies the message. Never throws.
    */
-  shouldDropIncoming(message: JSONRPCMessage): boolean;
+  shouldDropIncoming(message: JSONRPCMessage | JSONRPCMessage[]): boolean;
+  /**
+   * `shouldDropIncoming()` as a filter: the message to deliver, or `undefined` to drop it.
+   * A JSON-RPC batch (an array; 2025-03-26, and before a revision is negotiated) is examined
+   * element by element: the same array when every element is kept, a new array without the
+   * dropped ones, or `undefined` when none is left. In a revision without batches an array is
+   * returned untouched. Never throws.
+   */
+  filterIncoming<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M): M | JSONRPCMessage[] | undefined;
   /**
    * Handles a message we are about to send and returns what to put on the wire instead:
    * the same message; a copy of our SDK's own `notifications/cancelled` with the reason
    * policy applied, or the `tasks/cancel` that replaces it for a task; or `undefined` to
    * send nothing (a cancel for a request not in flight or `initialize`, our response to a
-   * request the peer cancelled, 2026-07-28 over Streamable HTTP). A request is tracked.
+   * request the peer cancelled, 2026-07-28 over Streamable HTTP). A request is tracked. A
+   * batch (2025-03-26) is handled element by element, as `filterIncoming()` does.
    *
    * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one.
    * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`.
    */
-  beforeSend<M extends JSONRPCMessage>(message: M): M | CancelledNotification | TasksCancelRequest | undefined;
+  beforeSend<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M): M | JSONRPCMessage | JSONRPCMessage[] | undefined;
   /**
    * The `AbortSignal` of the peer's request `id` (seen by `shouldDropIncoming()`), made on
    * first ask: it aborts with a `DOMException` named `AbortError` whose message is the

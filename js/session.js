@@ -80,22 +80,27 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     }
 
     shouldDropIncoming(message) {
+      return this.filterIncoming(message) === undefined;
+    }
+
+    filterIncoming(message) {
       const core = this.#core;
-      if (core === undefined) return false;
-      const w = wire;
+      if (core === undefined) return message;
+      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
       let verdict;
       try {
-        verdict = incoming(core, w, message ?? EMPTY);
+        verdict = incoming(core, wire, message ?? EMPTY);
       } catch {
         // A member whose getter throws is not JSON from a peer: not ours to judge.
-        return false;
+        return message;
       }
-      return verdict === w.verdicts.drop;
+      return verdict === DROP ? undefined : message;
     }
 
     beforeSend(message) {
       const core = this.#core;
       if (core === undefined) return message;
+      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.beforeSend(m)) : message;
       const w = wire;
       const verdict = outgoing(core, w, message ?? EMPTY);
       if (verdict === w.verdicts.pass) return message;
@@ -156,6 +161,22 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 }
 
 const EMPTY = Object.freeze({});
+
+/**
+ * A batch with each element replaced by `each(element)` (dropped when `undefined`): the same
+ * array when nothing changed, `undefined` when nothing is left.
+ */
+function filterBatch(batch, each) {
+  let changed = false;
+  const out = [];
+  for (const element of batch) {
+    const kept = each(element);
+    if (kept !== element) changed = true;
+    if (kept !== undefined) out.push(kept);
+  }
+  if (!changed) return batch;
+  return out.length === 0 ? undefined : out;
+}
 
 /** Tags and verdicts of the core (set from its `constants()` on first use). */
 let NUMBER = -1;

@@ -7,9 +7,9 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
-    CancelAction, CancelNotification, CancelledParams, Config, Direction, Event, EventKind, Ignored,
-    InboundCancelVerdict, NotSent, OutgoingResponseVerdict, ProgressVerdict, Reason, ReasonPolicy, RequestId,
-    RequestState, ResponseInfo, ResponseVerdict, Session, UsageError, Via,
+    CancelAction, CancelCause, CancelNotification, CancelledParams, Config, Direction, Event, EventKind, Ignored,
+    InboundCancelVerdict, NotSent, OutgoingResponseVerdict, Output, ProgressVerdict, Reason, ReasonPolicy, RequestId,
+    RequestState, ResponseInfo, ResponseVerdict, Session, TrackRequest, Transmit, UsageError, Via,
 };
 use serde_json::json;
 
@@ -21,20 +21,51 @@ fn s(v: &str) -> RequestId {
     RequestId::from(v)
 }
 
-fn events(session: &mut Session) -> Vec<Event> {
-    std::iter::from_fn(|| session.poll_event()).collect()
+/// Everything queued, in order.
+fn outputs(session: &mut Session) -> Vec<Output> {
+    std::iter::from_fn(|| session.poll_output()).collect()
 }
 
-fn notification(action: Option<CancelAction>) -> Option<CancelNotification> {
-    match action {
-        Some(CancelAction::Notify(n)) => Some(n),
-        None => None,
-        Some(other) => panic!("expected a notification, got {other:?}"),
+/// The events of [`outputs`] (everything else queued is dropped).
+fn events(session: &mut Session) -> Vec<Event> {
+    outputs(session)
+        .into_iter()
+        .filter_map(|o| match o {
+            Output::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Cancels `id` and drains the queue: the `notifications/cancelled` it queued (if any) and
+/// the events. Whatever else was queued must be what a cancel queues: nothing when none
+/// was made, else the notification and then the request's `Cancelled`.
+fn cancel_with(session: &mut Session, id: &RequestId, reason: &Reason) -> (Option<CancelNotification>, Vec<Event>) {
+    let made = session.cancel(id, reason).unwrap();
+    let (mut events, mut rest) = (Vec::new(), Vec::new());
+    let mut sent = None;
+    for output in outputs(session) {
+        match output {
+            Output::Event(e) => events.push(e),
+            Output::Transmit(Transmit { request_id, action: CancelAction::Notify(n) }) if sent.is_none() => {
+                assert_eq!(&request_id, id);
+                assert_eq!(&n.request_id, id);
+                sent = Some(n);
+            }
+            other => rest.push(other),
+        }
     }
+    if made {
+        assert!(sent.is_some(), "a cancel made for a plain request is a notification");
+        assert_eq!(rest, vec![Output::Cancelled { request_id: id.clone(), cause: CancelCause::Cancelled }]);
+    } else {
+        assert!(sent.is_none() && rest.is_empty(), "no cancel made, yet queued {sent:?} {rest:?}");
+    }
+    (sent, events)
 }
 
 fn cancel_json(session: &mut Session, id: &RequestId, reason: &str) -> Option<serde_json::Value> {
-    notification(session.cancel(id, &Reason::Text(reason.into())).unwrap()).map(|c| c.to_json())
+    cancel_with(session, id, &Reason::Text(reason.into())).0.map(|c| c.to_json())
 }
 
 fn response(session: &mut Session, id: &RequestId) -> ResponseVerdict {
@@ -49,27 +80,35 @@ fn peer_cancel(session: &mut Session, params: serde_json::Value) -> InboundCance
 fn cancelling_a_request_in_flight_produces_the_notification_and_a_tombstone() {
     let mut session = Session::default();
     session.track_request(n(3), "tools/call", Some(n(3))).unwrap();
+    assert_eq!(session.cancel(&n(3), &Reason::Text("user pressed stop".into())), Ok(true));
+    assert_eq!(session.request_state(&n(3)), Some(RequestState::Cancelled));
+    let queued = outputs(&mut session);
+    let notification = CancelNotification { request_id: n(3), reason: Some("user pressed stop".into()) };
     assert_eq!(
-        cancel_json(&mut session, &n(3), "user pressed stop"),
-        Some(json!({
+        notification.to_json(),
+        json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
             "params": {"requestId": 3, "reason": "user pressed stop"}
-        }))
+        })
     );
-    assert_eq!(session.request_state(&n(3)), Some(RequestState::Cancelled));
+    // The event, the message on the wire, then the local caller: in that order, once each.
     assert_eq!(
-        events(&mut session),
-        vec![Event {
-            direction: Direction::Outbound,
-            kind: EventKind::CancelSent {
-                request_id: n(3),
-                method: "tools/call".into(),
-                via: Via::Notification,
-                reason: Some("user pressed stop".into()),
-                task_id: None,
-            }
-        }]
+        queued,
+        vec![
+            Output::Event(Event {
+                direction: Direction::Outbound,
+                kind: EventKind::CancelSent {
+                    request_id: n(3),
+                    method: "tools/call".into(),
+                    via: Via::Notification,
+                    reason: Some("user pressed stop".into()),
+                    task_id: None,
+                }
+            }),
+            Output::Transmit(Transmit { request_id: n(3), action: CancelAction::Notify(notification) }),
+            Output::Cancelled { request_id: n(3), cause: CancelCause::Cancelled },
+        ]
     );
 }
 
@@ -77,7 +116,7 @@ fn cancelling_a_request_in_flight_produces_the_notification_and_a_tombstone() {
 fn a_cancel_without_reason_leaves_reason_out_of_the_wire_message() {
     let mut session = Session::default();
     session.track_request(s("a"), "tools/call", None).unwrap();
-    let sent = notification(session.cancel(&s("a"), &Reason::None).unwrap()).unwrap();
+    let sent = cancel_with(&mut session, &s("a"), &Reason::None).0.unwrap();
     assert_eq!(
         sent.to_json(),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "a"}})
@@ -89,10 +128,10 @@ fn cancel_is_idempotent_and_the_first_reason_wins() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
     assert!(cancel_json(&mut session, &n(1), "first").is_some());
-    events(&mut session);
-    assert_eq!(cancel_json(&mut session, &n(1), "second"), None);
+    let (second, events) = cancel_with(&mut session, &n(1), &Reason::Text("second".into()));
+    assert_eq!(second, None);
     assert_eq!(
-        events(&mut session),
+        events,
         vec![Event {
             direction: Direction::Outbound,
             kind: EventKind::CancelNotSent {
@@ -109,9 +148,14 @@ fn no_cancel_is_produced_for_a_request_that_already_completed_or_was_never_sent(
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
     assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
-    assert_eq!(cancel_json(&mut session, &n(1), "too late"), None);
-    assert_eq!(cancel_json(&mut session, &n(99), "never sent"), None);
-    let whys: Vec<_> = events(&mut session)
+    assert!(outputs(&mut session).is_empty());
+    let mut events = Vec::new();
+    for (id, reason) in [(n(1), "too late"), (n(99), "never sent")] {
+        let (sent, evs) = cancel_with(&mut session, &id, &Reason::Text(reason.into()));
+        assert_eq!(sent, None);
+        events.extend(evs);
+    }
+    let whys: Vec<_> = events
         .into_iter()
         .map(|e| match e.kind {
             EventKind::CancelNotSent { why, .. } => why,
@@ -128,9 +172,10 @@ fn cancelling_initialize_is_refused_and_it_stays_in_flight() {
     assert_eq!(session.cancel(&n(0), &Reason::Timeout), Err(UsageError::HandshakeNotCancellable(n(0))));
     assert_eq!(session.request_state(&n(0)), Some(RequestState::InFlight));
     assert_eq!(response(&mut session, &n(0)), ResponseVerdict::Deliver);
+    // Only the event: nothing to send, and its caller keeps waiting.
     assert!(matches!(
-        events(&mut session).as_slice(),
-        [Event { kind: EventKind::CancelNotSent { why: NotSent::Handshake, .. }, .. }]
+        outputs(&mut session).as_slice(),
+        [Output::Event(Event { kind: EventKind::CancelNotSent { why: NotSent::Handshake, .. }, .. })]
     ));
 }
 
@@ -139,7 +184,7 @@ fn responses_classify_as_deliver_late_or_unknown() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
     session.track_request(n(2), "tools/call", None).unwrap();
-    session.cancel(&n(2), &Reason::None).unwrap();
+    assert!(session.cancel(&n(2), &Reason::None).unwrap());
     events(&mut session);
     assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
     assert_eq!(response(&mut session, &n(2)), ResponseVerdict::Late);
@@ -160,7 +205,7 @@ fn responses_classify_as_deliver_late_or_unknown() {
 fn string_and_number_ids_never_match_each_other() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
-    session.cancel(&n(1), &Reason::None).unwrap();
+    assert!(session.cancel(&n(1), &Reason::None).unwrap());
     assert_eq!(response(&mut session, &s("1")), ResponseVerdict::Unknown);
     assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Late);
 }
@@ -182,7 +227,7 @@ fn late_progress_after_a_cancel_is_dropped_and_live_progress_delivered() {
     session.track_request(n(1), "tools/call", Some(s("tok-1"))).unwrap();
     session.track_request(n(2), "tools/call", Some(n(2))).unwrap();
     assert_eq!(session.handle_progress(&s("tok-1"), 0), ProgressVerdict::Deliver);
-    session.cancel(&n(1), &Reason::None).unwrap();
+    assert!(session.cancel(&n(1), &Reason::None).unwrap());
     events(&mut session);
     assert_eq!(session.handle_progress(&s("tok-1"), 0), ProgressVerdict::Late);
     assert_eq!(session.handle_progress(&n(2), 0), ProgressVerdict::Deliver);
@@ -216,8 +261,9 @@ fn tracking_an_id_or_progress_token_already_in_flight_is_an_error() {
 fn reusing_a_cancelled_id_makes_it_in_flight_again() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
-    session.cancel(&n(1), &Reason::None).unwrap();
+    assert!(session.cancel(&n(1), &Reason::None).unwrap());
     session.track_request(n(1), "tools/call", None).unwrap();
+    assert_eq!(session.request_state(&n(1)), Some(RequestState::InFlight));
     assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
 }
 
@@ -226,7 +272,7 @@ fn tombstones_are_bounded_and_the_oldest_is_forgotten_first() {
     let mut session = Session::new(Config { tombstone_capacity: 3, ..Config::default() });
     for i in 0..10 {
         session.track_request(n(i), "tools/call", Some(n(1000 + i))).unwrap();
-        session.cancel(&n(i), &Reason::None).unwrap();
+        assert!(session.cancel(&n(i), &Reason::None).unwrap());
     }
     events(&mut session);
     assert_eq!(session.tombstones(), 3);
@@ -241,10 +287,7 @@ fn error_reasons_are_replaced_by_the_generic_reason_unless_exposed() {
     let leak = Reason::Error("Error: connect ECONNREFUSED 10.0.0.7:5432".into());
     let mut closed = Session::default();
     closed.track_request(n(1), "tools/call", None).unwrap();
-    assert_eq!(
-        notification(closed.cancel(&n(1), &leak).unwrap()).unwrap().reason.as_deref(),
-        Some("Request cancelled")
-    );
+    assert_eq!(cancel_with(&mut closed, &n(1), &leak).0.unwrap().reason.as_deref(), Some("Request cancelled"));
 
     let mut open = Session::new(Config {
         reason: ReasonPolicy { expose_error_reasons: true, ..ReasonPolicy::default() },
@@ -252,7 +295,7 @@ fn error_reasons_are_replaced_by_the_generic_reason_unless_exposed() {
     });
     open.track_request(n(1), "tools/call", None).unwrap();
     assert_eq!(
-        notification(open.cancel(&n(1), &leak).unwrap()).unwrap().reason.as_deref(),
+        cancel_with(&mut open, &n(1), &leak).0.unwrap().reason.as_deref(),
         Some("Error: connect ECONNREFUSED 10.0.0.7:5432")
     );
 }
@@ -261,7 +304,7 @@ fn error_reasons_are_replaced_by_the_generic_reason_unless_exposed() {
 fn long_reasons_are_capped_on_the_wire() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
-    let sent = notification(session.cancel(&n(1), &Reason::Text("é".repeat(2000))).unwrap()).unwrap();
+    let sent = cancel_with(&mut session, &n(1), &Reason::Text("é".repeat(2000))).0.unwrap();
     let reason = sent.reason.unwrap();
     assert_eq!(reason.len(), 1024);
     assert!(reason.chars().all(|c| c == 'é'));
@@ -280,21 +323,23 @@ fn a_valid_peer_cancel_aborts_its_request_and_suppresses_our_response() {
     assert!(session.is_cancelled_by_peer(&n(5)));
     assert_eq!(session.handle_outgoing_response(&n(5)), OutgoingResponseVerdict::Suppress);
     assert_eq!(session.inbound_in_flight(), 0);
+    // The host hears of the cancel once (to abort the work), between the two events.
     assert_eq!(
-        events(&mut session),
+        outputs(&mut session),
         vec![
-            Event {
+            Output::Event(Event {
                 direction: Direction::Inbound,
                 kind: EventKind::CancelReceived {
                     request_id: n(5),
                     method: "sampling/createMessage".into(),
                     reason: Some("user closed the dialog".into())
                 }
-            },
-            Event {
+            }),
+            Output::PeerCancelled { request_id: n(5), reason: Some("user closed the dialog".into()) },
+            Output::Event(Event {
                 direction: Direction::Inbound,
                 kind: EventKind::ResponseSuppressed { request_id: n(5), method: "sampling/createMessage".into() }
-            },
+            }),
         ]
     );
 }
@@ -304,6 +349,7 @@ fn a_peer_cancel_for_request_id_zero_works() {
     let mut session = Session::default();
     session.handle_request(n(0), "roots/list");
     assert!(matches!(peer_cancel(&mut session, json!({"requestId": 0})), InboundCancelVerdict::Abort { .. }));
+    assert!(outputs(&mut session).contains(&Output::PeerCancelled { request_id: n(0), reason: None }));
 }
 
 #[test]
@@ -312,7 +358,7 @@ fn responses_to_requests_not_cancelled_are_sent() {
     session.handle_request(s("r"), "ping");
     assert_eq!(session.handle_outgoing_response(&s("r")), OutgoingResponseVerdict::Send);
     assert_eq!(session.handle_outgoing_response(&s("never")), OutgoingResponseVerdict::Send);
-    assert!(events(&mut session).is_empty());
+    assert!(outputs(&mut session).is_empty(), "no event, and nothing settled: the request was not watched");
 }
 
 /// Each invalid inbound cancel: ignored, with the reason why, and no state change.
@@ -390,9 +436,13 @@ fn invalid_peer_cancels_are_ignored_and_reported_with_why() {
         session.track_request(n(100), "tools/call", None).unwrap();
         let verdict = session.handle_cancelled(&CancelledParams::from_json(case.params.as_ref()));
         assert_eq!(verdict, InboundCancelVerdict::Ignore, "{}", case.name);
-        let evs = events(&mut session);
-        match evs.as_slice() {
-            [Event { direction: Direction::Inbound, kind: EventKind::CancelIgnored { why, detail, .. } }] => {
+        // The event alone: no `PeerCancelled`, nothing to abort.
+        let queued = outputs(&mut session);
+        match queued.as_slice() {
+            [Output::Event(Event {
+                direction: Direction::Inbound,
+                kind: EventKind::CancelIgnored { why, detail, .. },
+            })] => {
                 assert_eq!(*why, case.why, "{}", case.name);
                 assert_eq!(detail.as_deref(), case.detail, "{}", case.name);
             }
@@ -442,9 +492,15 @@ fn peer_reasons_are_capped_in_verdicts_and_events() {
     assert_eq!(verdict, InboundCancelVerdict::Abort { request_id: n(1), reason: Some("x".repeat(16)) });
     let ignored = peer_cancel(&mut session, json!({"requestId": 99, "reason": "y".repeat(100)}));
     assert_eq!(ignored, InboundCancelVerdict::Ignore);
-    for e in events(&mut session) {
-        let reason = match e.kind {
-            EventKind::CancelReceived { reason, .. } | EventKind::CancelIgnored { reason, .. } => reason,
+    let queued = outputs(&mut session);
+    assert_eq!(queued.len(), 3);
+    for output in queued {
+        let reason = match output {
+            Output::PeerCancelled { reason, .. } => reason,
+            Output::Event(Event {
+                kind: EventKind::CancelReceived { reason, .. } | EventKind::CancelIgnored { reason, .. },
+                ..
+            }) => reason,
             other => panic!("unexpected {other:?}"),
         };
         assert_eq!(reason.map(|r| r.len()), Some(16));
@@ -458,8 +514,8 @@ fn a_flood_of_unknown_cancels_and_late_responses_leaves_memory_bounded() {
         assert_eq!(peer_cancel(&mut session, json!({"requestId": i})), InboundCancelVerdict::Ignore);
         assert_eq!(response(&mut session, &n(i)), ResponseVerdict::Unknown);
         session.track_request(n(-i - 1), "tools/call", None).unwrap();
-        session.cancel(&n(-i - 1), &Reason::None).unwrap();
-        while session.poll_event().is_some() {}
+        assert!(session.cancel(&n(-i - 1), &Reason::None).unwrap());
+        while session.poll_output().is_some() {}
     }
     assert_eq!(session.tombstones(), 16);
     assert_eq!(session.inbound_in_flight(), 0);
@@ -470,7 +526,7 @@ fn a_flood_of_unknown_cancels_and_late_responses_leaves_memory_bounded() {
 fn events_serialize_for_js_with_kebab_case_types_and_camel_case_fields() {
     let mut session = Session::default();
     session.track_request(n(4), "tools/call", Some(s("p"))).unwrap();
-    session.cancel(&n(4), &Reason::Text("stop".into())).unwrap();
+    assert!(session.cancel(&n(4), &Reason::Text("stop".into())).unwrap());
     let _ = session.handle_progress(&s("p"), 0);
     let json: Vec<_> = events(&mut session).iter().map(|e| serde_json::to_value(e).unwrap()).collect();
     assert_eq!(
@@ -487,9 +543,118 @@ fn close_forgets_every_request() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
     session.track_request(n(2), "tools/call", None).unwrap();
-    session.cancel(&n(2), &Reason::None).unwrap();
+    assert!(session.cancel(&n(2), &Reason::None).unwrap());
     session.handle_request(n(1), "ping");
+    outputs(&mut session);
     session.close();
     assert_eq!((session.outbound_in_flight(), session.inbound_in_flight(), session.tombstones()), (0, 0, 0));
     assert_eq!(response(&mut session, &n(2)), ResponseVerdict::Unknown);
+    assert!(outputs(&mut session).is_empty(), "nothing is sent on close, and nothing was watched");
+}
+
+// ----- watched requests: the host keeps resources for them until they settle -----
+
+/// What was queued besides events, in order.
+fn non_events(session: &mut Session) -> Vec<Output> {
+    outputs(session).into_iter().filter(|o| !matches!(o, Output::Event(_))).collect()
+}
+
+fn watched(id: RequestId) -> TrackRequest {
+    TrackRequest { watch: true, ..TrackRequest::new(id, "tools/call") }
+}
+
+#[test]
+fn a_watched_request_is_settled_once_when_it_completes_or_is_cancelled() {
+    let mut session = Session::default();
+    session.track(watched(n(1)), 0).unwrap();
+    session.track(watched(n(2)), 0).unwrap();
+    session.track(TrackRequest::new(n(3), "tools/call"), 0).unwrap();
+    assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
+    assert_eq!(non_events(&mut session), vec![Output::Settled(n(1))]);
+    assert!(session.cancel(&n(2), &Reason::None).unwrap());
+    assert_eq!(
+        non_events(&mut session),
+        vec![
+            Output::Transmit(Transmit {
+                request_id: n(2),
+                action: CancelAction::Notify(CancelNotification { request_id: n(2), reason: None })
+            }),
+            Output::Cancelled { request_id: n(2), cause: CancelCause::Cancelled },
+            Output::Settled(n(2)),
+        ]
+    );
+    // Its late response settles nothing a second time.
+    assert_eq!(response(&mut session, &n(2)), ResponseVerdict::Late);
+    assert!(non_events(&mut session).is_empty());
+    // A request that is not watched is never reported settled.
+    assert_eq!(response(&mut session, &n(3)), ResponseVerdict::Deliver);
+    assert!(non_events(&mut session).is_empty());
+}
+
+#[test]
+fn watch_marks_only_a_request_in_flight() {
+    let mut session = Session::default();
+    session.track_request(n(1), "tools/call", None).unwrap();
+    assert!(session.watch(&n(1)));
+    assert!(!session.watch(&n(2)), "never sent");
+    assert!(session.cancel(&n(1), &Reason::None).unwrap());
+    assert_eq!(non_events(&mut session).last(), Some(&Output::Settled(n(1))));
+    assert!(!session.watch(&n(1)), "a cancelled request is no longer in flight");
+}
+
+#[test]
+fn a_watched_peer_request_is_settled_by_our_response_but_not_once_the_peer_cancelled_it() {
+    let mut session = Session::default();
+    for id in [n(1), n(2)] {
+        assert!(session.handle_request(id.clone(), "sampling/createMessage"));
+        assert!(session.watch_inbound(&id));
+    }
+    assert!(!session.watch_inbound(&n(3)), "the peer sent no request 3");
+    assert_eq!(session.handle_outgoing_response(&n(1)), OutgoingResponseVerdict::Send);
+    assert_eq!(non_events(&mut session), vec![Output::InboundSettled(n(1))]);
+    assert!(matches!(peer_cancel(&mut session, json!({"requestId": 2})), InboundCancelVerdict::Abort { .. }));
+    assert_eq!(session.handle_outgoing_response(&n(2)), OutgoingResponseVerdict::Suppress);
+    assert_eq!(non_events(&mut session), vec![Output::PeerCancelled { request_id: n(2), reason: None }]);
+}
+
+#[test]
+fn closing_settles_every_watched_request_and_sends_nothing() {
+    let mut session = Session::default();
+    session.track(watched(n(1)), 0).unwrap();
+    session.track_request(n(2), "tools/call", None).unwrap();
+    session.handle_request(s("in"), "ping");
+    session.handle_request(s("other"), "ping");
+    assert!(session.watch_inbound(&s("in")));
+    session.close();
+    let queued = non_events(&mut session);
+    assert_eq!(queued.len(), 2, "{queued:?}");
+    assert!(queued.contains(&Output::Settled(n(1))));
+    assert!(queued.contains(&Output::InboundSettled(s("in"))));
+}
+
+#[test]
+fn cancellable_counts_requests_that_can_still_be_cancelled() {
+    let mut session = Session::default();
+    session.track_request(n(1), "tools/call", None).unwrap();
+    session.track_request(n(2), "tools/call", None).unwrap();
+    assert_eq!(session.cancellable(), 2);
+    assert!(session.cancel(&n(2), &Reason::None).unwrap());
+    assert_eq!(session.cancellable(), 1, "a cancelled request is a tombstone, not cancellable");
+    assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
+    assert_eq!(session.cancellable(), 0);
+}
+
+#[test]
+fn with_events_off_nothing_but_the_work_is_queued() {
+    let mut session = Session::new(Config { events: false, ..Config::default() });
+    session.track_request(n(1), "tools/call", None).unwrap();
+    assert!(session.cancel(&n(1), &Reason::None).unwrap());
+    assert_eq!(session.cancel(&n(1), &Reason::None), Ok(false));
+    assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Late);
+    session.handle_request(n(5), "ping");
+    let _ = peer_cancel(&mut session, json!({"requestId": 5}));
+    let _ = peer_cancel(&mut session, json!({"requestId": "unknown"}));
+    let queued = outputs(&mut session);
+    assert!(queued.iter().all(|o| !matches!(o, Output::Event(_))), "{queued:?}");
+    assert_eq!(queued.len(), 3, "the notification, the local cancel, the peer's cancel: {queued:?}");
 }

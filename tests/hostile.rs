@@ -7,8 +7,8 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
-    CancelledParams, Config, EventKind, Ignored, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict,
-    Reason, RequestId, RequestState, ResponseInfo, ResponseVerdict, Session,
+    CancelledParams, Config, Event, EventKind, Ignored, InboundCancelVerdict, OutgoingResponseVerdict, Output,
+    ProgressVerdict, Reason, RequestId, RequestState, ResponseInfo, ResponseVerdict, Session,
 };
 use serde_json::json;
 
@@ -26,13 +26,14 @@ fn cancel(s: &mut Session, params: serde_json::Value) -> InboundCancelVerdict {
     s.handle_cancelled(&CancelledParams::from_json(Some(&params)))
 }
 
-/// Drains events, returning how many there were and the last one's `why`, if a cancel was ignored.
+/// Drains the output queue, returning how many outputs there were and the last one's `why`,
+/// if it was an ignored cancel's event.
 fn drain(s: &mut Session) -> (usize, Option<Ignored>) {
     let mut count = 0;
     let mut why = None;
-    while let Some(e) = s.poll_event() {
+    while let Some(output) = s.poll_output() {
         count += 1;
-        if let EventKind::CancelIgnored { why: w, .. } = e.kind {
+        if let Output::Event(Event { kind: EventKind::CancelIgnored { why: w, .. }, .. }) = output {
             why = Some(w);
         }
     }
@@ -66,7 +67,7 @@ fn a_million_cancels_for_our_own_ids_are_wrong_direction_and_cancel_nothing() {
         let params = CancelledParams {
             params: mcp_cancel::core::PeerValue::Object,
             request_id: mcp_cancel::core::PeerValue::Number((i % 8) as f64),
-            reason: mcp_cancel::core::PeerValue::String("go away".into()),
+            reason: mcp_cancel::core::PeerValue::String("go away"),
         };
         assert_eq!(s.handle_cancelled(&params), InboundCancelVerdict::Ignore);
         assert_eq!(drain(&mut s), (1, Some(Ignored::WrongDirection)));
@@ -82,11 +83,12 @@ fn a_million_late_and_unknown_responses_keep_memory_flat() {
     let mut s = Session::new(Config { tombstone_capacity: 32, ..Config::default() });
     for i in 0..FLOOD {
         s.track_request(n(i), "tools/call", Some(n(i))).unwrap();
-        assert!(s.cancel(&n(i), &Reason::None).unwrap().is_some());
+        assert!(s.cancel(&n(i), &Reason::None).unwrap());
         assert_eq!(s.handle_progress(&n(i), 0), ProgressVerdict::Late);
         assert_eq!(s.handle_response(&n(i), &ResponseInfo::default()), ResponseVerdict::Late);
         assert_eq!(s.handle_response(&n(FLOOD + i), &ResponseInfo::default()), ResponseVerdict::Unknown);
-        while s.poll_event().is_some() {}
+        // The notification, the local cancel, and the events of the cancel and the late messages.
+        assert_eq!(drain(&mut s).0, 5);
     }
     assert_eq!((s.tombstones(), s.outbound_in_flight()), (0, 0));
 }
@@ -115,10 +117,19 @@ fn ten_megabyte_reasons_are_capped_everywhere() {
         other => panic!("{other:?}"),
     }
     let _ = cancel(&mut s, json!({ "requestId": 99, "reason": "y".repeat(10 * 1024 * 1024) }));
-    while let Some(e) = s.poll_event() {
-        let json = serde_json::to_string(&e).unwrap();
-        assert!(json.len() < 2048, "an event of {} bytes", json.len());
+    let mut events = 0;
+    while let Some(output) = s.poll_output() {
+        match output {
+            Output::Event(e) => {
+                events += 1;
+                let json = serde_json::to_string(&e).unwrap();
+                assert!(json.len() < 2048, "an event of {} bytes", json.len());
+            }
+            Output::PeerCancelled { reason, .. } => assert_eq!(reason.map(|r| r.len()), Some(1024)),
+            other => panic!("unexpected {other:?}"),
+        }
     }
+    assert_eq!(events, 2);
 }
 
 #[test]
@@ -155,7 +166,7 @@ fn a_response_with_both_result_and_error_is_classified_by_its_id_alone() {
     let mut s = Session::default();
     s.track_request(n(1), "tools/call", None).unwrap();
     s.track_request(n(2), "tools/call", None).unwrap();
-    let _ = s.cancel(&n(2), &Reason::None).unwrap();
+    assert!(s.cancel(&n(2), &Reason::None).unwrap());
     let both = ResponseInfo { error_code: Some(-32603), ..ResponseInfo::default() };
     assert_eq!(s.handle_response(&n(1), &both), ResponseVerdict::Deliver);
     assert_eq!(s.handle_response(&n(2), &both), ResponseVerdict::Late);
@@ -168,7 +179,7 @@ fn a_peer_that_cancels_and_never_hears_back_cannot_grow_memory() {
         assert!(s.handle_request(n(i), "sampling/createMessage"));
         assert!(matches!(cancel(&mut s, json!({ "requestId": i })), InboundCancelVerdict::Abort { .. }));
         // The application stops the work and never answers (as the TS SDK does).
-        while s.poll_event().is_some() {}
+        assert_eq!(drain(&mut s).0, 2, "the event and the one PeerCancelled");
     }
     assert_eq!((s.inbound_in_flight(), s.inbound_cancelled()), (0, 16));
     // The most recent ones are still suppressed if an answer does come.

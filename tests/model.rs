@@ -1,9 +1,11 @@
 //! Model-based test: a small reference model of the cancellation rules (plain maps, written
 //! from the spec, not from the core) and random sequences of operations — track, cancel,
 //! response, progress, inbound request, inbound cancel (valid, malformed, unknown, wrong
-//! direction), our response, timeout ticks, revision changes — checked step by step against
-//! the core: same verdicts, same messages, no cancel for an id not in flight or for the
-//! handshake, tombstones within their capacity.
+//! direction), our response, timeout ticks, revision changes, watching requests, closing —
+//! checked step by step against the core: same verdicts, the same outputs in the same order
+//! (messages to send, local callers told, watched requests settled, the peer's cancels,
+//! forgotten peer requests), no cancel for an id not in flight or for the handshake,
+//! tombstones and the peer's requests within their capacities.
 //!
 //! Scope: plain (not task-augmented) requests on a message transport; tasks and the
 //! stream-close cancel have their own table tests (`core_revisions.rs`).
@@ -13,18 +15,21 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelledParams, Config, Expired, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict,
-    Reason, RequestId, ResponseInfo, ResponseVerdict, Revision, Session, Timeout, TimeoutKind, TrackRequest,
-    UsageError,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict,
+    OutgoingResponseVerdict, Output, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict, Revision,
+    Session, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError,
 };
 use proptest::prelude::*;
 use serde_json::json;
 
 const CAPACITY: usize = 3;
+/// How many of the peer's requests the session remembers: small, so the oldest is often
+/// forgotten.
+const INBOUND_CAPACITY: usize = 4;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Track { id: RequestId, handshake: bool, token: bool, timeout: Option<Timeout> },
+    Track { id: RequestId, handshake: bool, token: bool, timeout: Option<Timeout>, watch: bool },
     Cancel { id: RequestId },
     Response { id: RequestId },
     Progress { token: RequestId },
@@ -33,6 +38,9 @@ enum Op {
     OutgoingResponse { id: RequestId },
     Tick { ms: u64 },
     SetRevision { revision: Revision },
+    Watch { id: RequestId },
+    WatchInbound { id: RequestId },
+    Close,
 }
 
 fn id() -> impl Strategy<Value = RequestId> {
@@ -52,8 +60,8 @@ fn timeout() -> impl Strategy<Value = Option<Timeout>> {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (id(), prop::bool::weighted(0.1), any::<bool>(), timeout())
-            .prop_map(|(id, handshake, token, timeout)| Op::Track { id, handshake, token, timeout }),
+        4 => (id(), prop::bool::weighted(0.1), any::<bool>(), timeout(), any::<bool>())
+            .prop_map(|(id, handshake, token, timeout, watch)| Op::Track { id, handshake, token, timeout, watch }),
         3 => id().prop_map(|id| Op::Cancel { id }),
         3 => id().prop_map(|id| Op::Response { id }),
         2 => id().prop_map(|token| Op::Progress { token }),
@@ -80,19 +88,70 @@ fn op() -> impl Strategy<Value = Op> {
             Just(Revision::V2026_07_28),
         ]
         .prop_map(|revision| Op::SetRevision { revision }),
+        1 => id().prop_map(|id| Op::Watch { id }),
+        2 => id().prop_map(|id| Op::WatchInbound { id }),
+        1 => Just(Op::Close),
     ]
 }
 
-/// An outbound request in the model: method, progress token, idle deadline, max deadline,
-/// its timeouts.
-type ModelRequest = (String, Option<RequestId>, Option<u64>, Option<u64>, Timeout);
+/// What the host must do, as the model predicts it and as the core's [`Output`]s say it
+/// (events left out, but for the peer's forgotten requests).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Out {
+    /// A `notifications/cancelled` for this request, with this reason.
+    Notify(RequestId, Option<String>),
+    /// The request's local caller is told: cancelled (`None`) or timed out.
+    Cancelled(RequestId, Option<TimeoutKind>),
+    Settled(RequestId),
+    InboundSettled(RequestId),
+    PeerCancelled(RequestId, Option<String>),
+    InboundForgotten(RequestId),
+}
+
+/// Drains the core's output queue into [`Out`]s, in order.
+fn outs(core: &mut Session) -> Result<Vec<Out>, TestCaseError> {
+    let mut out = Vec::new();
+    while let Some(output) = core.poll_output() {
+        out.push(match output {
+            Output::Transmit(Transmit { request_id, action: CancelAction::Notify(n) }) => {
+                prop_assert_eq!(&request_id, &n.request_id);
+                Out::Notify(request_id, n.reason)
+            }
+            Output::Cancelled { request_id, cause: CancelCause::Cancelled } => Out::Cancelled(request_id, None),
+            Output::Cancelled { request_id, cause: CancelCause::TimedOut(kind) } => {
+                Out::Cancelled(request_id, Some(kind))
+            }
+            Output::Settled(id) => Out::Settled(id),
+            Output::InboundSettled(id) => Out::InboundSettled(id),
+            Output::PeerCancelled { request_id, reason } => Out::PeerCancelled(request_id, reason),
+            Output::Event(Event { kind: EventKind::InboundForgotten { request_id, .. }, .. }) => {
+                Out::InboundForgotten(request_id)
+            }
+            Output::Event(_) => continue,
+            other => return Err(TestCaseError::fail(format!("out of the model's scope: {other:?}"))),
+        });
+    }
+    Ok(out)
+}
+
+/// An outbound request in the model.
+#[derive(Debug)]
+struct ModelRequest {
+    method: String,
+    token: Option<RequestId>,
+    /// Its idle deadline (reset on progress when its timeout says so).
+    idle: Option<u64>,
+    /// Its maximum total deadline.
+    max: Option<u64>,
+    timeout: Timeout,
+    watched: bool,
+}
 
 /// The reference model: what the spec says, with plain maps.
 #[derive(Default)]
 struct Model {
     now: u64,
     revision: Option<Revision>,
-    /// id → (method, progress token, idle deadline, max deadline, timeout)
     outbound: HashMap<RequestId, ModelRequest>,
     /// When each request's deadline was last (re)scheduled: deadlines due at the same ms
     /// expire in that order (and so are tombstoned, and evicted, in that order).
@@ -100,8 +159,8 @@ struct Model {
     next_seq: u64,
     /// Cancelled ids, oldest first, with their progress tokens.
     tombstones: VecDeque<(RequestId, Option<RequestId>)>,
-    /// The peer's requests in flight: id → method.
-    inbound: HashMap<RequestId, String>,
+    /// The peer's requests in flight, oldest first: (id, method, watched).
+    inbound: VecDeque<(RequestId, String, bool)>,
     /// The peer's requests it cancelled, awaiting our response, oldest first (bounded).
     peer_cancelled: VecDeque<RequestId>,
 }
@@ -122,12 +181,23 @@ impl Model {
         }
     }
 
-    fn track(&mut self, id: &RequestId, method: &str, token: Option<RequestId>, timeout: Timeout) -> Result<(), ()> {
+    fn inbound_position(&self, id: &RequestId) -> Option<usize> {
+        self.inbound.iter().position(|(i, ..)| i == id)
+    }
+
+    fn track(
+        &mut self,
+        id: &RequestId,
+        method: &str,
+        token: Option<RequestId>,
+        timeout: Timeout,
+        watched: bool,
+    ) -> Result<(), ()> {
         if self.outbound.contains_key(id) {
             return Err(());
         }
         if let Some(t) = &token {
-            if self.outbound.values().any(|o| o.1.as_ref() == Some(t)) {
+            if self.outbound.values().any(|o| o.token.as_ref() == Some(t)) {
                 return Err(());
             }
         }
@@ -138,25 +208,37 @@ impl Model {
         } else {
             (timeout.timeout_ms.map(|t| self.now + t), timeout.max_total_ms.map(|t| self.now + t))
         };
-        self.outbound.insert(id.clone(), (method.to_owned(), token, idle, max, timeout));
+        self.outbound
+            .insert(id.clone(), ModelRequest { method: method.to_owned(), token, idle, max, timeout, watched });
         self.next_seq += 1;
         self.scheduled.insert(id.clone(), self.next_seq);
         Ok(())
     }
 
-    /// `Ok(true)`: a notification is sent; `Ok(false)`: nothing to cancel; `Err`: handshake.
-    fn cancel(&mut self, id: &RequestId) -> Result<bool, ()> {
+    /// `Ok(true)`: a notification is sent, then the caller told (`timed_out`: with its
+    /// timeout), then the request settled if watched; `Ok(false)`: nothing to cancel;
+    /// `Err`: handshake.
+    fn cancel(&mut self, id: &RequestId, timed_out: Option<TimeoutKind>, out: &mut Vec<Out>) -> Result<bool, ()> {
         let Some(o) = self.outbound.get(id) else { return Ok(false) };
-        if Some(o.0.as_str()) == self.handshake() {
+        if Some(o.method.as_str()) == self.handshake() {
             return Err(());
         }
-        let (_, token, ..) = self.outbound.remove(id).unwrap();
-        self.tombstone(id.clone(), token);
+        let o = self.outbound.remove(id).unwrap();
+        let reason = if timed_out.is_some() { "Request timed out" } else { "r" };
+        out.push(Out::Notify(id.clone(), Some(reason.to_owned())));
+        out.push(Out::Cancelled(id.clone(), timed_out));
+        if o.watched {
+            out.push(Out::Settled(id.clone()));
+        }
+        self.tombstone(id.clone(), o.token);
         Ok(true)
     }
 
-    fn response(&mut self, id: &RequestId) -> ResponseVerdict {
-        if self.outbound.remove(id).is_some() {
+    fn response(&mut self, id: &RequestId, out: &mut Vec<Out>) -> ResponseVerdict {
+        if let Some(o) = self.outbound.remove(id) {
+            if o.watched {
+                out.push(Out::Settled(id.clone()));
+            }
             return ResponseVerdict::Deliver;
         }
         if let Some(pos) = self.tombstones.iter().position(|(t, _)| t == id) {
@@ -168,9 +250,9 @@ impl Model {
 
     fn progress(&mut self, token: &RequestId) -> ProgressVerdict {
         let now = self.now;
-        if let Some((id, o)) = self.outbound.iter_mut().find(|(_, o)| o.1.as_ref() == Some(token)) {
-            if o.4.reset_on_progress && o.2.is_some() {
-                o.2 = o.4.timeout_ms.map(|t| now + t);
+        if let Some((id, o)) = self.outbound.iter_mut().find(|(_, o)| o.token.as_ref() == Some(token)) {
+            if o.timeout.reset_on_progress && o.idle.is_some() {
+                o.idle = o.timeout.timeout_ms.map(|t| now + t);
                 self.next_seq += 1;
                 self.scheduled.insert(id.clone(), self.next_seq);
             }
@@ -182,7 +264,24 @@ impl Model {
         ProgressVerdict::Unknown
     }
 
-    fn inbound_cancel(&mut self, params: &serde_json::Value) -> InboundCancelVerdict {
+    /// A request from the peer: `false` for an id it has in flight (the first kept).
+    fn inbound_request(&mut self, id: &RequestId, method: &str, out: &mut Vec<Out>) -> bool {
+        if self.inbound_position(id).is_some() {
+            return false;
+        }
+        self.peer_cancelled.retain(|c| c != id);
+        self.inbound.push_back((id.clone(), method.to_owned(), false));
+        if self.inbound.len() > INBOUND_CAPACITY {
+            let (old, _, watched) = self.inbound.pop_front().unwrap();
+            if watched {
+                out.push(Out::InboundSettled(old.clone()));
+            }
+            out.push(Out::InboundForgotten(old));
+        }
+        true
+    }
+
+    fn inbound_cancel(&mut self, params: &serde_json::Value, out: &mut Vec<Out>) -> InboundCancelVerdict {
         let Some(obj) = params.as_object() else { return InboundCancelVerdict::Ignore };
         let Some(id) = obj.get("requestId").and_then(|v| RequestId::from_json(v).ok()) else {
             return InboundCancelVerdict::Ignore;
@@ -193,29 +292,35 @@ impl Model {
             Some(_) => return InboundCancelVerdict::Ignore,
         };
         if self.revision == Some(Revision::V2026_07_28) {
-            if self.outbound.get(&id).is_some_and(|o| o.0 == "subscriptions/listen") {
-                self.outbound.remove(&id);
+            if self.outbound.get(&id).is_some_and(|o| o.method == "subscriptions/listen") {
+                if self.outbound.remove(&id).is_some_and(|o| o.watched) {
+                    out.push(Out::Settled(id.clone()));
+                }
                 return InboundCancelVerdict::ListenEnded { request_id: id };
             }
             return InboundCancelVerdict::Ignore;
         }
         let handshake = self.handshake();
-        match self.inbound.get(&id) {
-            Some(method) if Some(method.as_str()) != handshake => {
-                self.inbound.remove(&id);
+        match self.inbound_position(&id) {
+            Some(pos) if Some(self.inbound[pos].1.as_str()) != handshake => {
+                self.inbound.remove(pos);
                 self.peer_cancelled.retain(|c| *c != id);
                 self.peer_cancelled.push_back(id.clone());
                 while self.peer_cancelled.len() > CAPACITY {
                     self.peer_cancelled.pop_front();
                 }
+                out.push(Out::PeerCancelled(id.clone(), reason.clone()));
                 InboundCancelVerdict::Abort { request_id: id, reason }
             }
             _ => InboundCancelVerdict::Ignore,
         }
     }
 
-    fn outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        if self.inbound.remove(id).is_some() {
+    fn outgoing_response(&mut self, id: &RequestId, out: &mut Vec<Out>) -> OutgoingResponseVerdict {
+        if let Some(pos) = self.inbound_position(id) {
+            if self.inbound.remove(pos).is_some_and(|(.., watched)| watched) {
+                out.push(Out::InboundSettled(id.clone()));
+            }
             return OutgoingResponseVerdict::Send;
         }
         match self.peer_cancelled.iter().position(|c| c == id) {
@@ -227,38 +332,50 @@ impl Model {
         }
     }
 
-    /// Advances the clock; returns what expired (deadline order) and whether each was
-    /// cancelled on the wire.
-    fn tick(&mut self, ms: u64) -> Vec<(RequestId, TimeoutKind, bool)> {
+    /// Advances the clock; what expired, in deadline order: each cancelled on the wire then
+    /// its caller told of its timeout, or (the handshake) only its caller told.
+    fn tick(&mut self, ms: u64, out: &mut Vec<Out>) {
         self.now += ms;
         let now = self.now;
         let mut expired: Vec<(u64, RequestId, TimeoutKind)> = self
             .outbound
             .iter()
             .filter_map(|(id, o)| {
-                let deadline = match (o.2, o.3) {
+                let deadline = match (o.idle, o.max) {
                     (Some(a), Some(b)) => a.min(b),
                     (a, b) => a.or(b)?,
                 };
                 (deadline <= now).then(|| {
-                    let kind = if o.3.is_some_and(|m| m <= now) { TimeoutKind::MaxTotal } else { TimeoutKind::Timeout };
+                    let kind =
+                        if o.max.is_some_and(|m| m <= now) { TimeoutKind::MaxTotal } else { TimeoutKind::Timeout };
                     (deadline, id.clone(), kind)
                 })
             })
             .collect();
         expired.sort_by_key(|(deadline, id, _)| (*deadline, self.scheduled.get(id).copied().unwrap_or(0)));
-        let mut out = Vec::new();
         for (_, id, kind) in expired {
             // Each deadline fires once: a request that could not be cancelled (the handshake,
             // after a revision change) keeps no deadline.
             if let Some(o) = self.outbound.get_mut(&id) {
-                o.2 = None;
-                o.3 = None;
+                o.idle = None;
+                o.max = None;
             }
-            let sent = self.cancel(&id).unwrap_or(false);
-            out.push((id, kind, sent));
+            if !self.cancel(&id, Some(kind), out).unwrap_or(false) {
+                out.push(Out::Cancelled(id, Some(kind)));
+            }
         }
-        out
+    }
+
+    /// The connection closed: every watched request settled (in no particular order),
+    /// nothing sent, everything forgotten but the revision and the clock.
+    fn close(&mut self, out: &mut Vec<Out>) {
+        out.extend(self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| Out::Settled(id.clone())));
+        out.extend(self.inbound.iter().filter(|(.., w)| *w).map(|(id, ..)| Out::InboundSettled(id.clone())));
+        self.outbound.clear();
+        self.scheduled.clear();
+        self.tombstones.clear();
+        self.inbound.clear();
+        self.peer_cancelled.clear();
     }
 }
 
@@ -268,15 +385,18 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
 }
 
 fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> {
-    let mut core = Session::new(Config { tombstone_capacity: CAPACITY, ..Config::default() });
+    let mut core =
+        Session::new(Config { tombstone_capacity: CAPACITY, inbound_capacity: INBOUND_CAPACITY, ..Config::default() });
     let mut model = Model::default();
     for (step, op) in ops.into_iter().enumerate() {
         log.push(format!(
             "step {step}: {op:?} | model revision={:?} now={} out={:?} tomb={:?} in={:?}",
             model.revision, model.now, model.outbound, model.tombstones, model.inbound
         ));
+        // What the model predicts this step queues, in order.
+        let mut want: Vec<Out> = Vec::new();
         match &op {
-            Op::Track { id, handshake, token, timeout } => {
+            Op::Track { id, handshake, token, timeout, watch } => {
                 let method = if *handshake {
                     "initialize"
                 } else if step % 7 == 3 {
@@ -289,28 +409,28 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                 let request = TrackRequest {
                     progress_token: token.clone(),
                     timeout: Some(t),
+                    watch: *watch,
                     ..TrackRequest::new(id.clone(), method)
                 };
                 let got = core.track(request, model.now);
-                let want = model.track(id, method, token, t);
-                prop_assert_eq!(got.is_ok(), want.is_ok(), "step {} {:?}: {:?}", step, op, got);
+                let tracked = model.track(id, method, token, t, *watch);
+                prop_assert_eq!(got.is_ok(), tracked.is_ok(), "step {} {:?}: {:?}", step, op, got);
                 if let Err(e) = got {
                     prop_assert!(matches!(e, UsageError::AlreadyInFlight(_) | UsageError::ProgressTokenInUse(_)));
                 }
             }
             Op::Cancel { id } => {
                 let got = core.cancel(id, &Reason::Text("r".into()));
-                let want = model.cancel(id);
-                match (got, want) {
-                    (Ok(Some(CancelAction::Notify(n))), Ok(true)) => prop_assert_eq!(&n.request_id, id),
-                    (Ok(None), Ok(false)) => {}
+                let made = model.cancel(id, None, &mut want);
+                match (got, made) {
+                    (Ok(true), Ok(true)) | (Ok(false), Ok(false)) => {}
                     (Err(UsageError::HandshakeNotCancellable(_)), Err(())) => {}
-                    (got, want) => prop_assert!(false, "step {} {:?}: core {:?}, model {:?}", step, op, got, want),
+                    (got, made) => prop_assert!(false, "step {} {:?}: core {:?}, model {:?}", step, op, got, made),
                 }
             }
             Op::Response { id } => {
                 let got = core.handle_response(id, &ResponseInfo::default());
-                prop_assert_eq!(got, model.response(id), "step {} {:?}", step, op);
+                prop_assert_eq!(got, model.response(id, &mut want), "step {} {:?}", step, op);
             }
             Op::Progress { token } => {
                 let token = RequestId::String(format!("tok-{token}"));
@@ -324,59 +444,59 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
             }
             Op::InboundRequest { id, handshake } => {
                 let method = if *handshake { "initialize" } else { "sampling/createMessage" };
-                let fresh = !model.inbound.contains_key(id);
-                if fresh {
-                    model.peer_cancelled.retain(|c| c != id);
-                    model.inbound.insert(id.clone(), method.to_owned());
-                }
+                let fresh = model.inbound_request(id, method, &mut want);
                 prop_assert_eq!(core.handle_request(id.clone(), method), fresh, "step {} {:?}", step, op);
             }
             Op::InboundCancel { params } => {
                 let got = core.handle_cancelled(&CancelledParams::from_json(Some(params)));
-                prop_assert_eq!(got, model.inbound_cancel(params), "step {} {:?}", step, op);
+                prop_assert_eq!(got, model.inbound_cancel(params, &mut want), "step {} {:?}", step, op);
             }
             Op::OutgoingResponse { id } => {
                 prop_assert_eq!(
                     core.handle_outgoing_response(id),
-                    model.outgoing_response(id),
+                    model.outgoing_response(id, &mut want),
                     "step {} {:?}",
                     step,
                     op
                 );
             }
             Op::Tick { ms } => {
-                let want = model.tick(*ms);
-                let got: Vec<Expired> = core.handle_timeout(model.now);
-                let sent: Vec<RequestId> = std::iter::from_fn(|| core.poll_transmit())
-                    .map(|t| match t.action {
-                        CancelAction::Notify(n) => {
-                            assert_eq!(n.reason.as_deref(), Some("Request timed out"));
-                            n.request_id
-                        }
-                        other => panic!("unexpected {other:?}"),
-                    })
-                    .collect();
-                let mut got_ids: Vec<_> = got.iter().map(|e| (e.request_id.clone(), e.kind)).collect();
-                let mut want_ids: Vec<_> = want.iter().map(|(id, k, _)| (id.clone(), *k)).collect();
-                got_ids.sort();
-                want_ids.sort();
-                prop_assert_eq!(got_ids, want_ids, "step {} {:?}", step, op);
-                let mut want_sent: Vec<_> = want.iter().filter(|w| w.2).map(|w| w.0.clone()).collect();
-                let mut sent = sent;
-                want_sent.sort();
-                sent.sort();
-                prop_assert_eq!(sent, want_sent, "step {} {:?}: cancels on timeout", step, op);
+                model.tick(*ms, &mut want);
+                core.handle_timeout(model.now);
             }
             Op::SetRevision { revision } => {
                 core.set_protocol_version(revision.as_str());
                 model.revision = Some(*revision);
             }
+            Op::Watch { id } => {
+                let in_flight = model.outbound.get_mut(id).map(|o| o.watched = true).is_some();
+                prop_assert_eq!(core.watch(id), in_flight, "step {} {:?}", step, op);
+            }
+            Op::WatchInbound { id } => {
+                let pos = model.inbound_position(id);
+                if let Some(pos) = pos {
+                    model.inbound[pos].2 = true;
+                }
+                prop_assert_eq!(core.watch_inbound(id), pos.is_some(), "step {} {:?}", step, op);
+            }
+            Op::Close => {
+                model.close(&mut want);
+                core.close();
+            }
         }
-        while core.poll_event().is_some() {}
+        let mut got = outs(&mut core)?;
+        if matches!(op, Op::Close) {
+            // Settled in the order of the maps: compare as sets.
+            got.sort();
+            want.sort();
+        }
+        prop_assert_eq!(got, want, "step {} {:?}: outputs", step, op);
         prop_assert!(core.tombstones() <= CAPACITY);
         prop_assert_eq!(core.outbound_in_flight(), model.outbound.len(), "step {}: in flight", step);
         prop_assert_eq!(core.tombstones(), model.tombstones.len(), "step {}: tombstones", step);
         prop_assert_eq!(core.inbound_in_flight(), model.inbound.len(), "step {}: inbound", step);
+        prop_assert!(core.inbound_in_flight() <= INBOUND_CAPACITY);
+        prop_assert_eq!(core.cancellable(), model.outbound.len(), "step {}: cancellable", step);
         prop_assert_eq!(core.inbound_cancelled(), model.peer_cancelled.len(), "step {}: inbound cancelled", step);
     }
     Ok(())

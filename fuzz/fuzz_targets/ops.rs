@@ -1,13 +1,22 @@
 //! An `Arbitrary` sequence of operations replayed against the core (the shape of
 //! quinn-proto's `fuzz/fuzz_targets/streams.rs`): no panic, memory within the configured
-//! bounds, and every cancel for a request that was in flight and not the handshake.
+//! bounds, every cancel for a request that was in flight and not the handshake, and the
+//! output queue consistent: each request's caller told at most once that it was cancelled,
+//! only watched requests settled, the peer's cancels only for its requests in flight.
+//!
+//! `Op` is the encoding of the checked-in seeds (`fuzz/seeds/ops/`): new knobs are read
+//! from bits the fields already carry (the high bit of a method byte: watch; an odd-length
+//! reason: the SDK's own `notifications/cancelled` through `handle_outgoing`), so the seeds
+//! still decode to the sequences they were saved for.
 #![no_main]
+
+use std::collections::HashSet;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    CancelAction, CancelledParams, Config, PeerValue, Reason, RequestId, RequestState, ResponseInfo, Session,
-    Timeout, TrackRequest,
+    CancelAction, CancelCause, CancelledParams, Config, Message, MessageFields, Method, MethodName, Output, PeerValue,
+    Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest, Transmit,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -42,13 +51,43 @@ enum Op {
 const METHODS: [&str; 5] = ["tools/call", "initialize", "subscriptions/listen", "tasks/get", "sampling/createMessage"];
 const VERSIONS: [&str; 6] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01"];
 
+/// Where the invariants of the output queue are kept between operations.
+#[derive(Default)]
+struct Seen {
+    /// Requests whose caller was told they were cancelled, since each was last tracked.
+    told: HashSet<RequestId>,
+    /// Ids ever tracked (or marked) as watched.
+    watched: HashSet<RequestId>,
+    /// Ids of the peer's requests ever watched.
+    watched_inbound: HashSet<RequestId>,
+}
+
+/// The SDK's own `notifications/cancelled` for our request `id`, as `handle_outgoing` sees it.
+fn sdk_cancel<'a>(id: &'a RequestId, reason: &'a str) -> Message<'a> {
+    let mut m = Message::new(PeerValue::Absent, MethodName::Known(Method::Cancelled));
+    m.params = PeerValue::Object;
+    m.request_id = match id {
+        RequestId::Number(n) => PeerValue::Number(*n as f64),
+        RequestId::String(s) => PeerValue::String(s),
+    };
+    m.reason = PeerValue::String(reason);
+    m.read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON);
+    m
+}
+
 fuzz_target!(|ops: Vec<Op>| {
     let capacity = 4;
-    let mut session = Session::new(Config { tombstone_capacity: capacity, ..Config::default() });
+    let inbound_capacity = 4;
+    let mut session = Session::new(Config { tombstone_capacity: capacity, inbound_capacity, ..Config::default() });
+    let mut seen = Seen::default();
     let mut now = 0u64;
     for op in ops {
+        // The request this op cancels, and its state before (`None`: no cancel is made).
+        let mut cancelling: Option<(RequestId, Option<RequestState>)> = None;
+        let mut peer_cancels_allowed = 0;
         match op {
             Op::Track { id, method, token, task, timeout } => {
+                let watch = method >= 128;
                 let request = TrackRequest {
                     id: id.id(),
                     method: METHODS[usize::from(method) % METHODS.len()].to_owned(),
@@ -60,24 +99,36 @@ fuzz_target!(|ops: Vec<Op>| {
                         reset_on_progress: reset,
                         max_total_ms: max.map(u64::from),
                     }),
+                    watch,
                 };
-                let _ = session.track(request, now);
+                if session.track(request, now).is_ok() {
+                    seen.told.remove(&id.id());
+                    if watch {
+                        seen.watched.insert(id.id());
+                    }
+                }
             }
             Op::Cancel { id, reason } => {
                 let id = id.id();
                 let before = session.request_state(&id);
-                let handshake = session.handshake_method();
-                let reason = reason.map_or(Reason::None, Reason::Text);
-                if let Ok(Some(action)) = session.cancel(&id, &reason) {
-                    assert!(
-                        matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
-                        "cancel for {id} in state {before:?}"
-                    );
-                    if let CancelAction::Notify(n) = action {
-                        assert_eq!(n.request_id, id);
-                        let _ = handshake;
+                match reason {
+                    // The cancel an SDK sends itself: the same one cancel path, its reason
+                    // classified (`String(reason)` of an abort).
+                    Some(reason) if reason.len() % 2 == 1 => {
+                        let verdict = session.handle_outgoing(&sdk_cancel(&id, &reason), now, false);
+                        assert!(matches!(verdict, Ok(mcp_cancel::core::Verdict::Drop)), "{verdict:?}");
+                    }
+                    reason => {
+                        let made = session.cancel(&id, &reason.map_or(Reason::None, Reason::Text));
+                        if let Ok(true) = made {
+                            assert!(
+                                matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
+                                "cancel for {id} in state {before:?}"
+                            );
+                        }
                     }
                 }
+                cancelling = Some((id, before));
             }
             Op::Response { id, task_id, error } => {
                 let info = ResponseInfo {
@@ -92,33 +143,40 @@ fuzz_target!(|ops: Vec<Op>| {
                 let _ = session.handle_progress(&token.id(), now);
             }
             Op::TaskStatus { task_id, terminal } => {
-                session.handle_task_status(&format!("t{}", task_id % 4), if terminal { "cancelled" } else { "working" });
+                session
+                    .handle_task_status(&format!("t{}", task_id % 4), if terminal { "cancelled" } else { "working" });
             }
             Op::InboundRequest { id, method } => {
-                session.handle_request(id.id(), METHODS[usize::from(method) % METHODS.len()]);
+                let fresh = session.handle_request(id.id(), METHODS[usize::from(method) % METHODS.len()]);
+                if fresh && method >= 128 {
+                    assert!(session.watch_inbound(&id.id()));
+                    seen.watched_inbound.insert(id.id());
+                }
             }
             Op::InboundCancel { params, id, reason } => {
+                let request_id = id.map(|i| i.id());
                 let cancel = CancelledParams {
                     params: if params % 5 == 0 { PeerValue::Array } else { PeerValue::Object },
-                    request_id: id.map_or(PeerValue::Absent, |i| match i.id() {
-                        RequestId::Number(n) => PeerValue::Number(n as f64),
-                        RequestId::String(s) => PeerValue::String(s),
-                    }),
-                    reason: reason.map_or(PeerValue::Absent, PeerValue::String),
+                    request_id: match &request_id {
+                        None => PeerValue::Absent,
+                        Some(RequestId::Number(n)) => PeerValue::Number(*n as f64),
+                        Some(RequestId::String(s)) => PeerValue::String(s),
+                    },
+                    reason: reason.as_deref().map_or(PeerValue::Absent, PeerValue::String),
                 };
                 let tombstones = session.tombstones();
+                let inbound = session.inbound_in_flight();
                 let _ = session.handle_cancelled(&cancel);
                 assert_eq!(session.tombstones(), tombstones, "a peer cancel changed the tombstones");
+                peer_cancels_allowed = inbound - session.inbound_in_flight();
+                assert!(peer_cancels_allowed <= 1);
             }
             Op::OutgoingResponse { id } => {
                 let _ = session.handle_outgoing_response(&id.id());
             }
             Op::Tick { ms } => {
                 now += u64::from(ms);
-                for expired in session.handle_timeout(now) {
-                    assert!(session.request_state(&expired.request_id) != Some(RequestState::InFlight)
-                        || session.handshake_method().is_some());
-                }
+                session.handle_timeout(now);
                 if let Some(next) = session.poll_timeout() {
                     assert!(next > now, "a deadline at or before now survived handle_timeout");
                 }
@@ -127,9 +185,60 @@ fuzz_target!(|ops: Vec<Op>| {
                 session.set_protocol_version(VERSIONS[usize::from(index) % VERSIONS.len()]);
             }
         }
-        while session.poll_event().is_some() {}
-        while session.poll_transmit().is_some() {}
+        while let Some(output) = session.poll_output() {
+            match output {
+                Output::Transmit(Transmit { request_id, action }) => {
+                    match &action {
+                        CancelAction::Notify(n) => assert_eq!(n.request_id, request_id),
+                        CancelAction::CloseStream(closed) => assert_eq!(*closed, request_id),
+                        CancelAction::CancelTask(t) => assert_eq!(t.cancels, request_id),
+                    }
+                    if let (Some((id, _)), CancelAction::Notify(_) | CancelAction::CloseStream(_)) =
+                        (&cancelling, &action)
+                    {
+                        assert_eq!(*id, request_id, "a cancel of {id} sent one for {request_id}");
+                    }
+                }
+                Output::Cancelled { request_id, cause } => {
+                    if let CancelCause::Cancelled = cause {
+                        // Either path (`cancel`, the SDK's own cancel): only a request in flight.
+                        let Some((id, before)) = &cancelling else { panic!("{request_id} cancelled by no cancel") };
+                        assert_eq!(*id, request_id);
+                        assert!(
+                            matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
+                            "cancel for {id} in state {before:?}"
+                        );
+                    }
+                    if let CancelCause::TimedOut(_) = cause {
+                        assert!(
+                            session.request_state(&request_id) != Some(RequestState::InFlight)
+                                || session.handshake_method().is_some()
+                        );
+                    }
+                    // A request that stays in flight (the handshake's timeout) was not cancelled.
+                    if session.request_state(&request_id) != Some(RequestState::InFlight) {
+                        assert!(seen.told.insert(request_id.clone()), "{request_id} was told twice it was cancelled");
+                    }
+                }
+                Output::Settled(id) => assert!(seen.watched.contains(&id), "{id} settled, never watched"),
+                Output::InboundSettled(id) => {
+                    assert!(seen.watched_inbound.contains(&id), "peer request {id} settled, never watched")
+                }
+                Output::PeerCancelled { .. } => {
+                    assert!(peer_cancels_allowed > 0, "a PeerCancelled without a valid peer cancel");
+                    peer_cancels_allowed -= 1;
+                }
+                _ => {}
+            }
+        }
+        if let Some((id, _)) = &cancelling {
+            if session.watch(id) {
+                // Still cancellable (the handshake, a task whose cancel is deferred): watch it.
+                seen.watched.insert(id.clone());
+            }
+        }
         assert!(session.tombstones() <= capacity);
+        assert!(session.inbound_in_flight() <= inbound_capacity);
         assert!(session.outbound_in_flight() <= 8 * 2 + 64, "in flight: {}", session.outbound_in_flight());
     }
 });

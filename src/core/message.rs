@@ -606,6 +606,15 @@ impl Session {
         Ok(Verdict::Pass)
     }
 
+    /// Whether a message that is an array (a JSON-RPC batch) is to be examined element by
+    /// element, each as [`Self::handle_incoming`] / [`Self::handle_outgoing`] would: in a
+    /// revision that allows batches (2025-03-26), and before one is negotiated. Otherwise a
+    /// batch is not a message of the revision: the host passes it on untouched.
+    #[must_use]
+    pub fn accepts_batches(&self) -> bool {
+        self.revision().map_or(true, |r| r.rules().batches)
+    }
+
     /// The members [`Method::fields`] names for this message that the host did not read.
     fn missing(&self, message: &Message<'_>, method: Option<Method>, incoming: bool) -> Option<Fields> {
         let needed = Method::fields(method, incoming);

@@ -65,6 +65,9 @@ pub struct Rules {
     pub peer_cancels: PeerCancels,
     /// How task-augmented requests are cancelled.
     pub tasks: TaskCancel,
+    /// Whether a message may be a JSON-RPC batch (an array of messages): 2025-03-26 only
+    /// (schema `JSONRPCBatchRequest`/`JSONRPCBatchResponse`; removed in 2025-06-18).
+    pub batches: bool,
 }
 
 impl Revision {
@@ -82,13 +85,13 @@ impl Revision {
 
     /// The rules of this revision: **the table to check against the spec**.
     ///
-    /// | revision | handshake | timeouts in spec | HTTP cancel | peer may cancel | tasks |
-    /// |---|---|---|---|---|---|
-    /// | 2024-11-05 | `initialize` | no | notification | its own requests | none |
-    /// | 2025-03-26 | `initialize` | yes | notification | its own requests | none |
-    /// | 2025-06-18 | `initialize` | yes | notification | its own requests | none |
-    /// | 2025-11-25 | `initialize` | yes | notification | its own requests | `tasks/cancel` |
-    /// | 2026-07-28 | none | yes | close the stream | only our `subscriptions/listen` | extension |
+    /// | revision | handshake | timeouts in spec | HTTP cancel | peer may cancel | tasks | batches |
+    /// |---|---|---|---|---|---|---|
+    /// | 2024-11-05 | `initialize` | no | notification | its own requests | none | no |
+    /// | 2025-03-26 | `initialize` | yes | notification | its own requests | none | yes |
+    /// | 2025-06-18 | `initialize` | yes | notification | its own requests | none | no |
+    /// | 2025-11-25 | `initialize` | yes | notification | its own requests | `tasks/cancel` | no |
+    /// | 2026-07-28 | none | yes | close the stream | only our `subscriptions/listen` | extension | no |
     #[must_use]
     pub const fn rules(self) -> Rules {
         match self {
@@ -98,6 +101,7 @@ impl Revision {
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,
                 tasks: TaskCancel::None,
+                batches: false,
             },
             Revision::V2025_03_26 | Revision::V2025_06_18 => Rules {
                 handshake: Some("initialize"),
@@ -105,6 +109,7 @@ impl Revision {
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,
                 tasks: TaskCancel::None,
+                batches: matches!(self, Revision::V2025_03_26),
             },
             Revision::V2025_11_25 => Rules {
                 handshake: Some("initialize"),
@@ -112,6 +117,7 @@ impl Revision {
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,
                 tasks: TaskCancel::TasksCancel,
+                batches: false,
             },
             Revision::V2026_07_28 => Rules {
                 handshake: None,
@@ -119,6 +125,7 @@ impl Revision {
                 http_cancel_is_stream_close: true,
                 peer_cancels: PeerCancels::OnlyListenStreams,
                 tasks: TaskCancel::TasksExtension,
+                batches: false,
             },
         }
     }

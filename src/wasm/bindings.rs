@@ -566,6 +566,13 @@ impl SessionCore {
         Ok(revision.as_str().to_owned())
     }
 
+    /// Whether a batch (an array of messages) is examined element by element
+    /// ([`Session::accepts_batches`]).
+    #[wasm_bindgen(getter, js_name = acceptsBatches)]
+    pub fn accepts_batches(&self) -> bool {
+        self.state.try_borrow().map(|st| st.core.accepts_batches()).unwrap_or(false)
+    }
+
     /// The revision followed, or `undefined` before one is known.
     #[wasm_bindgen(getter)]
     pub fn revision(&self) -> Option<String> {
