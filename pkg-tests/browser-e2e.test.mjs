@@ -1,5 +1,5 @@
 // Browser end-to-end (issue #4): the www/ page in headless Chromium, served by
-// scripts/demo-web.mjs, against server-everything over Streamable HTTP (and, for the
+// demo/web.mjs, against server-everything over Streamable HTTP (and, for the
 // 2026-07-28 stream close, an SDK 2.x server). What the server got is read from the demo's
 // wire tap, what the user saw from the page. Screenshots go to pkg-tests/artifacts/.
 import assert from "node:assert/strict";
@@ -13,7 +13,7 @@ import cors from "cors";
 import * as z from "zod/v4";
 
 import { isCancel, isProgress } from "../demo/wiretap.mjs";
-import { startDemoWeb } from "../scripts/demo-web.mjs";
+import { startDemoWeb } from "../demo/web.mjs";
 import { card, connect, eventually, launchChromium, openPage, recordTransitions, runCall, screenshot, transitions } from "./browser/harness.mjs";
 
 const LONG = "trigger-long-running-operation";

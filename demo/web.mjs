@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
 
-import { EVERYTHING } from "../demo/everything.mjs";
+import { EVERYTHING } from "./everything.mjs";
 import { createSseParser } from "../www/sse.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
