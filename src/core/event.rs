@@ -22,7 +22,8 @@ pub enum Direction {
     Session,
 }
 
-/// One cancellation event, drained with [`Session::poll_event`](super::Session::poll_event).
+/// One cancellation event: an [`Output::Event`](super::Output::Event) of
+/// [`Session::poll_output`](super::Session::poll_output) (with [`Config::events`](super::Config::events)).
 ///
 /// Serialized for JS as `{ type, direction, requestId, method, reason, … }` with
 /// kebab-case `type` (e.g. `"cancel-sent"`).

@@ -859,7 +859,9 @@ impl Session {
     /// host's SDK sends itself, a closed request stream and a timeout all end here. Returns
     /// whether a cancel was made now (sent or deferred); `false` when there is nothing to
     /// cancel (completed, unknown, already cancelled — the first reason wins — or its task
-    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`] says why).
+    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`] says why). A
+    /// poll of a task (`tasks/get`, `tasks/result`) is itself cancelled (`true`) even when its
+    /// task's `tasks/cancel` already went out.
     ///
     /// What to put on the wire comes out of [`Self::poll_output`], then the request's
     /// [`Output::Cancelled`]:
