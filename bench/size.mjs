@@ -56,7 +56,37 @@ export function startup(runs = 20) {
   return { runs, ...pkg, floorMs: floor.medianMs, ownMs: pkg.medianMs - floor.medianMs };
 }
 
+/**
+ * What `import("mcp-cancel")` + one session + its first `track()` add to a bare `node`
+ * process, measured from outside on whole processes: `runs` pairs run alternately (the
+ * package's probe, then `node -e ""`), each pair's difference of wall times, the median
+ * of the differences (pairing keeps the figure meaningful while the machine's speed drifts).
+ */
+export function pairedStartup(runs = 20) {
+  const wall = (args) => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`start-up probe failed: ${r.stderr}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const withPackage = ["--input-type=module", "-e", probe("mcp-cancel")];
+  const bare = ["-e", ""];
+  wall(withPackage);
+  wall(bare);
+  const diffs = [];
+  const bares = [];
+  for (let i = 0; i < runs; i++) {
+    const a = wall(withPackage);
+    const b = wall(bare);
+    diffs.push(a - b);
+    bares.push(b);
+  }
+  const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
+  return { runs, addedMs: med(diffs), bareMs: med(bares) };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   console.table(sizes());
   console.log(startup());
+  console.log(pairedStartup());
 }
