@@ -12,11 +12,10 @@
 //! `JSONRPCMessage` of every revision (2024-11-05 .. 2026-07-28).
 
 use super::id::{InvalidRequestId, RequestId};
-use super::session::{
-    InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseInfo, ResponseVerdict, Session,
-    UsageError,
-};
+use super::inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
+use super::outbound::{ProgressVerdict, ResponseInfo, ResponseVerdict};
 use super::reason::Reason;
+use super::session::{Session, UsageError};
 use super::timer::Millis;
 use super::wire::{CancelledParams, PeerValue};
 
@@ -286,10 +285,10 @@ impl Fields {
         Fields(self.0 | other.0)
     }
 
-    /// The response members of [`super::session::Fields`] (what [`Session::response_fields`]
+    /// The response members of [`super::outbound::Fields`] (what [`Session::response_fields`]
     /// asks for) as a set.
     #[must_use]
-    pub fn of_response(f: super::session::Fields) -> Fields {
+    pub fn of_response(f: super::outbound::Fields) -> Fields {
         let mut out = Fields::NONE;
         if f.task_id {
             out = out.with(Fields::RESULT_TASK_ID);
@@ -565,7 +564,12 @@ impl Session {
     /// [`OutgoingError::InvalidProgressToken`], or [`OutgoingError::Usage`] as
     /// [`Session::track`]. A cancel of the handshake is not an error here: it is dropped
     /// and reported.
-    pub fn handle_outgoing(&mut self, message: &Message<'_>, now: Millis, watch: bool) -> Result<Verdict, OutgoingError> {
+    pub fn handle_outgoing(
+        &mut self,
+        message: &Message<'_>,
+        now: Millis,
+        watch: bool,
+    ) -> Result<Verdict, OutgoingError> {
         let method = match message.method {
             MethodName::NotAString => return Ok(Verdict::Pass),
             MethodName::Absent => {

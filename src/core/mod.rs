@@ -7,24 +7,28 @@
 mod bounded;
 mod event;
 mod id;
+mod inbound;
 mod message;
+mod outbound;
+mod output;
 mod reason;
 mod revision;
 mod session;
+mod tasks;
 mod timer;
 mod tombstones;
 mod wire;
 
 pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
-pub use message::{Fields as MessageFields, Message, Method, MethodName, OutgoingError, Verdict};
 pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
+pub use inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
+pub use message::{Fields as MessageFields, Message, Method, MethodName, OutgoingError, Verdict};
+pub use outbound::{Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, TrackRequest};
+pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
-pub use session::{
-    CancelAction, CancelCause, CancelNotification, Config, Fields, Output, InboundCancelVerdict, OutgoingResponseVerdict,
-    ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, Session, TaskCancelRequest, TrackRequest, Transmit,
-    TransportKind, UsageError, INVALID_PARAMS,
-};
+pub use session::{Config, Session, TransportKind, UsageError};
+pub use tasks::INVALID_PARAMS;
 pub use timer::{Millis, Timeout, TimeoutKind};
 pub use wire::{
     cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,

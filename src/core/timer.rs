@@ -10,7 +10,12 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
+use super::event::{Event, EventKind};
 use super::id::RequestId;
+use super::output::CancelCause;
+use super::output::Output;
+use super::reason::Reason;
+use super::session::Session;
 
 /// A point on the host's time line, in milliseconds.
 pub type Millis = u64;
@@ -79,7 +84,7 @@ impl RequestTimer {
         }
     }
 
-    fn deadline(&self) -> Option<Millis> {
+    pub(super) fn deadline(&self) -> Option<Millis> {
         match (self.idle_at, self.max_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -178,5 +183,61 @@ impl Deadlines {
     pub fn clear(&mut self) {
         self.heap.clear();
         self.live = 0;
+    }
+}
+
+/// Time: the host arms one timer for [`Session::poll_timeout`](super::Session::poll_timeout) and calls
+/// [`Session::handle_timeout`](super::Session::handle_timeout) when it fires.
+impl Session {
+    /// The earliest deadline (ms on the host's time line) at which
+    /// [`Self::handle_timeout`] must be called; `None` when no request has a timeout.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.deadlines.next()
+    }
+
+    /// Expires every request whose deadline is at or before `now`: each is cancelled as by
+    /// [`Self::cancel`] with [`Reason::Timeout`], and its [`Output::Cancelled`] carries
+    /// [`CancelCause::TimedOut`] so its local caller gets a timeout error (queued even when
+    /// nothing could be sent). Each deadline fires once.
+    ///
+    /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on
+    /// timeout the sender SHOULD issue a cancel and stop waiting.
+    pub fn handle_timeout(&mut self, now: Millis) {
+        while let Some((key, id)) = self.deadlines.pop_due(now) {
+            let Some(request) = self.outbound.get_mut(&id) else {
+                continue;
+            };
+            let Some(extra) = request.extra.as_mut() else { continue };
+            // A stale entry: the timer was rescheduled or unscheduled since.
+            if extra.timer.as_ref().and_then(|t| t.key) != Some(key) {
+                continue;
+            }
+            let Some(mut timer) = extra.timer.take() else { continue };
+            self.deadlines.unschedule(&mut timer);
+            let Some(kind) = timer.expired(now) else {
+                // Unreachable (its key was due, so one of its deadlines is); never loop on it.
+                continue;
+            };
+            if self.config.events {
+                let method = request.name().to_owned();
+                self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
+            }
+            let cause = CancelCause::TimedOut(kind);
+            if !matches!(self.cancel_with(&id, &Reason::Timeout, cause), Ok(true)) {
+                self.outputs.push_back(Output::Cancelled { request_id: id, cause });
+            }
+        }
+        self.tidy_deadlines();
+    }
+
+    /// Drops stale deadlines (see [`Deadlines::tidy`]): after every schedule or unschedule,
+    /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
+    pub(super) fn tidy_deadlines(&mut self) {
+        let outbound = &self.outbound;
+        self.deadlines.tidy(|id, key| {
+            outbound.get(id).and_then(|o| o.extra.as_ref()).and_then(|e| e.timer.as_ref()).and_then(|t| t.key)
+                == Some(key)
+        });
     }
 }

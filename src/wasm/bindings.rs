@@ -18,8 +18,8 @@ use super::errors;
 use super::options::{self, Callbacks};
 use crate::core::{seeded, IdMap};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId,
-    ResponseInfo, Session, TimeoutKind, TrackRequest, Transmit, Verdict,
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, ResponseInfo,
+    Session, TimeoutKind, TrackRequest, Transmit, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -193,12 +193,9 @@ impl SessionCore {
         }
         set(&obj, "tags", &tags);
         let verdicts = Object::new();
-        for (name, value) in [
-            ("pass", code::PASS),
-            ("drop", code::DROP),
-            ("needFields", code::NEED_FIELDS),
-            ("replace", code::REPLACE),
-        ] {
+        for (name, value) in
+            [("pass", code::PASS), ("drop", code::DROP), ("needFields", code::NEED_FIELDS), ("replace", code::REPLACE)]
+        {
             set(&verdicts, name, &JsValue::from_f64(f64::from(value)));
         }
         set(&obj, "verdicts", &verdicts);
@@ -296,11 +293,8 @@ impl SessionCore {
     ) -> u32 {
         let mut info = ResponseInfo::default();
         if has_error {
-            info.error_code = Some(if error_code.is_finite() && error_code.fract() == 0.0 {
-                error_code as i64
-            } else {
-                -32603
-            });
+            info.error_code =
+                Some(if error_code.is_finite() && error_code.fract() == 0.0 { error_code as i64 } else { -32603 });
         } else {
             info.task_id = task_task_id
                 .or_else(|| (result_type.as_deref() == Some("task")).then(|| result_task_id.clone()).flatten());
@@ -468,7 +462,8 @@ impl SessionCore {
             match signal {
                 None => None,
                 Some(signal) => {
-                    let f: Option<Function> = st.abort_closure.as_ref().map(|c| c.as_ref().unchecked_ref::<Function>().clone());
+                    let f: Option<Function> =
+                        st.abort_closure.as_ref().map(|c| c.as_ref().unchecked_ref::<Function>().clone());
                     f.map(|f| (id, signal, f))
                 }
             }
@@ -651,7 +646,8 @@ fn fill<'a>(
 ) {
     let read = message.read;
     // Only the type of `params` crosses: a string's content is not needed.
-    message.params = if params_tag == tag::STRING { crate::core::PeerValue::String("") } else { peer_value(params_tag, 0.0, None) };
+    message.params =
+        if params_tag == tag::STRING { crate::core::PeerValue::String("") } else { peer_value(params_tag, 0.0, None) };
     let arg = peer_value(arg_tag, arg_num, arg_str);
     if read.contains(Fields::REQUEST_ID) {
         message.request_id = arg;
@@ -811,11 +807,8 @@ fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, 
         CancelCause::TimedOut(kind) => kind,
         _ => {
             if let Some(controller) = controller {
-                let reason = if local_reason.is_undefined() {
-                    convert::abort_error("Request cancelled")
-                } else {
-                    local_reason
-                };
+                let reason =
+                    if local_reason.is_undefined() { convert::abort_error("Request cancelled") } else { local_reason };
                 let _ = controller.abort(&reason);
             }
             return;

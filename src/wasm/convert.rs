@@ -312,7 +312,6 @@ pub fn now_ms() -> u64 {
     }
 }
 
-
 /// The caller's `notifications/cancelled` with its `reason` replaced by what the reason
 /// policy sends (`None`: left out), every other member kept (e.g. the 2026-07-28 `_meta`);
 /// the same object when the reason is unchanged.

@@ -77,7 +77,8 @@ pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
         inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
         reason: ReasonPolicy {
             max_bytes: count(options, "maxReasonBytes", defaults.max_bytes, what)?,
-            expose_error_reasons: boolean(options, "exposeErrorReasons", what)?.unwrap_or(defaults.expose_error_reasons),
+            expose_error_reasons: boolean(options, "exposeErrorReasons", what)?
+                .unwrap_or(defaults.expose_error_reasons),
             generic_reason: string(options, "genericReason", what)?.unwrap_or(defaults.generic_reason),
             timeout_reason: string(options, "timeoutReason", what)?.unwrap_or(defaults.timeout_reason),
         },
@@ -151,11 +152,7 @@ fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsVal
             message.push_str(if i == 0 { " " } else { ", " });
             message.push_str(option);
         }
-        return Err(invalid_argument(
-            &message,
-            "ERR_INVALID_OPTION",
-            &JsValue::from_str(&name),
-        ));
+        return Err(invalid_argument(&message, "ERR_INVALID_OPTION", &JsValue::from_str(&name)));
     }
     Ok(())
 }
@@ -219,5 +216,9 @@ fn function(options: &JsValue, name: &'static str, what: &str) -> Result<Option<
 }
 
 fn wrong(what: &str, name: &'static str, expected: &str, options: &JsValue) -> JsValue {
-    invalid_argument(&[what, ": option `", name, "` must be ", expected].concat(), "ERR_INVALID_OPTION", &get(options, name))
+    invalid_argument(
+        &[what, ": option `", name, "` must be ", expected].concat(),
+        "ERR_INVALID_OPTION",
+        &get(options, name),
+    )
 }

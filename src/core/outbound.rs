@@ -1,0 +1,697 @@
+//! Requests we send: tracking, the one cancel path, and their responses and progress.
+//!
+//! Spec: every revision §Cancellation ("MUST only reference requests … believed to still be
+//! in-progress", "SHOULD ignore any response … that arrives afterward"), 2025-11-25 §Tasks.
+
+use std::sync::Arc;
+
+use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
+use super::id::{ProgressToken, RequestId};
+use super::message::{Method, Name};
+use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
+use super::reason::Reason;
+use super::revision::TaskCancel;
+use super::session::{Session, TransportKind, UsageError};
+use super::tasks::{is_terminal, INVALID_PARAMS, TASK_AUGMENTABLE};
+use super::timer::{Millis, RequestTimer, Timeout};
+use super::tombstones::Tombstone;
+
+/// A request we send, for [`Session::track`](super::Session::track).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackRequest {
+    /// Its id.
+    pub id: RequestId,
+    /// Its method.
+    pub method: String,
+    /// `params._meta.progressToken`, if any.
+    pub progress_token: Option<ProgressToken>,
+    /// Whether `params.task` is present: a task-augmented request (2025-11-25 §Tasks).
+    pub task: bool,
+    /// `params.taskId` of a `tasks/get`, `tasks/result` or `tasks/cancel` the host sends.
+    pub task_ref: Option<String>,
+    /// Its timeouts; `None` takes [`Config::timeout`](super::Config::timeout) (except for `subscriptions/listen`,
+    /// which only gets a timeout of its own). The handshake never gets one.
+    pub timeout: Option<Timeout>,
+    /// The host keeps resources for this request (an abort listener, a signal): queue an
+    /// [`Output::Settled`] when it can no longer be cancelled. Default `false`.
+    pub watch: bool,
+}
+
+impl TrackRequest {
+    /// A plain request: no progress token, no task, the session's timeouts.
+    #[must_use]
+    pub fn new(id: RequestId, method: &str) -> Self {
+        Self {
+            id,
+            method: method.to_owned(),
+            progress_token: None,
+            task: false,
+            task_ref: None,
+            timeout: None,
+            watch: false,
+        }
+    }
+}
+
+/// Where one of our requests is, as [`Session::request_state`](super::Session::request_state) reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestState {
+    /// Sent, no response yet, not cancelled.
+    InFlight,
+    /// Cancelled while task-augmented and before its `taskId` was known: waiting for the
+    /// `CreateTaskResult` to send `tasks/cancel`.
+    CancelPending,
+    /// Its `CreateTaskResult` came; the task runs and can still be cancelled.
+    TaskRunning,
+    /// Cancelled by us; its late response and progress will be dropped (a tombstone).
+    Cancelled,
+}
+
+/// What the session needs to read of a response, from [`Session::response_fields`](super::Session::response_fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// `result.task.taskId` (the `CreateTaskResult` of a task-augmented request).
+    pub task_id: bool,
+    /// `result.taskId` and `result.status` (the task of a `tasks/get`/`tasks/cancel`).
+    pub task_status: bool,
+    /// `error.code` (the answer to our own `tasks/cancel`).
+    pub error_code: bool,
+    /// `result.protocolVersion` (the `initialize` result).
+    pub protocol_version: bool,
+}
+
+/// The fields of a response that [`Session::response_fields`](super::Session::response_fields) asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResponseInfo {
+    /// `result.task.taskId`.
+    pub task_id: Option<String>,
+    /// `result.taskId` and `result.status`.
+    pub task_status: Option<(String, String)>,
+    /// `error.code`; `None` for a result.
+    pub error_code: Option<i64>,
+    /// `result.protocolVersion`.
+    pub protocol_version: Option<String>,
+}
+
+/// What to do with a response (result or error) that arrived from the peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum ResponseVerdict {
+    /// It answers a request in flight, which is now complete: deliver it.
+    Deliver,
+    /// It answers a request we cancelled: drop it (spec: the sender of the cancellation
+    /// SHOULD ignore any response that arrives afterward).
+    Late,
+    /// It answers a request the session sent itself (`tasks/cancel`): do not deliver it.
+    Consumed,
+    /// No request of ours has this id (never sent, or its tombstone was evicted): the
+    /// host decides, as it would without this library.
+    Unknown,
+}
+
+/// What to do with a `notifications/progress` that arrived from the peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum ProgressVerdict {
+    /// Its token belongs to a request in flight: deliver it.
+    Deliver,
+    /// Its token belongs to a request we cancelled: drop it.
+    Late,
+    /// The token is not known: the host decides.
+    Unknown,
+}
+
+/// What kind of outbound request an entry is (the task's id, if any, is in [`Extra`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Plain,
+    /// Task-augmented, no `CreateTaskResult` yet; `cancel_pending` once aborted.
+    Task {
+        cancel_pending: bool,
+    },
+    /// The host's own `tasks/get`/`tasks/result`/`tasks/cancel` for a task.
+    TaskQuery,
+    /// Our own `tasks/cancel`.
+    TaskCancel,
+}
+
+/// One of our requests in flight: 8 bytes beside its id. What most requests do not have —
+/// a method outside [`Method`], a task id, a progress token, a deadline — is boxed in
+/// [`Extra`].
+#[derive(Debug)]
+pub(super) struct Outbound {
+    /// The method, when known; else its name is in `extra`.
+    pub(super) method: Option<Method>,
+    pub(super) kind: Kind,
+    /// Tracked with [`TrackRequest::watch`](super::TrackRequest::watch): queue [`Output::Settled`] when it settles.
+    pub(super) watched: bool,
+    pub(super) extra: Option<Box<Extra>>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Extra {
+    /// The method of a request whose method is not a known one (shared, [`Session::intern`](super::Session::intern)).
+    pub(super) name: Option<Arc<str>>,
+    /// The task of a [`Kind::TaskQuery`] or [`Kind::TaskCancel`].
+    pub(super) task_id: Option<String>,
+    pub(super) progress_token: Option<ProgressToken>,
+    pub(super) timer: Option<RequestTimer>,
+}
+
+impl Outbound {
+    pub(super) fn name(&self) -> &str {
+        match (self.method, &self.extra) {
+            (Some(m), _) => m.name(),
+            (None, Some(extra)) => extra.name.as_deref().unwrap_or_default(),
+            (None, None) => "",
+        }
+    }
+
+    /// The name as a tombstone keeps it.
+    pub(super) fn stored_name(&self) -> Name {
+        match self.method {
+            Some(m) => Name::Known(m),
+            None => Name::Other(self.extra.as_ref().and_then(|e| e.name.clone()).unwrap_or_else(|| "".into())),
+        }
+    }
+
+    pub(super) fn is(&self, method: Method) -> bool {
+        self.method == Some(method)
+    }
+
+    pub(super) fn task_id(&self) -> &str {
+        self.extra.as_ref().and_then(|e| e.task_id.as_deref()).unwrap_or_default()
+    }
+
+    /// Whether its response needs more than its id ([`Session::response_fields`](super::Session::response_fields)).
+    pub(super) fn reads_response(&self) -> bool {
+        self.kind != Kind::Plain || self.method == Some(Method::Initialize)
+    }
+
+    pub(super) fn timer_mut(&mut self) -> Option<&mut RequestTimer> {
+        self.extra.as_mut().and_then(|e| e.timer.as_mut())
+    }
+
+    pub(super) fn into_tombstone(self) -> Tombstone {
+        let method = self.stored_name();
+        Tombstone { method, progress_token: self.extra.and_then(|e| e.progress_token) }
+    }
+}
+
+/// How many distinct methods [`Session`](super::Session) shares between its requests.
+pub(super) const MAX_INTERNED: usize = 32;
+
+impl Session {
+    /// Where our request `id` is; `None` when it completed, was never sent, or its
+    /// tombstone was evicted.
+    #[must_use]
+    pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
+        match self.outbound.get(id) {
+            Some(o) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
+            Some(_) => Some(RequestState::InFlight),
+            None if self.task_of_request.contains_key(id) => Some(RequestState::TaskRunning),
+            None if self.tombstones.contains(id) => Some(RequestState::Cancelled),
+            None => None,
+        }
+    }
+
+    /// Number of our requests in flight (our own `tasks/cancel` requests included).
+    #[must_use]
+    pub fn outbound_in_flight(&self) -> usize {
+        self.outbound.len()
+    }
+
+    /// Whether our request `id` can still be cancelled by the host: in flight (not the
+    /// session's own `tasks/cancel`, not a task request whose cancel is already deferred),
+    /// or its task running with no `tasks/cancel` sent yet. The handshake counts (it is in
+    /// flight, though [`Self::cancel`] refuses it).
+    #[must_use]
+    pub fn is_cancellable(&self, id: &RequestId) -> bool {
+        match self.outbound.get(id) {
+            Some(o) => matches!(o.kind, Kind::Plain | Kind::TaskQuery | Kind::Task { cancel_pending: false }),
+            None => self
+                .task_of_request
+                .get(id)
+                .and_then(|task_id| self.tasks.get(task_id))
+                .is_some_and(|task| !task.cancel_sent),
+        }
+    }
+
+    /// How many of our requests [`Self::is_cancellable`] is `true` for.
+    #[must_use]
+    pub fn cancellable(&self) -> usize {
+        let in_flight = self.outbound.keys().filter(|id| self.is_cancellable(id)).count();
+        let tasks = self
+            .task_of_request
+            .keys()
+            .filter(|id| !self.outbound.contains_key(*id) && self.is_cancellable(id))
+            .count();
+        in_flight + tasks
+    }
+
+    /// Number of tombstones (cancelled requests remembered).
+    #[must_use]
+    pub fn tombstones(&self) -> usize {
+        self.tombstones.len()
+    }
+
+    /// Marks our request `id` as watched: the host keeps resources for it (a signal, a
+    /// listener) and gets an [`Output::Settled`] when it can no longer be cancelled.
+    /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
+    /// task's request.
+    pub fn watch(&mut self, id: &RequestId) -> bool {
+        if let Some(request) = self.outbound.get_mut(id) {
+            request.watched = true;
+            return true;
+        }
+        let Some(task_id) = self.task_of_request.get(id) else { return false };
+        self.tasks.get_mut(task_id).is_some_and(|t| {
+            t.watched = true;
+            true
+        })
+    }
+
+    /// Records that we sent request `id` with `method`, and its
+    /// `params._meta.progressToken` if it has one: [`Self::track`] without timeouts, task or
+    /// clock.
+    ///
+    /// # Errors
+    /// As [`Self::track`].
+    pub fn track_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        progress_token: Option<ProgressToken>,
+    ) -> Result<(), UsageError> {
+        let mut request = TrackRequest::new(id, method);
+        request.progress_token = progress_token;
+        request.timeout = Some(Timeout::NONE);
+        self.track(request, 0)
+    }
+
+    /// Records a request we sent at `now` (ms). Its timeouts start at `now`. An id that was
+    /// tombstoned is forgotten as cancelled: it is in flight again.
+    ///
+    /// # Errors
+    /// [`UsageError::AlreadyInFlight`] when `id` is in flight;
+    /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
+    pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
+        let TrackRequest { id, method, progress_token, task, task_ref, timeout, watch } = request;
+        let known = Method::from_name(&method);
+        self.track_entry(id, known, &method, progress_token, task, task_ref, timeout, watch, now)
+    }
+
+    /// [`Self::track`] with the method as the host has it: `known` when it is one of
+    /// [`Method`] (then nothing is allocated for it), and by name.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn track_entry(
+        &mut self,
+        id: RequestId,
+        known: Option<Method>,
+        method: &str,
+        progress_token: Option<ProgressToken>,
+        task: bool,
+        task_ref: Option<String>,
+        timeout: Option<Timeout>,
+        watch: bool,
+        now: Millis,
+    ) -> Result<(), UsageError> {
+        if self.outbound.contains_key(&id) {
+            return Err(UsageError::AlreadyInFlight(id));
+        }
+        if let Some(token) = &progress_token {
+            if self.progress.contains_key(token) {
+                return Err(UsageError::ProgressTokenInUse(token.clone()));
+            }
+            self.progress.insert(token.clone(), id.clone());
+        }
+        if self.tombstones.len() > 0 {
+            self.tombstones.remove(&id);
+        }
+        // An id whose earlier request started a task that still runs now names the new
+        // request: the task can no longer be cancelled through it.
+        if !self.task_of_request.is_empty() {
+            self.task_of_request.remove(&id);
+        }
+        let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
+        let mut task_id = None;
+        let kind = match task_ref {
+            Some(t) if tasks_apply && self.tasks.contains_key(&t) => {
+                if known == Some(Method::TasksCancel) {
+                    // The host cancels the task itself: ours would be a second one.
+                    if let Some(running) = self.tasks.get_mut(&t) {
+                        running.cancel_sent = true;
+                    }
+                }
+                task_id = Some(t);
+                Kind::TaskQuery
+            }
+            _ if task && tasks_apply && known.is_some_and(|m| TASK_AUGMENTABLE.contains(&m)) => {
+                Kind::Task { cancel_pending: false }
+            }
+            _ => Kind::Plain,
+        };
+        // The session's default timeouts skip the long-lived `subscriptions/listen`; no
+        // timeout applies to the handshake, which cannot be cancelled.
+        let timeout = match timeout {
+            Some(t) => t,
+            None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
+            None => self.config.timeout,
+        };
+        let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
+        let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
+        if let Some(timer) = timer.as_mut() {
+            self.deadlines.schedule(&id, timer);
+        }
+        let name = if known.is_none() { Some(self.intern(method)) } else { None };
+        let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
+            .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
+        let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
+        self.insert_outbound(id, Outbound { method: known, kind, watched: watch, extra });
+        if scheduled {
+            // Only now is the new deadline live (its entry is in `outbound`).
+            self.tidy_deadlines();
+        }
+        Ok(())
+    }
+
+    /// Cancels our request `id`: **the one cancel path**. A caller's abort, a cancel the
+    /// host's SDK sends itself, a closed request stream and a timeout all end here. Returns
+    /// whether a cancel was made now (sent or deferred); `false` when there is nothing to
+    /// cancel (completed, unknown, already cancelled — the first reason wins — or its task
+    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`] says why). A
+    /// poll of a task (`tasks/get`, `tasks/result`) is itself cancelled (`true`) even when its
+    /// task's `tasks/cancel` already went out.
+    ///
+    /// What to put on the wire comes out of [`Self::poll_output`], then the request's
+    /// [`Output::Cancelled`]:
+    /// - a plain request: [`CancelAction::Notify`], or [`CancelAction::CloseStream`] in
+    ///   2026-07-28 over Streamable HTTP. It becomes a tombstone: its late response and
+    ///   progress are dropped;
+    /// - a task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`] once its
+    ///   `CreateTaskResult` came; before that nothing yet — the `tasks/cancel` is queued
+    ///   when the `CreateTaskResult` arrives (deferred).
+    ///
+    /// Spec: §Cancellation of every revision ("MUST only reference requests … believed to
+    /// still be in-progress"; 2025-11-25: "For task-augmented requests, the `tasks/cancel`
+    /// request MUST be used instead"; 2026-07-28 "Transport-Specific Cancellation").
+    ///
+    /// # Errors
+    /// [`UsageError::HandshakeNotCancellable`] for the revision's handshake; it stays in
+    /// flight.
+    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<bool, UsageError> {
+        self.cancel_with(id, reason, CancelCause::Cancelled)
+    }
+
+    /// [`Self::cancel`] for any `cause`. Each branch queues, in order: the transmit (if
+    /// any), [`Output::Cancelled`], then [`Output::Settled`] (if the request settles).
+    pub(super) fn cancel_with(
+        &mut self,
+        id: &RequestId,
+        reason: &Reason,
+        cause: CancelCause,
+    ) -> Result<bool, UsageError> {
+        let cancelled = Output::Cancelled { request_id: id.clone(), cause };
+        if let Some(task_id) = self.task_of_request.get(id).cloned() {
+            let made = self.cancel_task(id, &task_id);
+            if made {
+                self.outputs.push_back(cancelled);
+            }
+            return Ok(made);
+        }
+        let handshake = self.handshake_method();
+        let Some(request) = self.outbound.get_mut(id) else {
+            let method = self.tombstones.method(id).map(str::to_owned);
+            self.emit(Event::outbound(EventKind::CancelNotSent {
+                request_id: id.clone(),
+                method,
+                why: NotSent::NotInFlight,
+            }));
+            return Ok(false);
+        };
+        match request.kind {
+            Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
+                let method = Some(request.name().to_owned());
+                self.emit(Event::outbound(EventKind::CancelNotSent {
+                    request_id: id.clone(),
+                    method,
+                    why: NotSent::NotInFlight,
+                }));
+                return Ok(false);
+            }
+            Kind::Task { cancel_pending: false } => {
+                request.kind = Kind::Task { cancel_pending: true };
+                let method = request.name().to_owned();
+                // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
+                if let Some(mut timer) = request.extra.as_mut().and_then(|e| e.timer.take()) {
+                    self.deadlines.unschedule(&mut timer);
+                    self.tidy_deadlines();
+                }
+                self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
+                self.outputs.push_back(cancelled);
+                return Ok(true);
+            }
+            Kind::TaskQuery => {
+                // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
+                // `tasks/result` of a task with the same signal) means: stop the task. The
+                // poll itself is tombstoned; the task gets its one `tasks/cancel`.
+                let task_id = request.task_id().to_owned();
+                let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
+                let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
+                let Some(poll) = self.take_outbound(id) else { return Ok(made) };
+                let watched = poll.watched;
+                self.tombstones.insert(id.clone(), poll.into_tombstone());
+                self.outputs.push_back(cancelled);
+                self.settle(id, watched);
+                // The poll itself is cancelled even when its task's `tasks/cancel` already
+                // went (or the task ended): `Ok(true)` whenever `Output::Cancelled` is queued,
+                // which `handle_timeout` relies on to queue it once.
+                return Ok(true);
+            }
+            Kind::Plain => {}
+        }
+        if Some(request.name()) == handshake {
+            let method = Some(request.name().to_owned());
+            self.emit(Event::outbound(EventKind::CancelNotSent {
+                request_id: id.clone(),
+                method,
+                why: NotSent::Handshake,
+            }));
+            return Err(UsageError::HandshakeNotCancellable(id.clone()));
+        }
+        let Some(request) = self.take_outbound(id) else { return Ok(false) };
+        let close_stream = self.config.transport == TransportKind::StreamableHttp
+            && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
+        let wire_reason = self.config.reason.wire_reason(reason);
+        if self.config.events {
+            self.emit(Event::outbound(EventKind::CancelSent {
+                request_id: id.clone(),
+                method: request.name().to_owned(),
+                via: if close_stream { Via::StreamClose } else { Via::Notification },
+                reason: wire_reason.clone(),
+                task_id: None,
+            }));
+        }
+        let watched = request.watched;
+        self.tombstones.insert(id.clone(), request.into_tombstone());
+        let action = if close_stream {
+            CancelAction::CloseStream(id.clone())
+        } else {
+            CancelAction::Notify(CancelNotification { request_id: id.clone(), reason: wire_reason })
+        };
+        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
+        self.outputs.push_back(cancelled);
+        self.settle(id, watched);
+        Ok(true)
+    }
+
+    /// What [`Self::handle_response`] needs to read of a response to `id`. Reading nothing
+    /// else keeps a 1 MB result out of the session.
+    #[must_use]
+    pub fn response_fields(&self, id: &RequestId) -> Fields {
+        let tasks_extension = self.tasks_extension();
+        if self.reading_responses == 0 && !tasks_extension {
+            return Fields::default();
+        }
+        match self.outbound.get(id) {
+            Some(o) => match o.kind {
+                Kind::Task { .. } => Fields { task_id: true, ..Fields::default() },
+                Kind::TaskQuery => Fields { task_status: true, ..Fields::default() },
+                Kind::TaskCancel => Fields { error_code: true, ..Fields::default() },
+                Kind::Plain if o.is(Method::Initialize) => Fields { protocol_version: true, ..Fields::default() },
+                // 2026-07-28 tasks extension: any request may come back as a task
+                // (`resultType: "task"`), even one we cancelled.
+                Kind::Plain if tasks_extension => Fields { task_id: true, ..Fields::default() },
+                Kind::Plain => Fields::default(),
+            },
+            None if tasks_extension && self.tombstones.contains(id) => Fields { task_id: true, ..Fields::default() },
+            None => Fields::default(),
+        }
+    }
+
+    /// Classifies a response (result or error) to our request `id`, with the fields
+    /// [`Self::response_fields`] asked for. A [`ResponseVerdict::Deliver`](super::ResponseVerdict::Deliver) completes the
+    /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`](super::ResponseVerdict::Late)
+    /// consumes its tombstone, or — for a task request cancelled before its `taskId` was
+    /// known — queues the deferred `tasks/cancel` ([`Self::poll_output`]).
+    ///
+    /// Spec: every revision §Cancellation, "SHOULD ignore any response to the request that
+    /// arrives afterward"; 2025-11-25 §Tasks.
+    pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
+        let Some(request) = self.take_outbound(id) else {
+            if self.tombstones.len() == 0 {
+                return ResponseVerdict::Unknown;
+            }
+            let Some(tombstone) = self.tombstones.remove(id) else { return ResponseVerdict::Unknown };
+            if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
+            {
+                // 2026-07-28: the request we cancelled came back as a task: cancel that too.
+                self.start_task(id, &task_id, &tombstone.method, false);
+                self.cancel_task(id, &task_id);
+            }
+            if self.config.events {
+                self.emit(Event::outbound(EventKind::LateResponseDropped {
+                    request_id: id.clone(),
+                    method: tombstone.method.to_string(),
+                }));
+            }
+            return ResponseVerdict::Late;
+        };
+        let watched = request.watched;
+        match request.kind {
+            Kind::Plain => {
+                if let Some(version) = &info.protocol_version {
+                    self.set_protocol_version(version);
+                }
+                match info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension()) {
+                    // 2026-07-28: a `resultType: "task"` answer starts a task we can cancel.
+                    Some(task_id) => self.start_task(id, &task_id, request.name(), watched),
+                    None => self.settle(id, watched),
+                }
+                ResponseVerdict::Deliver
+            }
+            Kind::Task { cancel_pending } => {
+                let task_id = info.task_id.clone().filter(|_| info.error_code.is_none());
+                match (task_id, cancel_pending) {
+                    (Some(task_id), false) => {
+                        self.start_task(id, &task_id, request.name(), watched);
+                        ResponseVerdict::Deliver
+                    }
+                    (Some(task_id), true) => {
+                        // The caller gave up before the task existed: cancel it now, and drop
+                        // the CreateTaskResult nobody waits for.
+                        self.start_task(id, &task_id, request.name(), watched);
+                        self.cancel_task(id, &task_id);
+                        self.emit(Event::outbound(EventKind::LateResponseDropped {
+                            request_id: id.clone(),
+                            method: request.name().to_owned(),
+                        }));
+                        ResponseVerdict::Late
+                    }
+                    (None, false) => {
+                        self.settle(id, watched);
+                        ResponseVerdict::Deliver
+                    }
+                    (None, true) => {
+                        // An error, or a server that ran it as a plain request: nothing to cancel.
+                        self.settle(id, watched);
+                        self.emit(Event::outbound(EventKind::LateResponseDropped {
+                            request_id: id.clone(),
+                            method: request.name().to_owned(),
+                        }));
+                        ResponseVerdict::Late
+                    }
+                }
+            }
+            Kind::TaskQuery => {
+                let task_id = request.task_id();
+                let ended = request.is(Method::TasksResult)
+                    || (request.is(Method::TasksCancel) && info.error_code.is_none())
+                    || info.error_code == Some(INVALID_PARAMS) && request.is(Method::TasksCancel)
+                    || info.task_status.as_ref().is_some_and(|(t, s)| *t == task_id && is_terminal(s));
+                if ended {
+                    let task_id = task_id.to_owned();
+                    self.end_task(&task_id);
+                }
+                self.settle(id, watched);
+                ResponseVerdict::Deliver
+            }
+            Kind::TaskCancel => {
+                let task_id = request.task_id().to_owned();
+                let outcome = match info.error_code {
+                    None => TaskCancelOutcome::Cancelled,
+                    Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,
+                    Some(_) => TaskCancelOutcome::Error,
+                };
+                self.emit(Event::outbound(EventKind::TaskCancelAnswered {
+                    request_id: id.clone(),
+                    task_id: task_id.clone(),
+                    outcome,
+                    code: info.error_code,
+                }));
+                self.end_task(&task_id);
+                ResponseVerdict::Consumed
+            }
+        }
+    }
+
+    /// Classifies a `notifications/progress` by its `params.progressToken`, at `now`: a
+    /// delivered one restarts its request's timeout when it resets on progress.
+    pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
+        if let Some(id) = self.progress.get(token) {
+            if let Some(timer) = self.outbound.get_mut(id).and_then(Outbound::timer_mut) {
+                self.deadlines.on_progress(id, timer, now);
+                self.tidy_deadlines();
+            }
+            return ProgressVerdict::Deliver;
+        }
+        let Some((id, method)) = self.tombstones.by_progress_token(token) else {
+            return ProgressVerdict::Unknown;
+        };
+        let event = EventKind::LateProgressDropped {
+            request_id: id.clone(),
+            method: method.to_owned(),
+            progress_token: token.clone(),
+        };
+        self.emit(Event::outbound(event));
+        ProgressVerdict::Late
+    }
+
+    /// `method` shared with the requests in flight that have the same one: an entry holds
+    /// a pointer instead of a string of its own. At most [`MAX_INTERNED`] methods are kept.
+    pub(super) fn intern(&mut self, method: &str) -> Arc<str> {
+        if let Some(m) = self.methods.iter().find(|m| ***m == *method) {
+            return Arc::clone(m);
+        }
+        let m: Arc<str> = method.into();
+        if self.methods.len() < MAX_INTERNED {
+            self.methods.push(Arc::clone(&m));
+        }
+        m
+    }
+
+    pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound) {
+        if request.reads_response() {
+            self.reading_responses += 1;
+        }
+        self.outbound.insert(id, request);
+    }
+
+    /// Removes our request `id` with its progress token and deadline.
+    pub(super) fn take_outbound(&mut self, id: &RequestId) -> Option<Outbound> {
+        let mut request = self.outbound.remove(id)?;
+        if request.reads_response() {
+            self.reading_responses -= 1;
+        }
+        if let Some(extra) = request.extra.as_mut() {
+            if let Some(token) = &extra.progress_token {
+                self.progress.remove(token);
+            }
+            if let Some(timer) = extra.timer.as_mut() {
+                self.deadlines.unschedule(timer);
+                self.tidy_deadlines();
+            }
+        }
+        Some(request)
+    }
+}

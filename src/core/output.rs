@@ -1,0 +1,128 @@
+//! What the session asks the host to do: [`Output`], drained with
+//! [`Session::poll_output`](super::Session::poll_output) — one queue for every cancel to put
+//! on the wire ([`Transmit`], with the message types it carries), every local caller to
+//! stop waiting, every watched request settled, every peer cancel to honour, and every
+//! event.
+
+use super::event::Event;
+use super::id::RequestId;
+use super::timer::TimeoutKind;
+use super::wire::TASKS_CANCEL_METHOD;
+
+/// The `notifications/cancelled` to send for a request we cancelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CancelNotification {
+    /// `params.requestId`.
+    pub request_id: RequestId,
+    /// `params.reason`, after the [`ReasonPolicy`](super::ReasonPolicy); `None` leaves it out.
+    pub reason: Option<String>,
+}
+
+impl CancelNotification {
+    /// The whole JSON-RPC notification:
+    /// `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":…,"reason":…}}`.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut params = serde_json::Map::new();
+        params.insert("requestId".into(), self.request_id.to_json());
+        if let Some(reason) = &self.reason {
+            params.insert("reason".into(), reason.as_str().into());
+        }
+        serde_json::json!({ "jsonrpc": "2.0", "method": super::wire::CANCELLED_METHOD, "params": params })
+    }
+}
+
+/// The `tasks/cancel` request to send for a task-augmented request we cancelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskCancelRequest {
+    /// The id of this `tasks/cancel` request (the session's own, see
+    /// [`Config::internal_id_prefix`](super::Config::internal_id_prefix)); its response is [`ResponseVerdict::Consumed`](super::ResponseVerdict::Consumed).
+    pub id: RequestId,
+    /// `params.taskId`.
+    pub task_id: String,
+    /// The task-augmented request it cancels.
+    pub cancels: RequestId,
+}
+
+impl TaskCancelRequest {
+    /// `{"jsonrpc":"2.0","id":…,"method":"tasks/cancel","params":{"taskId":…}}`.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": self.id.to_json(),
+            "method": TASKS_CANCEL_METHOD,
+            "params": { "taskId": self.task_id },
+        })
+    }
+}
+
+/// What the host does to cancel a request, by revision and transport.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum CancelAction {
+    /// Send this `notifications/cancelled`.
+    Notify(CancelNotification),
+    /// Close the response stream of this request (2026-07-28 over Streamable HTTP: that
+    /// *is* the cancel; no notification).
+    CloseStream(RequestId),
+    /// Send this `tasks/cancel` request.
+    CancelTask(TaskCancelRequest),
+}
+
+/// A cancel to put on the wire, from [`Session::poll_output`](super::Session::poll_output): every cancel — the
+/// caller's, a timeout's, a deferred `tasks/cancel` — comes out this way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The request being cancelled.
+    pub request_id: RequestId,
+    /// What to do on the wire.
+    pub action: CancelAction,
+}
+
+/// Why one of our requests was cancelled, for its local caller ([`Output::Cancelled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelCause {
+    /// The host cancelled it ([`Session::cancel`](super::Session::cancel)): the caller's own reason applies.
+    Cancelled,
+    /// Its timeout expired: the caller gets a `TimeoutError`.
+    TimedOut(TimeoutKind),
+}
+
+/// Something the host must do, from [`Session::poll_output`](super::Session::poll_output), in the order it must be
+/// done. After every `handle_*`, `track`, `cancel` or `close` call, poll until `None`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Output {
+    /// Put this cancel on the wire (a `notifications/cancelled`, a stream close, or a
+    /// `tasks/cancel`).
+    Transmit(Transmit),
+    /// Our request was cancelled (by the host, or by its timeout): its local caller stops
+    /// waiting (a timeout: with a `TimeoutError`). Queued after the request's
+    /// [`Output::Transmit`], so the cancel is on the wire before the caller hears of it.
+    Cancelled {
+        /// The request.
+        request_id: RequestId,
+        /// Why.
+        cause: CancelCause,
+    },
+    /// A request tracked with [`TrackRequest::watch`](super::TrackRequest::watch) can no longer be cancelled
+    /// (completed, cancelled, its task ended, or the connection closed): release what the
+    /// host keeps for it.
+    Settled(RequestId),
+    /// A peer's request watched with [`Session::watch_inbound`](super::Session::watch_inbound) is over (our response went
+    /// out, or the connection closed) without being cancelled: release what the host keeps
+    /// for it.
+    InboundSettled(RequestId),
+    /// The peer validly cancelled its request: abort the work the host runs for it (and
+    /// the request's signal). Its response will be suppressed.
+    PeerCancelled {
+        /// The peer's request.
+        request_id: RequestId,
+        /// The peer's reason, capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
+        reason: Option<String>,
+    },
+    /// An event (only with [`Config::events`](super::Config::events)).
+    Event(Event),
+}

@@ -1,0 +1,125 @@
+//! Tasks (2025-11-25 §Tasks; 2026-07-28 tasks extension): a task-augmented request is
+//! cancelled with one `tasks/cancel { taskId }` (deferred until its `CreateTaskResult` when
+//! the abort comes first), and none once the task is terminal.
+
+use super::event::{Event, EventKind, NotSent, Via};
+use super::id::RequestId;
+use super::message::Method;
+use super::outbound::{Extra, Kind, Outbound};
+use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
+use super::revision::TaskCancel;
+use super::session::Session;
+
+/// JSON-RPC error code for invalid params: what a 2025-11-25 server answers to
+/// `tasks/cancel` for a task already terminal.
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// A task created by one of our task-augmented requests, until it is terminal.
+#[derive(Debug)]
+pub(super) struct Task {
+    pub(super) request_id: RequestId,
+    pub(super) method: String,
+    pub(super) cancel_sent: bool,
+    /// The request was tracked with [`TrackRequest::watch`](super::TrackRequest::watch).
+    pub(super) watched: bool,
+}
+
+pub(super) const TASK_STATUS_METHOD_TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+/// The requests that may be task-augmented (2025-11-25 §Tasks). Others may carry
+/// `params.task` (the TS SDK 1.x copies it onto its `tasks/get` polls) without being one.
+pub(super) const TASK_AUGMENTABLE: [Method; 3] =
+    [Method::ToolsCall, Method::SamplingCreateMessage, Method::ElicitationCreate];
+
+pub(super) fn is_terminal(status: &str) -> bool {
+    TASK_STATUS_METHOD_TERMINAL.contains(&status)
+}
+
+impl Session {
+    /// Number of tasks of ours that are running (not yet terminal).
+    #[must_use]
+    pub fn running_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Notes a task's status (`notifications/tasks/status`): a terminal status
+    /// (`completed`, `failed`, `cancelled`) ends the task — no `tasks/cancel` will be sent
+    /// for it.
+    pub fn handle_task_status(&mut self, task_id: &str, status: &str) {
+        if is_terminal(status) {
+            self.end_task(task_id);
+        }
+    }
+
+    pub(super) fn tasks_extension(&self) -> bool {
+        self.rules().is_some_and(|r| r.tasks == TaskCancel::TasksExtension)
+    }
+
+    /// Queues the `tasks/cancel` for `task_id` (the task of our request `id`); `false` when
+    /// one was already sent. Its id is the session's own, never one in use.
+    pub(super) fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> bool {
+        let Some(task) = self.tasks.get_mut(task_id) else { return false };
+        if task.cancel_sent {
+            let method = Some(task.method.clone());
+            self.emit(Event::outbound(EventKind::CancelNotSent {
+                request_id: id.clone(),
+                method,
+                why: NotSent::TaskSettled,
+            }));
+            return false;
+        }
+        task.cancel_sent = true;
+        let method = task.method.clone();
+        let cancel_id = loop {
+            let mut candidate = self.config.internal_id_prefix.clone();
+            candidate.push_str(itoa::Buffer::new().format(self.next_internal_id));
+            let candidate = RequestId::String(candidate);
+            self.next_internal_id += 1;
+            // The application may use ids of the same shape: never take one it has in use.
+            if !self.outbound.contains_key(&candidate) && !self.tombstones.contains(&candidate) {
+                break candidate;
+            }
+        };
+        let extra = Extra { task_id: Some(task_id.to_owned()), ..Extra::default() };
+        self.insert_outbound(
+            cancel_id.clone(),
+            Outbound {
+                method: Some(Method::TasksCancel),
+                kind: Kind::TaskCancel,
+                watched: false,
+                extra: Some(Box::new(extra)),
+            },
+        );
+        self.emit(Event::outbound(EventKind::CancelSent {
+            request_id: id.clone(),
+            method,
+            via: Via::TasksCancel,
+            reason: None,
+            task_id: Some(task_id.to_owned()),
+        }));
+        let action = CancelAction::CancelTask(TaskCancelRequest {
+            id: cancel_id,
+            task_id: task_id.to_owned(),
+            cancels: id.clone(),
+        });
+        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
+        true
+    }
+
+    pub(super) fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str, watched: bool) {
+        self.task_of_request.insert(id.clone(), task_id.to_owned());
+        let task = Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false, watched };
+        self.tasks.insert(task_id.to_owned(), task);
+    }
+
+    pub(super) fn end_task(&mut self, task_id: &str) {
+        let Some(task) = self.tasks.remove(task_id) else { return };
+        // The request id may have been reused since (see `track`): only its own mapping goes.
+        if self.task_of_request.get(&task.request_id).map(String::as_str) == Some(task_id) {
+            self.task_of_request.remove(&task.request_id);
+            if !self.outbound.contains_key(&task.request_id) {
+                self.settle(&task.request_id, task.watched);
+            }
+        }
+    }
+}
