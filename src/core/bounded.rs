@@ -22,7 +22,7 @@ pub(crate) struct Bounded<V> {
     next_seq: u64,
 }
 
-const SLACK: usize = 64;
+pub(crate) const SLACK: usize = 64;
 
 impl<V> Bounded<V> {
     pub fn new(capacity: usize, seed: u64) -> Self {
@@ -75,6 +75,11 @@ impl<V> Bounded<V> {
     pub fn clear(&mut self) {
         self.map.clear();
         self.order.clear();
+    }
+
+    #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub fn order_len(&self) -> usize {
+        self.order.len()
     }
 
     fn pop_oldest(&mut self) -> Option<(RequestId, V)> {

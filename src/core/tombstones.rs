@@ -1,8 +1,7 @@
 //! Bounded memory of requests we cancelled, so their late messages can be told apart
 //! from messages for ids we never sent.
 
-use std::collections::VecDeque;
-
+use super::bounded::Bounded;
 use super::id::{ProgressToken, RequestId};
 
 /// What is remembered of a cancelled request.
@@ -12,100 +11,75 @@ pub(crate) struct Tombstone {
     pub progress_token: Option<ProgressToken>,
 }
 
-/// First-in, first-out set of tombstones, at most `capacity` of them.
+/// First-in, first-out set of tombstones, at most `capacity` of them ([`Bounded`]), with
+/// the progress tokens they carry.
 ///
 /// # Invariants
-/// 1. `map.len() <= capacity`.
-/// 2. Every entry of `map` has exactly one entry in `order` with the same sequence number;
-///    `order` may also hold stale entries (removed or replaced ids), at most
-///    `capacity + COMPACT_SLACK` entries in all.
-/// 3. `late_progress` maps a token to an id iff that id's tombstone carries the token.
+/// 1. At most `capacity` tombstones (the [`Bounded`] invariants).
+/// 2. `late_progress` maps a token to an id iff that id's tombstone carries the token.
 #[derive(Debug)]
 pub(crate) struct Tombstones {
-    capacity: usize,
-    map: super::IdMap<(u64, Tombstone)>,
-    order: VecDeque<(RequestId, u64)>,
+    cancelled: Bounded<Tombstone>,
     late_progress: super::IdMap<RequestId>,
-    next_seq: u64,
 }
-
-const COMPACT_SLACK: usize = 64;
 
 impl Tombstones {
     pub fn new(capacity: usize, seed: u64) -> Self {
-        let (map, late_progress) = (super::seeded(seed), super::seeded(seed));
-        Self { capacity, map, order: VecDeque::new(), late_progress, next_seq: 0 }
+        Self { cancelled: Bounded::new(capacity, seed), late_progress: super::seeded(seed) }
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.cancelled.len()
     }
 
     pub fn contains(&self, id: &RequestId) -> bool {
-        self.map.contains_key(id)
+        self.cancelled.contains_key(id)
     }
 
     pub fn method(&self, id: &RequestId) -> Option<&str> {
-        self.map.get(id).map(|(_, t)| &*t.method)
+        self.cancelled.get(id).map(|t| &*t.method)
     }
 
-    /// Remembers `id`, evicting the oldest tombstone when full.
+    /// Remembers `id`, forgetting the oldest tombstone when full.
     pub fn insert(&mut self, id: RequestId, tombstone: Tombstone) {
-        if self.capacity == 0 {
-            return;
-        }
         self.remove(&id);
-        let seq = self.next_seq;
-        self.next_seq += 1;
         if let Some(token) = &tombstone.progress_token {
             self.late_progress.insert(token.clone(), id.clone());
         }
-        self.map.insert(id.clone(), (seq, tombstone));
-        self.order.push_back((id, seq));
-        while self.map.len() > self.capacity {
-            self.evict_oldest();
-        }
-        if self.order.len() > self.capacity + COMPACT_SLACK {
-            let map = &self.map;
-            self.order.retain(|(id, seq)| map.get(id).is_some_and(|(s, _)| s == seq));
+        if let Some((old, evicted)) = self.cancelled.insert(id, tombstone) {
+            self.forget_token(&old, &evicted);
         }
     }
 
     /// Forgets `id` (its late response arrived, or the id is used again).
     pub fn remove(&mut self, id: &RequestId) -> Option<Tombstone> {
-        let (_, tombstone) = self.map.remove(id)?;
-        if let Some(token) = &tombstone.progress_token {
-            if self.late_progress.get(token) == Some(id) {
-                self.late_progress.remove(token);
-            }
-        }
+        let tombstone = self.cancelled.remove(id)?;
+        self.forget_token(id, &tombstone);
         Some(tombstone)
     }
 
     /// The cancelled request a late progress token belongs to.
     pub fn by_progress_token(&self, token: &ProgressToken) -> Option<(&RequestId, &str)> {
         let id = self.late_progress.get(token)?;
-        self.map.get(id).map(|(_, t)| (id, &*t.method))
+        self.cancelled.get(id).map(|t| (id, &*t.method))
     }
 
     pub fn clear(&mut self) {
-        self.map.clear();
-        self.order.clear();
+        self.cancelled.clear();
         self.late_progress.clear();
     }
 
-    fn evict_oldest(&mut self) {
-        while let Some((id, seq)) = self.order.pop_front() {
-            if self.map.get(&id).is_some_and(|(s, _)| *s == seq) {
-                self.remove(&id);
-                return;
+    fn forget_token(&mut self, id: &RequestId, tombstone: &Tombstone) {
+        if let Some(token) = &tombstone.progress_token {
+            if self.late_progress.get(token) == Some(id) {
+                self.late_progress.remove(token);
             }
         }
     }
 
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn order_len(&self) -> usize {
-        self.order.len()
+        self.cancelled.order_len()
     }
 }
 
@@ -143,7 +117,7 @@ mod tests {
             ts.remove(&RequestId::Number(i));
         }
         assert_eq!(ts.len(), 0);
-        assert!(ts.order_len() <= 8 + COMPACT_SLACK);
+        assert!(ts.order_len() <= 8 + crate::core::bounded::SLACK);
         assert!(ts.late_progress.is_empty());
     }
 
