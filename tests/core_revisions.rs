@@ -125,6 +125,7 @@ impl Host {
                     CancelAction::CancelTask(task) => assert_eq!(task.cancels, t.request_id),
                     CancelAction::Notify(c) => assert_eq!((&t.request_id, &c.request_id), (id, id)),
                     CancelAction::CloseStream(closed) => assert_eq!((&t.request_id, closed), (id, id)),
+                    other => panic!("{id}: a cancel action this test does not know: {other:?}"),
                 }
                 Cancel::Sent(t.action)
             }

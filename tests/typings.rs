@@ -16,8 +16,20 @@ fn every_kind() -> Vec<Event> {
     let m = || "tools/call".to_owned();
     let s = || Some("x".to_owned());
     let kinds = vec![
-        (Direction::Outbound, EventKind::CancelSent { request_id: id.clone(), method: m(), via: Via::Notification, reason: s(), task_id: s() }),
-        (Direction::Outbound, EventKind::CancelNotSent { request_id: id.clone(), method: s(), why: NotSent::NotInFlight }),
+        (
+            Direction::Outbound,
+            EventKind::CancelSent {
+                request_id: id.clone(),
+                method: m(),
+                via: Via::Notification,
+                reason: s(),
+                task_id: s(),
+            },
+        ),
+        (
+            Direction::Outbound,
+            EventKind::CancelNotSent { request_id: id.clone(), method: s(), why: NotSent::NotInFlight },
+        ),
         (Direction::Outbound, EventKind::CancelDeferred { request_id: id.clone(), method: m() }),
         (Direction::Outbound, EventKind::TimedOut { request_id: id.clone(), method: m(), kind: TimeoutKind::Timeout }),
         (
@@ -37,7 +49,12 @@ fn every_kind() -> Vec<Event> {
         (Direction::Inbound, EventKind::CancelReceived { request_id: id.clone(), method: m(), reason: s() }),
         (
             Direction::Inbound,
-            EventKind::CancelIgnored { request_id: Some(id.clone()), why: Ignored::Malformed, detail: s(), reason: s() },
+            EventKind::CancelIgnored {
+                request_id: Some(id.clone()),
+                why: Ignored::Malformed,
+                detail: s(),
+                reason: s(),
+            },
         ),
         (Direction::Outbound, EventKind::LateResponseDropped { request_id: id.clone(), method: m() }),
         (
@@ -96,10 +113,8 @@ fn every_core_event_has_the_same_members_and_direction_in_the_typings() {
 
 #[test]
 fn the_typings_have_no_event_the_core_does_not_make_but_send_failed() {
-    let made: BTreeSet<String> = every_kind()
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_owned())
-        .collect();
+    let made: BTreeSet<String> =
+        every_kind().iter().map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_owned()).collect();
     for ty in typings().keys() {
         // `send-failed` is the wasm layer's: a callback that threw.
         assert!(made.contains(ty) || ty == "send-failed", "js/index.d.ts has an event {ty:?} the core never makes");

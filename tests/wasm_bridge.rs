@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use mcp_cancel::core::{Method, MessageFields};
+use mcp_cancel::core::{MessageFields, Method};
 use mcp_cancel::wasm::SessionCore;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -75,7 +75,22 @@ fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
 fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
-    s.incoming(code("notifications/cancelled"), None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None)
+    s.incoming(
+        code("notifications/cancelled"),
+        None,
+        0,
+        0.0,
+        None,
+        read,
+        6,
+        t,
+        n,
+        st,
+        4,
+        Some(reason.to_owned()),
+        None,
+        None,
+    )
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
@@ -222,11 +237,17 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
-    js("a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); b.abort('stop');", &[session_js.clone(), controller]);
+    js(
+        "a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); b.abort('stop');",
+        &[session_js.clone(), controller],
+    );
     let types = js("return a.map((e) => e.type).join(',');", &[events.into()]);
     assert_eq!(types, JsValue::from("cancel-sent,late-response-dropped,send-failed"));
     // Still usable afterwards.
-    js("a.track(3, 10, undefined, 8, undefined, undefined); if (!a.isInFlight(10)) throw new Error('not tracked');", &[session_js]);
+    js(
+        "a.track(3, 10, undefined, 8, undefined, undefined); if (!a.isInFlight(10)) throw new Error('not tracked');",
+        &[session_js],
+    );
 }
 
 #[wasm_bindgen_test]

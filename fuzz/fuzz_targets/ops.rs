@@ -192,6 +192,7 @@ fuzz_target!(|ops: Vec<Op>| {
                         CancelAction::Notify(n) => assert_eq!(n.request_id, request_id),
                         CancelAction::CloseStream(closed) => assert_eq!(*closed, request_id),
                         CancelAction::CancelTask(t) => assert_eq!(t.cancels, request_id),
+                        other => panic!("an action the target does not know: {other:?}"),
                     }
                     if let (Some((id, _)), CancelAction::Notify(_) | CancelAction::CloseStream(_)) =
                         (&cancelling, &action)

@@ -13,6 +13,7 @@ use super::timer::TimeoutKind;
 /// (`inbound`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Direction {
     /// A request we issued; cancels for it go from us to the peer.
     Outbound,
@@ -41,6 +42,7 @@ pub struct Event {
 /// Reasons in events are capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[non_exhaustive]
 pub enum EventKind {
     /// We cancelled a request in flight. `via` says how: a `notifications/cancelled`
     /// (`reason` is what went on the wire), closing the request's stream (2026-07-28,
@@ -184,6 +186,7 @@ pub enum EventKind {
 /// How a cancel went out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Via {
     /// A `notifications/cancelled`.
     Notification,
@@ -196,6 +199,7 @@ pub enum Via {
 /// How our `tasks/cancel` ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum TaskCancelOutcome {
     /// The server accepted it (the task is `cancelled`, or the 2026-07-28 ack).
     Cancelled,
@@ -208,6 +212,7 @@ pub enum TaskCancelOutcome {
 /// Why a cancel of ours was not sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum NotSent {
     /// The request is not in flight: it completed, was already cancelled (the first reason
     /// wins), or was never sent. Spec: a cancel MUST only reference a request believed
@@ -225,6 +230,7 @@ pub enum NotSent {
 /// notifications SHOULD be ignored).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Ignored {
     /// The notification is malformed (the event's `detail` says how).
     Malformed,

@@ -128,6 +128,7 @@ impl From<String> for RequestId {
 
 /// Why a value is not a [`RequestId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InvalidRequestId {
     /// NaN, ±Infinity or a number with a fractional part.
     NotAnInteger,

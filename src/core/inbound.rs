@@ -16,6 +16,7 @@ use super::wire::{cap_utf8, CancelledParams};
 /// What to do with a `notifications/cancelled` that arrived from the peer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum InboundCancelVerdict {
     /// A valid cancel of a request the peer sent us: abort its work, and let its
     /// response be suppressed ([`Session::handle_outgoing_response`](super::Session::handle_outgoing_response)). `reason` is capped.
@@ -39,6 +40,7 @@ pub enum InboundCancelVerdict {
 /// What to do with a response we are about to send to one of the peer's requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum OutgoingResponseVerdict {
     /// Send it.
     Send,

@@ -308,6 +308,7 @@ impl Fields {
 
 /// The `method` member of a message as the host read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MethodName<'a> {
     /// No `method` member: a response (or not JSON-RPC).
     Absent,

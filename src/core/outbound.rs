@@ -55,6 +55,7 @@ impl TrackRequest {
 
 /// Where one of our requests is, as [`Session::request_state`](super::Session::request_state) reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RequestState {
     /// Sent, no response yet, not cancelled.
     InFlight,
@@ -96,6 +97,7 @@ pub struct ResponseInfo {
 /// What to do with a response (result or error) that arrived from the peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum ResponseVerdict {
     /// It answers a request in flight, which is now complete: deliver it.
     Deliver,
@@ -112,6 +114,7 @@ pub enum ResponseVerdict {
 /// What to do with a `notifications/progress` that arrived from the peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum ProgressVerdict {
     /// Its token belongs to a request in flight: deliver it.
     Deliver,

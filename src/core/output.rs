@@ -60,6 +60,7 @@ impl TaskCancelRequest {
 /// What the host does to cancel a request, by revision and transport.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum CancelAction {
     /// Send this `notifications/cancelled`.
     Notify(CancelNotification),

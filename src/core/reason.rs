@@ -7,6 +7,7 @@
 
 /// Why the application cancels a request, before the policy decides what the peer sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Reason {
     /// No reason: the notification carries no `reason`.
     None,

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 /// A revision of the MCP specification that mcp-cancel knows the cancellation rules of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Revision {
     /// `2024-11-05`: the base rules.
     V2024_11_05,
@@ -26,6 +27,7 @@ pub enum Revision {
 /// Who may send `notifications/cancelled` to us, and for what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum PeerCancels {
     /// The peer may cancel any request it issued (≤ 2025-11-25: "either side").
     OwnRequests,
@@ -37,6 +39,7 @@ pub enum PeerCancels {
 /// How a task-augmented request is cancelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum TaskCancel {
     /// No tasks in this revision: `params.task` means nothing, the request is cancelled
     /// like any other.

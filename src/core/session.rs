@@ -23,6 +23,7 @@ use super::{seeded, IdMap};
 /// How the connection carries messages, which decides how a cancel is signalled in
 /// 2026-07-28 (§Cancellation "Transport-Specific Cancellation").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// stdio or any message transport: the cancel is a `notifications/cancelled`.
     #[default]
@@ -82,6 +83,7 @@ impl Default for Config {
 /// A mistake in how the session is called (rustls' `ApiMisuse`): the caller's order or
 /// values, never the peer's.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UsageError {
     /// [`Session::track`](super::Session::track) with an id that is already in flight.
     AlreadyInFlight(RequestId),

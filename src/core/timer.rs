@@ -47,6 +47,7 @@ impl Timeout {
 /// Which of a request's timeouts expired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum TimeoutKind {
     /// `timeout_ms` passed without a response (or progress, with reset on progress).
     Timeout,

@@ -28,6 +28,7 @@ pub const INITIALIZE_METHOD: &str = "initialize";
 ///
 /// Arrays and objects carry no content: the core never looks inside them.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum PeerValue<'a> {
     /// The field is not there (`undefined` in JS).
     Absent,
@@ -157,6 +158,7 @@ impl<'a> CancelledParams<'a> {
 /// notifications — malformed ones included — SHOULD be ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "problem", content = "type", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum MalformedCancel {
     /// No `params` member.
     ParamsMissing,
