@@ -70,7 +70,7 @@ export function pairedStartup(runs = 20) {
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   const withPackage = ["--input-type=module", "-e", probe("mcp-cancel")];
-  const bare = ["-e", ""];
+  const bare = ["--input-type=module", "-e", ""];
   wall(withPackage);
   wall(bare);
   const diffs = [];
