@@ -216,8 +216,9 @@ export class CancellationSession {
   beforeSend<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M): M | JSONRPCMessage | JSONRPCMessage[] | undefined;
   /**
    * The `AbortSignal` of the peer's request `id` (seen by `shouldDropIncoming()`), made on
-   * first ask: it aborts with a `DOMException` named `AbortError` whose message is the
-   * peer's reason when the peer validly cancels. `undefined` when not in flight.
+   * first ask: it aborts when the peer validly cancels, with the peer's `reason` string (as
+   * the MCP TypeScript SDK's request handlers see it), or the default `AbortError`
+   * `DOMException` when the peer gave none. `undefined` when not in flight.
    */
   inboundSignal(id: RequestId): AbortSignal | undefined;
   /**

@@ -23,7 +23,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 
     constructor(options) {
       const w = constants();
-      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52);
+      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, MESSAGES);
       void w;
     }
 
@@ -161,6 +161,18 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 }
 
 const EMPTY = Object.freeze({});
+
+/**
+ * The messages the session puts on the wire, built from the members the core chose (one
+ * object literal each, instead of a wasm call per member).
+ */
+const MESSAGES = {
+  cancelled: (requestId, reason) =>
+    reason === undefined
+      ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } }
+      : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } },
+  tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: "tasks/cancel", params: { taskId } }),
+};
 
 /**
  * A batch with each element replaced by `each(element)` (dropped when `undefined`): the same

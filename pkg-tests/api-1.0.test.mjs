@@ -234,7 +234,7 @@ describe("API 1.0", () => {
     assert.ok(grown <= 4 * KiB, `wasm memory grew by ${grown} bytes`);
     const received = events.filter((e) => e.type === "cancel-received").at(-1);
     assert.ok(received.reason.length <= 1024, `the reason in the event is capped (${received.reason.length})`);
-    assert.ok(signal.reason.message.length <= 4096, "and in the inbound signal's reason");
+    assert.ok(signal.reason.length <= 4096, "and in the inbound signal's reason (the peer's reason string)");
     session.close();
   });
 

@@ -106,13 +106,16 @@ pub struct SessionCore {
 #[wasm_bindgen(js_class = SessionCore)]
 impl SessionCore {
     /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
-    /// id maps' hasher.
+    /// id maps' hasher, `messages` the JS layer's `{ cancelled(requestId, reason),
+    /// tasksCancel(id, taskId) }` that build the messages the session puts on the wire (one
+    /// object literal in JS instead of a crossing per member; built here when absent).
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, seed: f64) -> Result<SessionCore, JsValue> {
+    pub fn new(options: JsValue, seed: f64, messages: JsValue) -> Result<SessionCore, JsValue> {
         let mut settings = options::session(&options)?;
+        settings.callbacks.messages = convert::MessageBuilders::from_js(&messages);
         settings.config.hash_seed = seed.to_bits();
         let mut core = Session::new(settings.config);
         if let Some(version) = &settings.protocol_version {
@@ -378,7 +381,7 @@ impl SessionCore {
         };
         match transmit.action {
             CancelAction::Notify(n) => convert::rewrite_cancel(&message, n.reason.as_deref()),
-            CancelAction::CancelTask(r) => convert::task_cancel_to_js(&r),
+            CancelAction::CancelTask(r) => self.callbacks().messages.tasks_cancel(&r),
             _ => JsValue::UNDEFINED,
         }
     }
@@ -537,7 +540,7 @@ impl SessionCore {
         let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
             return Ok(JsValue::UNDEFINED);
         };
-        Ok(message_of(&transmit.action))
+        Ok(message_of(&transmit.action, &self.callbacks()))
     }
 
     /// Follows the rules of protocol `version`; returns the revision followed.
@@ -605,6 +608,10 @@ impl SessionCore {
 }
 
 impl SessionCore {
+    fn callbacks(&self) -> Callbacks {
+        self.state.try_borrow().map(|st| st.callbacks.clone()).unwrap_or_default()
+    }
+
     /// Does the core's output, if any; re-arms the timer when the next deadline changed.
     fn flush_if_needed(&self) {
         let pending = self.state.try_borrow().map(|st| st.core.has_output()).unwrap_or(false);
@@ -681,10 +688,10 @@ fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsVal
 }
 
 /// The message of a cancel action (`undefined` for a stream close).
-fn message_of(action: &CancelAction) -> JsValue {
+fn message_of(action: &CancelAction, callbacks: &Callbacks) -> JsValue {
     match action {
-        CancelAction::Notify(n) => convert::notification_to_js(n),
-        CancelAction::CancelTask(r) => convert::task_cancel_to_js(r),
+        CancelAction::Notify(n) => callbacks.messages.cancelled(n),
+        CancelAction::CancelTask(r) => callbacks.messages.tasks_cancel(r),
         _ => JsValue::UNDEFINED,
     }
 }
@@ -756,8 +763,11 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                 Output::PeerCancelled { request_id, reason } => {
                     let controller = state.try_borrow_mut().ok().and_then(|mut st| st.inbound.remove(&request_id));
                     if let Some(controller) = controller {
-                        let message = reason.as_deref().unwrap_or("Request cancelled by the peer");
-                        let _ = controller.abort(&convert::abort_error(message));
+                        // The peer's reason as is (what the MCP TypeScript SDK's handlers see),
+                        // or the platform's default `AbortError` when it gave none: no
+                        // `DOMException` is made for a reason (one costs ~10 µs in Node).
+                        let reason = reason.map_or(JsValue::UNDEFINED, |r| JsValue::from_str(&r));
+                        let _ = controller.abort(&reason);
                     }
                 }
                 Output::Event(event) => {
@@ -780,7 +790,7 @@ fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
             None => Err(no_exit("closeStream")),
         },
         action => match &callbacks.send {
-            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(action)).map(|_| ()),
+            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(action, callbacks)).map(|_| ()),
             None => Err(no_exit("send")),
         },
     };

@@ -177,6 +177,38 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
+/// The JS layer's builders of the messages a session puts on the wire: each is one call that
+/// returns an object literal (a crossing per member otherwise). Without them (the wasm tests
+/// drive `SessionCore` directly), the messages are built member by member.
+#[derive(Clone, Default)]
+pub struct MessageBuilders {
+    cancelled: Option<Function>,
+    tasks_cancel: Option<Function>,
+}
+
+impl MessageBuilders {
+    /// `{ cancelled, tasksCancel }` of a JS object (functions), or none.
+    pub fn from_js(builders: &JsValue) -> Self {
+        let function = |name| get(builders, name).dyn_into::<Function>().ok();
+        Self { cancelled: function("cancelled"), tasks_cancel: function("tasksCancel") }
+    }
+
+    /// The `notifications/cancelled` of `n`.
+    pub fn cancelled(&self, n: &CancelNotification) -> JsValue {
+        let Some(build) = &self.cancelled else { return notification_to_js(n) };
+        let reason = n.reason.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
+        build.call2(&JsValue::UNDEFINED, &id_to_js(&n.request_id), &reason).unwrap_or_else(|_| notification_to_js(n))
+    }
+
+    /// The `tasks/cancel` request of `r`.
+    pub fn tasks_cancel(&self, r: &crate::core::TaskCancelRequest) -> JsValue {
+        let Some(build) = &self.tasks_cancel else { return task_cancel_to_js(r) };
+        build
+            .call2(&JsValue::UNDEFINED, &id_to_js(&r.id), &JsValue::from_str(&r.task_id))
+            .unwrap_or_else(|_| task_cancel_to_js(r))
+    }
+}
+
 /// The `notifications/cancelled` message object.
 pub fn notification_to_js(n: &CancelNotification) -> JsValue {
     let params = Object::new();

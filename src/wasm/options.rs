@@ -23,6 +23,8 @@ pub struct Callbacks {
     pub on_timeout: Option<Function>,
     /// `onEvent(event)`.
     pub on_event: Option<Function>,
+    /// How the messages the session sends are built.
+    pub messages: super::convert::MessageBuilders,
 }
 
 /// A session's settings, read from its options object.
@@ -94,6 +96,7 @@ pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
             close_stream: function(options, "closeStream", what)?,
             on_timeout: function(options, "onTimeout", what)?,
             on_event: function(options, "onEvent", what)?,
+            messages: super::convert::MessageBuilders::default(),
         },
         protocol_version: string(options, "protocolVersion", what)?,
     })
