@@ -60,6 +60,28 @@ describe("timeouts through guardTransport (SDK 1.32.2 Client)", { timeout: 60000
     await client.close();
   });
 
+  test("the SDK's own per-call maxTotalTimeout is not seen by the guard: its late progress still reaches onerror (what the README says the guard does not fix)", async (t) => {
+    const log = [];
+    const errors = [];
+    const stdio = spawnEverything();
+    t.after(() => stdio.close());
+    const client = new Client({ name: "pkg-tests", version: "0.0.0" });
+    client.onerror = (e) => errors.push(e);
+    await client.connect(guardTransport(tap(stdio, log)), { timeout: 20000 });
+    const call = client.callTool({ name: LONG, arguments: { duration: 3, steps: 12 } }, undefined, {
+      onprogress: () => {},
+      timeout: 5000,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: 800,
+    });
+    await assert.rejects(call, (e) => e.code === -32001);
+    await sleep(800);
+    // The SDK rejected the caller without a cancel on the wire yet: the progress it keeps
+    // getting is for a token it forgot, and the guard, which never saw the deadline, passes it.
+    assert.ok(errors.some((e) => /unknown token/i.test(e.message)), `late progress reached onerror: ${errors.map((e) => e.message)}`);
+    await client.close();
+  });
+
   test("without progress resets, the timeout cancels at its own deadline", async (t) => {
     const log = [];
     const stdio = spawnEverything();
