@@ -31,6 +31,8 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     [packed] = JSON.parse(stdout);
     proj = path.join(tmp, "proj");
     await cp(fixtures, proj, { recursive: true });
+    // The README's browser example, served from the project root as printed.
+    await cp(path.join(repo, "examples", "browser.html"), path.join(proj, "browser.html"));
     await writeFile(path.join(proj, "package.json"), JSON.stringify({ name: "packaging", private: true }));
     await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--no-save", path.join(tmp, packed.filename)], { cwd: proj });
   });
@@ -142,6 +144,13 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       const { text, errors } = await resultOf(`${base}/`);
       assert.deepEqual(errors, []);
       assert.equal(text, "ok vite");
+    });
+
+    test("the README's browser example runs as printed", async () => {
+      const base = await serve(proj, proj);
+      const { text, errors } = await resultOf(`${base}/browser.html`);
+      assert.deepEqual(errors, []);
+      assert.equal(text, "notifications/cancelled user pressed Cancel; late result dropped: true");
     });
 
     test("a plain <script type=module> page with an import map, no bundler", async () => {

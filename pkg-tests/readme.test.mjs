@@ -1,6 +1,7 @@
-// The README's code examples are files (examples/*.mjs): this test checks each ```js block
-// of the README is, byte for byte, the file named under it, and runs every example against
-// a real server (server-everything over stdio), as printed.
+// The README's code examples are files (examples/): this test checks each ```js and ```html
+// block of the README is, byte for byte, the file named under it, and runs the Node examples
+// against a real server (server-everything over stdio), as printed. The browser example is
+// opened in headless Chromium by packaging.test.mjs.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -12,11 +13,11 @@ import { promisify } from "node:util";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = promisify(execFile);
 
-/** Every ```js block of the README with the example file its note names (or none). */
+/** Every ```js and ```html block of the README with the example file its note names (or none). */
 async function jsBlocks() {
   const readme = await readFile(path.join(root, "README.md"), "utf8");
   const blocks = [];
-  const fence = /```js\n([\s\S]*?)```\n\n(<!-- the block above is (examples\/[\w.-]+);[^\n]*-->)?/g;
+  const fence = /```(?:js|html)\n([\s\S]*?)```\n\n(<!-- the block above is (examples\/[\w.-]+);[^\n]*-->)?/g;
   for (const match of readme.matchAll(fence)) blocks.push({ code: match[1], file: match[3] });
   return blocks;
 }
@@ -29,9 +30,9 @@ async function runExample(file) {
 }
 
 describe("README examples", () => {
-  test("every ```js block of the README is an example file, byte for byte", async () => {
+  test("every ```js and ```html block of the README is an example file, byte for byte", async () => {
     const blocks = await jsBlocks();
-    assert.ok(blocks.length >= 2, "the README has its examples");
+    assert.ok(blocks.length >= 3, "the README has its examples");
     for (const { code, file } of blocks) {
       assert.ok(file, `a \`\`\`js block of the README names no example file:\n${code.slice(0, 200)}`);
       assert.equal(code, await readFile(path.join(root, file), "utf8"), `README block differs from ${file}`);
