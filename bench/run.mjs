@@ -182,7 +182,7 @@ md.push("| file | what | bytes | gzip -9 |");
 md.push("|---|---|---:|---:|");
 for (const f of files) md.push(`| \`${f.path}\` | ${f.what} | ${f.raw.toLocaleString("en-US")} | ${f.gzip.toLocaleString("en-US")} |`);
 md.push("");
-md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node -e ""\`, ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms).`);
+md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node --input-type=module -e ""\` (a bare node process running an ES module), ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms).`);
 md.push("");
 md.push(`Start-up, \`await import("mcp-cancel")\` to the first \`track()\` returning, in ${start.runs} fresh \`node\` processes: median **${start.medianMs.toFixed(1)} ms** (min ${start.minMs.toFixed(1)}, max ${start.maxMs.toFixed(1)}). The same probe importing a one-class CommonJS file (bench/fixtures/empty.cjs) takes ${start.floorMs.toFixed(1)} ms: Node's own floor for a first dynamic import.`);
 md.push("");
