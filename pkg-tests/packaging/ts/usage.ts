@@ -57,6 +57,13 @@ void [late, drop, lateProgress, revision, closed];
 const error: McpCancelError = new InvalidArgumentError("bad id", "ERR_INVALID_REQUEST_ID", 1.5);
 const code: string = error.code;
 void code;
+// Codes are literal unions, per class.
+const invalid = new InvalidArgumentError("bad id", "ERR_INVALID_REQUEST_ID", 1.5);
+const invalidCode: "ERR_INVALID_REQUEST_ID" | "ERR_INVALID_OPTION" | "ERR_INVALID_ARGUMENT" | "ERR_INVALID_TRANSPORT" = invalid.code;
+void invalidCode;
+const closedCode: McpCancelError["code"] = "ERR_CLOSED";
+const notInitialized: McpCancelError["code"] = "ERR_NOT_INITIALIZED";
+void [closedCode, notInitialized];
 void new UsageError("x", "ERR_ALREADY_IN_FLIGHT");
 
 const transport = {
@@ -73,6 +80,9 @@ const guardSession: CancellationSession = guarded.session;
 void guardSession;
 
 // ----- what must not type-check -----
+// @ts-expect-error an error code that does not exist
+const bogusCode: McpCancelError["code"] = "ERR_NOPE";
+void bogusCode;
 // @ts-expect-error request ids are string | number
 session.track(true, "tools/call");
 // @ts-expect-error tombstoneCapacity is a number
