@@ -164,7 +164,8 @@ const EMPTY = Object.freeze({});
 
 /**
  * The messages the session puts on the wire, built from the members the core chose (one
- * object literal each, instead of a wasm call per member).
+ * object literal each, instead of a wasm call per member); and the abort listener of a
+ * request, attached and removed when the core says (one call each).
  */
 const MESSAGES = {
   cancelled: (requestId, reason) =>
@@ -172,6 +173,13 @@ const MESSAGES = {
       ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } }
       : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } },
   tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: "tasks/cancel", params: { taskId } }),
+  /** The abort listener of a request with the caller's signal: calls the core with its id. */
+  listen: (signal, onAbort, id) => {
+    const listener = () => onAbort(id);
+    signal.addEventListener("abort", listener);
+    return listener;
+  },
+  unlisten: (signal, listener) => signal.removeEventListener("abort", listener),
 };
 
 /**
@@ -232,7 +240,12 @@ function methodOf(w, method) {
   return typeof method === "string" ? (w.codes.get(method) ?? 0) : method === undefined ? -1 : -2;
 }
 
-/** `params` members `need` names: [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status, task]. */
+/**
+ * The `params` members a message's `need` names, as the core's entry points take them: read
+ * into one reusable record (no allocation per message); valid until the next read.
+ */
+const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false };
+
 function readParams(w, message, need, bound) {
   const f = w.fields;
   const params = message.params;
@@ -252,20 +265,16 @@ function readParams(w, message, need, bound) {
       reason = r.length > w.maxPeerString * 4 ? r.slice(0, w.maxPeerString * 4) : r;
     }
   }
-  const taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
-  const status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
-  const task = need & f.task ? isObject(params?.task) : false;
-  return [
-    need & f.params ? peerTag(w, params) : w.tags.absent,
-    argTag,
-    argTag === w.tags.number ? arg : 0,
-    argTag === w.tags.string ? arg : undefined,
-    reasonTag,
-    reason,
-    taskId,
-    status,
-    task,
-  ];
+  READ.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
+  READ.argTag = argTag;
+  READ.argNum = argTag === w.tags.number ? arg : 0;
+  READ.argStr = argTag === w.tags.string ? arg : undefined;
+  READ.reasonTag = reasonTag;
+  READ.reason = reason;
+  READ.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
+  READ.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
+  READ.task = need & f.task ? isObject(params?.task) : false;
+  return READ;
 }
 
 function boundedString(w, v, bound) {
@@ -287,8 +296,8 @@ function incoming(core, w, message) {
   if (need === 0) {
     return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined);
   }
-  const [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status] = readParams(w, message, need, true);
-  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, status);
+  const r = readParams(w, message, need, true);
+  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status);
 }
 
 function incomingResponse(core, w, id, message) {
@@ -330,6 +339,6 @@ function outgoing(core, w, message) {
   const name = code === 0 ? method : undefined;
   const need = code >= 0 ? w.outgoing[code] : 0;
   if (need === 0) return core.outgoing(code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, false);
-  const [paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, , task] = readParams(w, message, need, false);
-  return core.outgoing(code, name, idTag, idNum, idStr, need, paramsTag, argTag, argNum, argStr, reasonTag, reason, taskId, task);
+  const r = readParams(w, message, need, false);
+  return core.outgoing(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task);
 }

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+# Start from empty output folders: files of an earlier build must not ship.
+rm -rf pkg/node pkg/web
 printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target nodejs -> pkg/node"
 wasm-pack --quiet build --release --target nodejs --out-dir pkg/node --out-name mcp_cancel --no-pack
 # The glue is CommonJS; the package's own entry (js/index.js) is ESM.

@@ -445,7 +445,7 @@ impl SessionCore {
             read_params(&mut request, &opts.params)?;
             request.timeout = opts.timeout;
             if let Some(s) = opts.signal {
-                if s.aborted().unwrap_or(false) {
+                if s.aborted() {
                     return Err(s.reason().unwrap_or(JsValue::UNDEFINED));
                 }
                 signal = Some(s);
@@ -472,8 +472,12 @@ impl SessionCore {
             }
         };
         if let Some((id, signal, closure)) = closure {
-            let callback: Function = closure.bind1(&JsValue::UNDEFINED, &id_to_js(&id)).unchecked_into();
-            if signal.add_event_listener(&key("abort"), &callback).is_ok() {
+            // Our own JS helper, called under a shared borrow (it only attaches a listener to
+            // a signal not aborted, so nothing can call back in before it returns).
+            let callback = self.state.try_borrow().ok().and_then(|st| {
+                st.callbacks.messages.listen(&signal, &closure, &id_to_js(&id))
+            });
+            if let Some(callback) = callback {
                 if let Ok(mut st) = self.state.try_borrow_mut() {
                     st.requests.entry(id).or_default().listener = Some((signal, callback));
                 }
@@ -752,7 +756,7 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                 Output::Settled(id) => {
                     let watched = state.try_borrow_mut().ok().and_then(|mut st| st.requests.remove(&id));
                     if let Some((signal, callback)) = watched.and_then(|w| w.listener) {
-                        let _ = signal.remove_event_listener(&key("abort"), &callback);
+                        callbacks.messages.unlisten(&signal, &callback);
                     }
                 }
                 Output::InboundSettled(id) => {

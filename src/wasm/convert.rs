@@ -16,8 +16,11 @@ extern "C" {
     #[derive(Clone)]
     #[wasm_bindgen(typescript_type = "AbortSignal")]
     pub type AbortSignal;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn aborted(this: &AbortSignal) -> Result<bool, JsValue>;
+    /// Not wrapped to catch (a closure and `arguments` per call): `track()` reads it before
+    /// the session is borrowed, so a throwing getter of a duck-typed signal reaches the
+    /// caller as its own exception, with nothing tracked.
+    #[wasm_bindgen(method, getter)]
+    pub fn aborted(this: &AbortSignal) -> bool;
     #[wasm_bindgen(method, getter, catch)]
     pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
     /// `kind` is a JS string (`key("abort")`): a `&str` would be decoded on every call.
@@ -177,20 +180,55 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
-/// The JS layer's builders of the messages a session puts on the wire: each is one call that
-/// returns an object literal (a crossing per member otherwise). Without them (the wasm tests
-/// drive `SessionCore` directly), the messages are built member by member.
+/// The JS layer's helpers: builders of the messages a session puts on the wire, each one call
+/// that returns an object literal (a crossing per member otherwise), and the abort listener
+/// of a request, made and attached in one call (a bound function made from wasm, and an
+/// import wrapped to catch, otherwise). Without them (the wasm tests drive `SessionCore`
+/// directly), the same is done member by member.
 #[derive(Clone, Default)]
 pub struct MessageBuilders {
     cancelled: Option<Function>,
     tasks_cancel: Option<Function>,
+    listen: Option<Function>,
+    unlisten: Option<Function>,
 }
 
 impl MessageBuilders {
-    /// `{ cancelled, tasksCancel }` of a JS object (functions), or none.
+    /// `{ cancelled, tasksCancel, listen, unlisten }` of a JS object (functions), or none.
     pub fn from_js(builders: &JsValue) -> Self {
         let function = |name| get(builders, name).dyn_into::<Function>().ok();
-        Self { cancelled: function("cancelled"), tasks_cancel: function("tasksCancel") }
+        Self {
+            cancelled: function("cancelled"),
+            tasks_cancel: function("tasksCancel"),
+            listen: function("listen"),
+            unlisten: function("unlisten"),
+        }
+    }
+
+    /// Attaches to `signal` an abort listener that calls `on_abort(id)`; returns the listener
+    /// (to remove it later), or `None` when it could not be attached.
+    pub fn listen(&self, signal: &AbortSignal, on_abort: &Function, id: &JsValue) -> Option<Function> {
+        match &self.listen {
+            Some(listen) => {
+                listen.call3(&JsValue::UNDEFINED, signal, on_abort, id).ok().and_then(|l| l.dyn_into::<Function>().ok())
+            }
+            None => {
+                let callback: Function = on_abort.bind1(&JsValue::UNDEFINED, id).unchecked_into();
+                signal.add_event_listener(&key("abort"), &callback).ok().map(|()| callback)
+            }
+        }
+    }
+
+    /// Removes a listener [`Self::listen`] attached.
+    pub fn unlisten(&self, signal: &AbortSignal, listener: &Function) {
+        match &self.unlisten {
+            Some(unlisten) => {
+                let _ = unlisten.call2(&JsValue::UNDEFINED, signal, listener);
+            }
+            None => {
+                let _ = signal.remove_event_listener(&key("abort"), listener);
+            }
+        }
     }
 
     /// The `notifications/cancelled` of `n`.
