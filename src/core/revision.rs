@@ -7,6 +7,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::message::Method;
+
 /// A revision of the MCP specification that mcp-cancel knows the cancellation rules of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -99,7 +101,7 @@ impl Revision {
     pub const fn rules(self) -> Rules {
         match self {
             Revision::V2024_11_05 => Rules {
-                handshake: Some("initialize"),
+                handshake: Some(Method::Initialize.name()),
                 timeouts_in_spec: false,
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,
@@ -107,7 +109,7 @@ impl Revision {
                 batches: false,
             },
             Revision::V2025_03_26 | Revision::V2025_06_18 => Rules {
-                handshake: Some("initialize"),
+                handshake: Some(Method::Initialize.name()),
                 timeouts_in_spec: true,
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,
@@ -115,7 +117,7 @@ impl Revision {
                 batches: matches!(self, Revision::V2025_03_26),
             },
             Revision::V2025_11_25 => Rules {
-                handshake: Some("initialize"),
+                handshake: Some(Method::Initialize.name()),
                 timeouts_in_spec: true,
                 http_cancel_is_stream_close: false,
                 peer_cancels: PeerCancels::OwnRequests,

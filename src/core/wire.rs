@@ -7,22 +7,23 @@
 use serde::Serialize;
 
 use super::id::{InvalidRequestId, RequestId};
+use super::message::Method;
 
 /// The method of the cancellation notification (every revision, 2024-11-05 §Cancellation).
-pub const CANCELLED_METHOD: &str = "notifications/cancelled";
+pub const CANCELLED_METHOD: &str = Method::Cancelled.name();
 /// The method of the progress notification (2024-11-05 §Progress and later).
-pub const PROGRESS_METHOD: &str = "notifications/progress";
+pub const PROGRESS_METHOD: &str = Method::Progress.name();
 /// The 2026-07-28 subscription request: the only one a server may cancel (to end it).
-pub const LISTEN_METHOD: &str = "subscriptions/listen";
+pub const LISTEN_METHOD: &str = Method::SubscriptionsListen.name();
 /// The request that cancels a task (2025-11-25 §Tasks; 2026-07-28 tasks extension).
-pub const TASKS_CANCEL_METHOD: &str = "tasks/cancel";
+pub const TASKS_CANCEL_METHOD: &str = Method::TasksCancel.name();
 /// The request that waits for a task's result: its response means the task is terminal.
-pub const TASKS_RESULT_METHOD: &str = "tasks/result";
+pub const TASKS_RESULT_METHOD: &str = Method::TasksResult.name();
 /// The notification of a task's status (2025-11-25 §Tasks).
-pub const TASK_STATUS_METHOD: &str = "notifications/tasks/status";
+pub const TASK_STATUS_METHOD: &str = Method::TaskStatus.name();
 /// The handshake request that must never be cancelled (2024-11-05 .. 2025-11-25
 /// §Cancellation, "The initialize request MUST NOT be cancelled by clients").
-pub const INITIALIZE_METHOD: &str = "initialize";
+pub const INITIALIZE_METHOD: &str = Method::Initialize.name();
 
 /// One field of a message as the peer sent it, reduced to what validation needs.
 ///

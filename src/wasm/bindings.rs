@@ -474,9 +474,11 @@ impl SessionCore {
         if let Some((id, signal, closure)) = closure {
             // Our own JS helper, called under a shared borrow (it only attaches a listener to
             // a signal not aborted, so nothing can call back in before it returns).
-            let callback = self.state.try_borrow().ok().and_then(|st| {
-                st.callbacks.messages.listen(&signal, &closure, &id_to_js(&id))
-            });
+            let callback = self
+                .state
+                .try_borrow()
+                .ok()
+                .and_then(|st| st.callbacks.messages.listen(&signal, &closure, &id_to_js(&id)));
             if let Some(callback) = callback {
                 if let Ok(mut st) = self.state.try_borrow_mut() {
                     st.requests.entry(id).or_default().listener = Some((signal, callback));
