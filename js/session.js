@@ -20,11 +20,43 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
   return class CancellationSession {
     /** @type {any} */
     #core;
+    /**
+     * The JS objects of our watched requests, by request id: the listener on the caller's
+     * signal and the controller of the request's own signal. The core says when to abort or
+     * release them (the hooks below); they live here, not in wasm memory.
+     * @type {Map<string | number, { signal?: AbortSignal, listener?: () => void, controller?: AbortController }>}
+     */
+    #watched = new Map();
+    /** The controllers of the peer's requests whose signal was asked for, by request id. */
+    #inbound = new Map();
 
     constructor(options) {
-      const w = constants();
-      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, MESSAGES);
-      void w;
+      constants();
+      const watched = this.#watched;
+      const inbound = this.#inbound;
+      /** What the core's output asks of the JS objects (see `JsHooks` in src/wasm/convert.rs). */
+      const hooks = {
+        ...MESSAGES,
+        requestCancelled: (id, reason) => {
+          const controller = watched.get(id)?.controller;
+          // `undefined`: the caller gave no reason; the DOM's default is an AbortError.
+          controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
+        },
+        settled: (id) => {
+          const entry = watched.get(id);
+          if (entry === undefined) return;
+          watched.delete(id);
+          if (entry.listener !== undefined) entry.signal.removeEventListener("abort", entry.listener);
+        },
+        peerCancelled: (id, reason) => {
+          const controller = inbound.get(id);
+          if (controller === undefined) return;
+          inbound.delete(id);
+          controller.abort(reason);
+        },
+        inboundSettled: (id) => inbound.delete(id),
+      };
+      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
     }
 
     track(id, method, options) {
@@ -47,14 +79,39 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         if (error?.code === "ERR_INVALID_REQUEST_ID" && tag !== w.tags.number && tag !== w.tags.string) error.requestId = id;
         throw error;
       }
+      // Tracked with a signal (the core checked it and watches the request): its aborting
+      // cancels the request; the core's `Settled` removes the listener.
+      const signal = options?.signal;
+      if (signal !== undefined && signal !== null) {
+        const listener = () => core.signalAborted(id, signal.reason);
+        signal.addEventListener("abort", listener);
+        const entry = this.#watched.get(id);
+        if (entry === undefined) this.#watched.set(id, { signal, listener });
+        else Object.assign(entry, { signal, listener });
+      }
     }
 
     signal(id) {
-      return this.#core?.signal(id);
+      const core = this.#core;
+      if (core === undefined) return undefined;
+      const entry = this.#watched.get(id);
+      if (entry?.controller !== undefined) return entry.controller.signal;
+      if (!core.watch(id)) return undefined;
+      const controller = new AbortController();
+      if (entry === undefined) this.#watched.set(id, { controller });
+      else entry.controller = controller;
+      return controller.signal;
     }
 
     inboundSignal(id) {
-      return this.#core?.inboundSignal(id);
+      const core = this.#core;
+      if (core === undefined) return undefined;
+      const known = this.#inbound.get(id);
+      if (known !== undefined) return known.signal;
+      if (!core.watchInbound(id)) return undefined;
+      const controller = new AbortController();
+      this.#inbound.set(id, controller);
+      return controller.signal;
     }
 
     cancel(id, reason) {
@@ -137,8 +194,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const core = this.#core;
       if (core === undefined) return;
       this.#core = undefined;
-      core.close();
+      core.close(); // every watched request settles: its listener goes
       core.free();
+      this.#watched.clear();
+      this.#inbound.clear();
     }
 
     free() {
@@ -164,8 +223,7 @@ const EMPTY = Object.freeze({});
 
 /**
  * The messages the session puts on the wire, built from the members the core chose (one
- * object literal each, instead of a wasm call per member); and the abort listener of a
- * request, attached and removed when the core says (one call each).
+ * object literal each, instead of a wasm call per member).
  */
 const MESSAGES = {
   cancelled: (requestId, reason) =>
@@ -173,13 +231,6 @@ const MESSAGES = {
       ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } }
       : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } },
   tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: "tasks/cancel", params: { taskId } }),
-  /** The abort listener of a request with the caller's signal: calls the core with its id. */
-  listen: (signal, onAbort, id) => {
-    const listener = () => onAbort(id);
-    signal.addEventListener("abort", listener);
-    return listener;
-  },
-  unlisten: (signal, listener) => signal.removeEventListener("abort", listener),
 };
 
 /**

@@ -21,16 +21,31 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
     f.apply(&JsValue::UNDEFINED, &arr).unwrap()
 }
 
-/// A session whose `send` and `onEvent` push into arrays; returns (session, sent, events).
-fn session_with(extra: &str) -> (SessionCore, Array, Array) {
+/// A session whose `send` and `onEvent` push into arrays, and whose JS hooks (what the
+/// package's JS layer does with a watched request's objects) record their calls as
+/// `"hook id reason"` strings; returns (session, sent, events, hook calls).
+fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
     let sent = Array::new();
     let events = Array::new();
+    let calls = Array::new();
     let options = js(
         &format!("return {{ send: (m) => a.push(m), onEvent: (e) => b.push(e), {extra} }};"),
         &[sent.clone().into(), events.clone().into()],
     );
-    let session = SessionCore::new(options, 1.0, JsValue::UNDEFINED).unwrap();
-    (session, sent, events)
+    let hooks = js(
+        "const r = (v) => v === undefined ? 'undefined' : typeof v === 'string' ? v : v.name; \
+         return { requestCancelled: (id, why) => a.push(`requestCancelled ${id} ${r(why)}`), \
+                  settled: (id) => a.push(`settled ${id}`), \
+                  peerCancelled: (id, why) => a.push(`peerCancelled ${id} ${r(why)}`), \
+                  inboundSettled: (id) => a.push(`inboundSettled ${id}`) };",
+        &[calls.clone().into()],
+    );
+    let session = SessionCore::new(options, 1.0, hooks).unwrap();
+    (session, sent, events, calls)
+}
+
+fn calls_of(calls: &Array) -> String {
+    calls.join("; ").as_string().unwrap()
 }
 
 /// (tag, number, string) of an id, as the JS reader passes it.
@@ -119,7 +134,7 @@ async fn sleep(ms: u32) {
 
 #[wasm_bindgen_test]
 fn an_already_aborted_signal_throws_its_reason_and_sends_nothing() {
-    let (session, sent, _) = session_with("");
+    let (session, sent, _, _) = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
     let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
@@ -129,12 +144,12 @@ fn an_already_aborted_signal_throws_its_reason_and_sends_nothing() {
 }
 
 #[wasm_bindgen_test]
-fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
-    let (session, sent, events) = session_with("");
-    let controller = js("return new AbortController();", &[]);
-    let signal = Reflect::get(&controller, &"signal".into()).unwrap();
+fn a_signal_aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
+    let (session, sent, events, calls) = session_with("");
+    let signal = js("return new AbortController().signal;", &[]);
     track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
-    js("a.abort('user pressed stop'); a.abort('again');", &[controller]);
+    session.signal_aborted(7.into(), "user pressed stop".into());
+    session.signal_aborted(7.into(), "again".into());
     assert_eq!(sent.length(), 1);
     assert_eq!(
         json(&sent.get(0)),
@@ -144,6 +159,8 @@ fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
         json(&events.get(0)),
         r#"{"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"}"#
     );
+    // The request's objects: its signal aborts with the caller's reason, then they go.
+    assert_eq!(calls_of(&calls), "requestCancelled 7 user pressed stop; settled 7");
     // Late progress and the late result are dropped.
     assert!(should_drop_progress(&session, 7.into()));
     assert!(should_drop_response(&session, 7.into()));
@@ -151,77 +168,37 @@ fn aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
 
 #[wasm_bindgen_test]
 fn the_default_abort_error_is_not_sent_to_the_peer() {
-    let (session, sent, _) = session_with("");
-    let controller = js("return new AbortController();", &[]);
-    let signal = Reflect::get(&controller, &"signal".into()).unwrap();
+    let (session, sent, _, _) = session_with("");
+    let signal = js("return new AbortController().signal;", &[]);
     track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
-    js("a.abort(); ", std::slice::from_ref(&controller));
+    session.signal_aborted("a".into(), js("return new DOMException('This operation was aborted', 'AbortError');", &[]));
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request cancelled"));
 
-    let (open, sent, _) = session_with("exposeErrorReasons: true");
-    let signal = js("return AbortSignal.abort !== undefined && new AbortController();", &[]);
-    let s = Reflect::get(&signal, &"signal".into()).unwrap();
-    track(&open, "b".into(), "tools/call", track_options(&s, None)).unwrap();
-    js("a.abort(new Error('db password rejected'));", &[signal]);
+    let (open, sent, _, _) = session_with("exposeErrorReasons: true");
+    track(&open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
+    open.signal_aborted("b".into(), js("return new Error('db password rejected');", &[]));
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Error: db password rejected"));
 }
 
 #[wasm_bindgen_test]
-fn aborting_after_the_response_sends_nothing_and_the_listener_is_removed() {
-    let (session, sent, _) = session_with("");
-    // A signal that counts its listeners.
-    let signal = js(
-        "const t = new EventTarget(); t.aborted = false; t.reason = undefined; t.live = 0; \
-         const add = t.addEventListener.bind(t), rm = t.removeEventListener.bind(t); \
-         t.addEventListener = (k, f) => { t.live++; add(k, f); }; \
-         t.removeEventListener = (k, f) => { t.live--; rm(k, f); }; return t;",
-        &[],
-    );
+fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
+    let (session, sent, _, calls) = session_with("");
+    let signal = js("return new AbortController().signal;", &[]);
     track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
-    assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(1));
     assert!(!should_drop_response(&session, 1.into()));
-    assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(0));
-    js("a.aborted = true; a.reason = 'late'; a.dispatchEvent(new Event('abort'));", &[signal]);
+    assert_eq!(calls_of(&calls), "settled 1", "the JS layer removes the listener at the response");
+    session.signal_aborted(1.into(), "late".into());
     assert_eq!(sent.length(), 0);
 }
 
 #[wasm_bindgen_test]
-fn one_signal_reused_for_many_requests_does_not_accumulate_listeners() {
-    let (session, sent, _) = session_with("");
-    let signal = js(
-        "const t = new EventTarget(); t.aborted = false; t.live = 0; \
-         const add = t.addEventListener.bind(t), rm = t.removeEventListener.bind(t); \
-         t.addEventListener = (k, f) => { t.live++; add(k, f); }; \
-         t.removeEventListener = (k, f) => { t.live--; rm(k, f); }; return t;",
-        &[],
-    );
-    for i in 0..100 {
-        track(&session, i.into(), "tools/call", track_options(&signal, None)).unwrap();
-        let _ = should_drop_response(&session, i.into());
-    }
-    assert_eq!(Reflect::get(&signal, &"live".into()).unwrap(), JsValue::from(0));
-    assert_eq!(sent.length(), 0);
-}
-
-#[wasm_bindgen_test]
-async fn abort_signal_timeout_sends_the_timeout_reason() {
-    let (session, sent, _) = session_with("");
-    let signal = js("return AbortSignal.timeout(5);", &[]);
+fn a_timeout_error_reason_sends_the_timeout_reason() {
+    let (session, sent, _, _) = session_with("");
+    let signal = js("return new AbortController().signal;", &[]);
     track(&session, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
-    sleep(60).await;
+    session.signal_aborted(3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
     assert_eq!(sent.length(), 1);
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
-}
-
-#[wasm_bindgen_test]
-fn abort_signal_any_cancels_with_the_reason_of_the_signal_that_fired() {
-    let (session, sent, _) = session_with("");
-    let pair = js("const a1 = new AbortController(), b1 = new AbortController(); return [a1, b1];", &[]);
-    let any = js("return AbortSignal.any([a[0].signal, a[1].signal]);", std::slice::from_ref(&pair));
-    track(&session, 4.into(), "tools/call", track_options(&any, None)).unwrap();
-    js("a[1].abort('second source');", &[pair]);
-    assert_eq!(sent.length(), 1);
-    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("second source"));
 }
 
 #[wasm_bindgen_test]
@@ -238,7 +215,7 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
     js(
-        "a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); b.abort('stop');",
+        "a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); a.signalAborted(9, 'stop');",
         &[session_js.clone(), controller],
     );
     let types = js("return a.map((e) => e.type).join(',');", &[events.into()]);
@@ -251,13 +228,13 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
 }
 
 #[wasm_bindgen_test]
-fn a_peer_cancel_aborts_the_inbound_signal_with_the_peers_reason() {
-    let (session, _, events) = session_with("");
+fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
+    let (session, _, events, calls) = session_with("");
     assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
-    let signal = session.inbound_signal(0.into()).unwrap();
-    assert!(!signal.is_undefined());
+    assert!(session.watch_inbound(0.into()).unwrap(), "its signal was asked for");
+    assert!(!session.watch_inbound(1.into()).unwrap(), "no such request");
     assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
-    assert_eq!(js("return [a.aborted, a.reason].join('|');", &[signal]), JsValue::from("true|user closed it"));
+    assert_eq!(calls_of(&calls), "peerCancelled 0 user closed it");
     assert_eq!(our_response(&session, 0.into()), 1, "our response is suppressed");
     assert_eq!(
         js("return a.map((e) => e.type).join(',');", &[events.into()]),
@@ -266,38 +243,37 @@ fn a_peer_cancel_aborts_the_inbound_signal_with_the_peers_reason() {
 }
 
 #[wasm_bindgen_test]
-fn the_request_signal_is_made_on_demand_and_aborts_with_the_cancel_reason() {
-    let (session, sent, _) = session_with("");
+fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
+    let (session, sent, _, calls) = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    let signal = session.signal(5.into()).unwrap();
-    assert_eq!(session.signal(5.into()).unwrap(), signal, "one signal per request");
+    assert!(session.watch(5.into()).unwrap());
     assert!(session.cancel(5.into(), "stop".into()).unwrap().is_undefined(), "with `send`, cancel() returns nothing");
     assert_eq!(sent.length(), 1);
-    assert_eq!(js("return [a.aborted, a.reason].join('|');", &[signal]), JsValue::from("true|stop"));
-    assert!(session.signal(5.into()).unwrap().is_undefined(), "not in flight any more");
-    // A completed request's signal never aborts.
+    assert_eq!(calls_of(&calls), "requestCancelled 5 stop; settled 5");
+    assert!(!session.watch(5.into()).unwrap(), "not in flight any more");
+    // A completed request settles without being cancelled.
     track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    let done = session.signal(6.into()).unwrap();
+    assert!(session.watch(6.into()).unwrap());
     assert!(!should_drop_response(&session, 6.into()));
-    assert!(session.cancel(6.into(), "late".into()).unwrap().is_undefined());
-    assert_eq!(js("return a.aborted;", &[done]), JsValue::from(false));
+    assert_eq!(calls_of(&calls), "requestCancelled 5 stop; settled 5; settled 6");
 }
 
 #[wasm_bindgen_test]
-async fn a_timeout_aborts_the_request_signal_with_a_timeout_error_after_the_cancel_went_out() {
-    let (session, sent, _) = session_with("");
+async fn a_timeout_cancels_on_the_wire_then_hands_a_timeout_error_to_the_js_layer_and_on_timeout() {
+    let (session, sent, _, calls) = session_with("onTimeout: (id, e) => a.push({ timeout: id, name: e.name }),");
     let options = js("return { timeout: 20 };", &[]);
     track(&session, 8.into(), "tools/call", options).unwrap();
-    let signal = session.signal(8.into()).unwrap();
+    assert!(session.watch(8.into()).unwrap());
     sleep(120).await;
-    assert_eq!(sent.length(), 1);
+    assert_eq!(sent.length(), 2, "the cancel, then onTimeout (it pushes into the same array here)");
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
-    assert_eq!(js("return [a.aborted, a.reason.name].join('|');", &[signal]), JsValue::from("true|TimeoutError"));
+    assert_eq!(json(&sent.get(1)), r#"{"timeout":8,"name":"TimeoutError"}"#);
+    assert_eq!(calls_of(&calls), "requestCancelled 8 TimeoutError; settled 8");
 }
 
 #[wasm_bindgen_test]
 fn bad_ids_and_options_throw_typed_errors() {
-    let (session, _, _) = session_with("");
+    let (session, _, _, _) = session_with("");
     for bad in
         [JsValue::from(1.5), JsValue::NULL, JsValue::from(true), JsValue::from(f64::NAN), JsValue::from(2f64.powi(53))]
     {
@@ -308,6 +284,8 @@ fn bad_ids_and_options_throw_typed_errors() {
     track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
     let err = session.cancel(0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
+    let err = session.watch(JsValue::NULL).unwrap_err();
+    assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     for bad in ["return { tombstoneCapacity: -1 };", "return { timeoutMs: 5 };", "return { timeout: Infinity };"] {
         let err = SessionCore::new(js(bad, &[]), 1.0, JsValue::UNDEFINED).err().unwrap();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_OPTION"), "{bad}");

@@ -13,10 +13,9 @@ use std::rc::{Rc, Weak};
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, id_to_js, key, peer_value, tag, AbortController, AbortSignal, MAX_PEER_STRING};
+use super::convert::{self, id_to_js, key, peer_value, tag, MAX_PEER_STRING};
 use super::errors;
 use super::options::{self, Callbacks};
-use crate::core::{seeded, IdMap};
 use crate::core::{
     CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, ResponseInfo,
     Session, TimeoutKind, TrackRequest, Transmit, Verdict,
@@ -43,15 +42,6 @@ fn verdict_code(v: Verdict) -> u32 {
 /// longer timeout is re-armed in steps.
 const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
 
-/// JS resources of one of our requests, released at its [`Output::Settled`].
-#[derive(Default)]
-struct Watched {
-    /// The abort listener on the caller's signal.
-    listener: Option<(AbortSignal, Function)>,
-    /// The controller of the signal `signal(id)` handed out (made on demand).
-    controller: Option<AbortController>,
-}
-
 /// What the call in progress takes back instead of handing it to `send`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Capture {
@@ -65,12 +55,6 @@ enum Capture {
 struct State {
     core: Session,
     callbacks: Callbacks,
-    /// Our requests the host keeps JS resources for (watched in the core).
-    requests: IdMap<Watched>,
-    /// Controllers of the peer's requests whose signal was asked for.
-    inbound: IdMap<AbortController>,
-    /// The abort listener of every request with a caller's signal, called with its id.
-    abort_closure: Option<Closure<dyn Fn(JsValue)>>,
     /// The session's one timer: its handle and deadline (ms), and its callback.
     timer: Option<(JsValue, u64)>,
     timer_closure: Option<Closure<dyn FnMut()>>,
@@ -82,16 +66,11 @@ struct State {
 }
 
 impl Drop for State {
-    /// The session is gone (freed, or collected): its timer and abort listeners must not
-    /// call the closures dropped with it.
+    /// The session is gone (freed, or collected): its timer must not call the closure
+    /// dropped with it.
     fn drop(&mut self) {
         if let Some((handle, _)) = self.timer.take() {
             convert::clear_timeout(&handle);
-        }
-        for watched in self.requests.values() {
-            if let Some((signal, callback)) = &watched.listener {
-                let _ = signal.remove_event_listener(&key("abort"), callback);
-            }
         }
     }
 }
@@ -106,16 +85,17 @@ pub struct SessionCore {
 #[wasm_bindgen(js_class = SessionCore)]
 impl SessionCore {
     /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
-    /// id maps' hasher, `messages` the JS layer's `{ cancelled(requestId, reason),
-    /// tasksCancel(id, taskId) }` that build the messages the session puts on the wire (one
-    /// object literal in JS instead of a crossing per member; built here when absent).
+    /// id maps' hasher, `hooks` the JS layer's helpers (`convert::JsHooks`): the builders of
+    /// the messages the session puts on the wire, and what to do with the JS objects of a
+    /// watched request (its signal's controller, the caller's signal's listener) when the
+    /// core's output says so. The JS objects of requests live in JS, not in wasm memory.
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, seed: f64, messages: JsValue) -> Result<SessionCore, JsValue> {
+    pub fn new(options: JsValue, seed: f64, hooks: JsValue) -> Result<SessionCore, JsValue> {
         let mut settings = options::session(&options)?;
-        settings.callbacks.messages = convert::MessageBuilders::from_js(&messages);
+        settings.callbacks.messages = convert::JsHooks::from_js(&hooks);
         settings.config.hash_seed = seed.to_bits();
         let mut core = Session::new(settings.config);
         if let Some(version) = &settings.protocol_version {
@@ -124,9 +104,6 @@ impl SessionCore {
         let state = Rc::new(RefCell::new(State {
             core,
             callbacks: settings.callbacks,
-            requests: seeded(seed.to_bits()),
-            inbound: seeded(seed.to_bits()),
-            abort_closure: None,
             timer: None,
             timer_closure: None,
             local_reason: JsValue::UNDEFINED,
@@ -134,11 +111,8 @@ impl SessionCore {
         }));
         let weak = Rc::downgrade(&state);
         let timer_closure = Closure::<dyn FnMut()>::new(move || on_timer(&weak));
-        let weak = Rc::downgrade(&state);
-        let abort_closure = Closure::<dyn Fn(JsValue)>::new(move |id: JsValue| on_abort(&weak, &id));
         if let Ok(mut st) = state.try_borrow_mut() {
             st.timer_closure = Some(timer_closure);
-            st.abort_closure = Some(abort_closure);
         }
         flush(&state, Capture::None);
         Ok(SessionCore { state })
@@ -451,7 +425,7 @@ impl SessionCore {
                 signal = Some(s);
             }
         }
-        let closure = {
+        {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let has_exit = st.callbacks.send.is_some() || st.callbacks.close_stream.is_some();
@@ -459,69 +433,52 @@ impl SessionCore {
                 return Err(errors::send_required(&id_js));
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
+            // The JS layer attaches the listener to the caller's signal (and removes it at the
+            // request's `Settled`).
             request.watch = signal.is_some();
-            let id = request.id.clone();
             st.core.track(request, now).map_err(|e| errors::usage(&e))?;
-            match signal {
-                None => None,
-                Some(signal) => {
-                    let f: Option<Function> =
-                        st.abort_closure.as_ref().map(|c| c.as_ref().unchecked_ref::<Function>().clone());
-                    f.map(|f| (id, signal, f))
-                }
-            }
-        };
-        if let Some((id, signal, closure)) = closure {
-            // Our own JS helper, called under a shared borrow (it only attaches a listener to
-            // a signal not aborted, so nothing can call back in before it returns).
-            let callback = self
-                .state
-                .try_borrow()
-                .ok()
-                .and_then(|st| st.callbacks.messages.listen(&signal, &closure, &id_to_js(&id)));
-            if let Some(callback) = callback {
-                if let Ok(mut st) = self.state.try_borrow_mut() {
-                    st.requests.entry(id).or_default().listener = Some((signal, callback));
-                }
-            }
         }
         self.flush_if_needed();
         Ok(())
     }
 
-    /// The `AbortSignal` of our request `id` in flight (made on first ask); `undefined`
-    /// when it is not in flight.
-    pub fn signal(&self, id: JsValue) -> Result<JsValue, JsValue> {
+    /// Marks our request `id` as watched: the JS layer keeps objects for it (its signal's
+    /// controller) and learns through the hooks when to abort or release them. `false` when
+    /// it is not in flight.
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
+    pub fn watch(&self, id: JsValue) -> Result<bool, JsValue> {
         let id = convert::id_from_js(&id, "signal(): request id")?;
         let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-        if let Some(c) = st.requests.get(&id).and_then(|w| w.controller.as_ref()) {
-            return Ok(c.signal().into());
-        }
-        if !st.core.watch(&id) {
-            return Ok(JsValue::UNDEFINED);
-        }
-        let controller = AbortController::new()?;
-        let signal = controller.signal();
-        st.requests.entry(id).or_default().controller = Some(controller);
-        Ok(signal.into())
+        Ok(st.core.watch(&id))
     }
 
-    /// The `AbortSignal` of the peer's request `id` in flight (made on first ask);
-    /// `undefined` when the peer has no such request in flight.
-    #[wasm_bindgen(js_name = inboundSignal)]
-    pub fn inbound_signal(&self, id: JsValue) -> Result<JsValue, JsValue> {
+    /// Marks the peer's request `id` as watched (see `watch`); `false` when the peer has no
+    /// such request in flight.
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
+    #[wasm_bindgen(js_name = watchInbound)]
+    pub fn watch_inbound(&self, id: JsValue) -> Result<bool, JsValue> {
         let id = convert::id_from_js(&id, "inboundSignal(): request id")?;
         let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-        if let Some(c) = st.inbound.get(&id) {
-            return Ok(c.signal().into());
+        Ok(st.core.watch_inbound(&id))
+    }
+
+    /// The caller's signal of request `id` aborted with `reason` (the JS layer's listener):
+    /// cancels it as `cancel()` does, its message going to `send` whether or not there is
+    /// one. Never throws: the handshake is reported as an event and kept.
+    #[wasm_bindgen(js_name = signalAborted)]
+    pub fn signal_aborted(&self, id: JsValue, reason: JsValue) {
+        let Ok(id) = convert::id_from_js(&id, "") else { return };
+        {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return };
+            let policy_reason = convert::reason_from_js(&reason);
+            st.local_reason = reason;
+            let _ = st.core.cancel(&id, &policy_reason);
         }
-        if !st.core.watch_inbound(&id) {
-            return Ok(JsValue::UNDEFINED);
-        }
-        let controller = AbortController::new()?;
-        let signal = controller.signal();
-        st.inbound.insert(id, controller);
-        Ok(signal.into())
+        flush(&self.state, Capture::None);
     }
 
     /// Cancels our request `id` with `reason` (the one cancel path). Returns the message to
@@ -702,22 +659,6 @@ fn message_of(action: &CancelAction, callbacks: &Callbacks) -> JsValue {
     }
 }
 
-/// The abort listener of a request with a caller's signal (bound to its id).
-fn on_abort(weak: &Weak<RefCell<State>>, id: &JsValue) {
-    let Some(state) = weak.upgrade() else { return };
-    let Ok(id) = convert::id_from_js(id, "") else { return };
-    {
-        let Ok(mut st) = state.try_borrow_mut() else { return };
-        let Some((signal, _)) = st.requests.get(&id).and_then(|w| w.listener.as_ref()) else { return };
-        let reason = signal.reason().unwrap_or(JsValue::UNDEFINED);
-        let policy_reason = convert::reason_from_js(&reason);
-        st.local_reason = reason;
-        // The handshake is never cancelled: the core reports it (an event) and keeps it.
-        let _ = st.core.cancel(&id, &policy_reason);
-    }
-    flush(&state, Capture::None);
-}
-
 /// The session timer fired: expire what is due.
 fn on_timer(weak: &Weak<RefCell<State>>) {
     let Some(state) = weak.upgrade() else { return };
@@ -755,26 +696,13 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     transmit(state, &callbacks, &t);
                 }
                 Output::Cancelled { request_id, cause } => cancelled(state, &callbacks, &request_id, cause),
-                Output::Settled(id) => {
-                    let watched = state.try_borrow_mut().ok().and_then(|mut st| st.requests.remove(&id));
-                    if let Some((signal, callback)) = watched.and_then(|w| w.listener) {
-                        callbacks.messages.unlisten(&signal, &callback);
-                    }
-                }
-                Output::InboundSettled(id) => {
-                    if let Ok(mut st) = state.try_borrow_mut() {
-                        st.inbound.remove(&id);
-                    }
-                }
+                Output::Settled(id) => callbacks.messages.settled(&id_to_js(&id)),
+                Output::InboundSettled(id) => callbacks.messages.inbound_settled(&id_to_js(&id)),
                 Output::PeerCancelled { request_id, reason } => {
-                    let controller = state.try_borrow_mut().ok().and_then(|mut st| st.inbound.remove(&request_id));
-                    if let Some(controller) = controller {
-                        // The peer's reason as is (what the MCP TypeScript SDK's handlers see),
-                        // or the platform's default `AbortError` when it gave none: no
-                        // `DOMException` is made for a reason (one costs ~10 µs in Node).
-                        let reason = reason.map_or(JsValue::UNDEFINED, |r| JsValue::from_str(&r));
-                        let _ = controller.abort(&reason);
-                    }
+                    // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
+                    // the JS layer aborts the request's signal with it, if one was made.
+                    let reason = reason.map_or(JsValue::UNDEFINED, |r| JsValue::from_str(&r));
+                    callbacks.messages.peer_cancelled(&id_to_js(&request_id), &reason);
                 }
                 Output::Event(event) => {
                     if let Some(on_event) = &callbacks.on_event {
@@ -812,27 +740,17 @@ fn no_exit(option: &str) -> JsValue {
 /// Our request was cancelled: abort its own signal (if one was asked for); a timeout also
 /// goes to `onTimeout`.
 fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, cause: CancelCause) {
-    let (controller, local_reason) = match state.try_borrow_mut() {
-        Ok(mut st) => {
-            let controller = st.requests.get_mut(id).and_then(|w| w.controller.take());
-            (controller, st.local_reason.clone())
-        }
-        Err(_) => return,
-    };
+    let id_js = id_to_js(id);
     let kind = match cause {
         CancelCause::TimedOut(kind) => kind,
         _ => {
-            if let Some(controller) = controller {
-                let reason =
-                    if local_reason.is_undefined() { convert::abort_error("Request cancelled") } else { local_reason };
-                let _ = controller.abort(&reason);
-            }
+            // The caller's reason (`undefined`: the JS layer makes the default `AbortError`,
+            // and only when the request's signal was asked for).
+            let reason = state.try_borrow().map(|st| st.local_reason.clone()).unwrap_or(JsValue::UNDEFINED);
+            callbacks.messages.request_cancelled(&id_js, &reason);
             return;
         }
     };
-    if controller.is_none() && callbacks.on_timeout.is_none() {
-        return;
-    }
     let mut message = "Request ".to_owned();
     id.push_to(&mut message);
     message.push_str(match kind {
@@ -840,11 +758,9 @@ fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, 
         _ => " timed out",
     });
     let error = convert::dom_exception(&message, "TimeoutError");
-    if let Some(controller) = controller {
-        let _ = controller.abort(&error);
-    }
+    callbacks.messages.request_cancelled(&id_js, &error);
     if let Some(on_timeout) = &callbacks.on_timeout {
-        if let Err(err) = on_timeout.call2(&JsValue::UNDEFINED, &id_to_js(id), &error) {
+        if let Err(err) = on_timeout.call2(&JsValue::UNDEFINED, &id_js, &error) {
             report_send_failed(state, callbacks, id, &err);
         }
     }

@@ -11,8 +11,9 @@ use crate::core::{CancelNotification, Event, EventKind, PeerValue, Reason, Reque
 
 #[wasm_bindgen]
 extern "C" {
-    /// `AbortSignal` (WHATWG DOM). Declared here rather than through `web-sys` to keep the
-    /// module small; a duck-typed object with the same members works too.
+    /// `AbortSignal` (WHATWG DOM), the caller's `track()` option: read for `aborted` and
+    /// `reason` only (the JS layer attaches the listener). Declared here rather than through
+    /// `web-sys` to keep the module small; a duck-typed object works too.
     #[derive(Clone)]
     #[wasm_bindgen(typescript_type = "AbortSignal")]
     pub type AbortSignal;
@@ -23,20 +24,6 @@ extern "C" {
     pub fn aborted(this: &AbortSignal) -> bool;
     #[wasm_bindgen(method, getter, catch)]
     pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
-    /// `kind` is a JS string (`key("abort")`): a `&str` would be decoded on every call.
-    #[wasm_bindgen(method, catch, js_name = addEventListener)]
-    pub fn add_event_listener(this: &AbortSignal, kind: &JsValue, listener: &Function) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch, js_name = removeEventListener)]
-    pub fn remove_event_listener(this: &AbortSignal, kind: &JsValue, listener: &Function) -> Result<(), JsValue>;
-
-    /// `AbortController` (WHATWG DOM).
-    pub type AbortController;
-    #[wasm_bindgen(constructor, catch)]
-    pub fn new() -> Result<AbortController, JsValue>;
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &AbortController) -> AbortSignal;
-    #[wasm_bindgen(method, catch)]
-    pub fn abort(this: &AbortController, reason: &JsValue) -> Result<(), JsValue>;
 
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;
@@ -180,54 +167,63 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
-/// The JS layer's helpers: builders of the messages a session puts on the wire, each one call
-/// that returns an object literal (a crossing per member otherwise), and the abort listener
-/// of a request, made and attached in one call (a bound function made from wasm, and an
-/// import wrapped to catch, otherwise). Without them (the wasm tests drive `SessionCore`
-/// directly), the same is done member by member.
+/// The JS layer's helpers (the third argument of `new SessionCore`): builders of the
+/// messages a session puts on the wire, each one call that returns an object literal (a
+/// crossing per member otherwise); and what to do with the JS objects the JS layer keeps for
+/// a watched request — the controller of its signal, the listener on the caller's signal —
+/// when the core's output says so. Those objects live in JS, not in wasm memory. Without
+/// the helpers (the wasm tests drive `SessionCore` directly) messages are built member by
+/// member and there are no such objects.
 #[derive(Clone, Default)]
-pub struct MessageBuilders {
+pub struct JsHooks {
     cancelled: Option<Function>,
     tasks_cancel: Option<Function>,
-    listen: Option<Function>,
-    unlisten: Option<Function>,
+    request_cancelled: Option<Function>,
+    settled: Option<Function>,
+    peer_cancelled: Option<Function>,
+    inbound_settled: Option<Function>,
 }
 
-impl MessageBuilders {
-    /// `{ cancelled, tasksCancel, listen, unlisten }` of a JS object (functions), or none.
-    pub fn from_js(builders: &JsValue) -> Self {
-        let function = |name| get(builders, name).dyn_into::<Function>().ok();
+impl JsHooks {
+    /// `{ cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled }`
+    /// of a JS object (functions), or none.
+    pub fn from_js(hooks: &JsValue) -> Self {
+        let function = |name| get(hooks, name).dyn_into::<Function>().ok();
         Self {
             cancelled: function("cancelled"),
             tasks_cancel: function("tasksCancel"),
-            listen: function("listen"),
-            unlisten: function("unlisten"),
+            request_cancelled: function("requestCancelled"),
+            settled: function("settled"),
+            peer_cancelled: function("peerCancelled"),
+            inbound_settled: function("inboundSettled"),
         }
     }
 
-    /// Attaches to `signal` an abort listener that calls `on_abort(id)`; returns the listener
-    /// (to remove it later), or `None` when it could not be attached.
-    pub fn listen(&self, signal: &AbortSignal, on_abort: &Function, id: &JsValue) -> Option<Function> {
-        match &self.listen {
-            Some(listen) => {
-                listen.call3(&JsValue::UNDEFINED, signal, on_abort, id).ok().and_then(|l| l.dyn_into::<Function>().ok())
-            }
-            None => {
-                let callback: Function = on_abort.bind1(&JsValue::UNDEFINED, id).unchecked_into();
-                signal.add_event_listener(&key("abort"), &callback).ok().map(|()| callback)
-            }
+    /// Our request `id` was cancelled: abort its signal (if one was made) with `reason`.
+    pub fn request_cancelled(&self, id: &JsValue, reason: &JsValue) {
+        if let Some(f) = &self.request_cancelled {
+            let _ = f.call2(&JsValue::UNDEFINED, id, reason);
         }
     }
 
-    /// Removes a listener [`Self::listen`] attached.
-    pub fn unlisten(&self, signal: &AbortSignal, listener: &Function) {
-        match &self.unlisten {
-            Some(unlisten) => {
-                let _ = unlisten.call2(&JsValue::UNDEFINED, signal, listener);
-            }
-            None => {
-                let _ = signal.remove_event_listener(&key("abort"), listener);
-            }
+    /// Our watched request `id` settled: release its objects (the listener goes).
+    pub fn settled(&self, id: &JsValue) {
+        if let Some(f) = &self.settled {
+            let _ = f.call1(&JsValue::UNDEFINED, id);
+        }
+    }
+
+    /// The peer cancelled its request `id`: abort its signal (if one was made) with `reason`.
+    pub fn peer_cancelled(&self, id: &JsValue, reason: &JsValue) {
+        if let Some(f) = &self.peer_cancelled {
+            let _ = f.call2(&JsValue::UNDEFINED, id, reason);
+        }
+    }
+
+    /// The peer's watched request `id` is over: release its signal.
+    pub fn inbound_settled(&self, id: &JsValue) {
+        if let Some(f) = &self.inbound_settled {
+            let _ = f.call1(&JsValue::UNDEFINED, id);
         }
     }
 
@@ -340,12 +336,6 @@ pub fn event_to_js(event: &Event) -> JsValue {
         }
     }
     obj.into()
-}
-
-/// A `DOMException` named `AbortError` with `message`, the reason an inbound request's
-/// signal aborts with.
-pub fn abort_error(message: &str) -> JsValue {
-    dom_exception(message, "AbortError")
 }
 
 /// A `DOMException` named `name` (a plain `Error` with that name where there is none).

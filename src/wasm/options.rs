@@ -23,8 +23,8 @@ pub struct Callbacks {
     pub on_timeout: Option<Function>,
     /// `onEvent(event)`.
     pub on_event: Option<Function>,
-    /// How the messages the session sends are built.
-    pub messages: super::convert::MessageBuilders,
+    /// The JS layer's helpers: message builders, and the JS objects of watched requests.
+    pub messages: super::convert::JsHooks,
 }
 
 /// A session's settings, read from its options object.
@@ -96,7 +96,7 @@ pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
             close_stream: function(options, "closeStream", what)?,
             on_timeout: function(options, "onTimeout", what)?,
             on_event: function(options, "onEvent", what)?,
-            messages: super::convert::MessageBuilders::default(),
+            messages: super::convert::JsHooks::default(),
         },
         protocol_version: string(options, "protocolVersion", what)?,
     })

@@ -1,0 +1,127 @@
+// The AbortSignals of the JS layer (the caller's signal's listener, a request's own signal,
+// a peer request's signal): made in JS, aborted and released when the core's output says.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { CancellationSession } from "mcp-cancel";
+
+function recorder(options = {}) {
+  const sent = [];
+  const session = new CancellationSession({ send: (m) => sent.push(m), ...options });
+  return { session, sent };
+}
+
+/** An EventTarget standing in for a signal, counting its abort listeners. */
+function countingSignal() {
+  const target = new EventTarget();
+  target.aborted = false;
+  target.reason = undefined;
+  target.live = 0;
+  const add = target.addEventListener.bind(target);
+  const remove = target.removeEventListener.bind(target);
+  target.addEventListener = (kind, f) => {
+    target.live++;
+    add(kind, f);
+  };
+  target.removeEventListener = (kind, f) => {
+    target.live--;
+    remove(kind, f);
+  };
+  target.fire = (reason) => {
+    target.aborted = true;
+    target.reason = reason;
+    target.dispatchEvent(new Event("abort"));
+  };
+  return target;
+}
+
+describe("signals", () => {
+  test("the caller's listener is removed at the response, and a later abort sends nothing", () => {
+    const { session, sent } = recorder();
+    const signal = countingSignal();
+    session.track(1, "tools/call", { signal });
+    assert.equal(signal.live, 1);
+    assert.equal(session.shouldDropResponse(1), false);
+    assert.equal(signal.live, 0);
+    signal.fire("late");
+    assert.equal(sent.length, 0);
+  });
+
+  test("one signal reused for many requests does not collect listeners", () => {
+    const { session, sent } = recorder();
+    const signal = countingSignal();
+    for (let i = 0; i < 100; i++) {
+      session.track(i, "tools/call", { signal });
+      session.shouldDropResponse(i);
+    }
+    assert.equal(signal.live, 0);
+    assert.equal(sent.length, 0);
+  });
+
+  test("a signal shared by requests in flight cancels each of them once", () => {
+    const { session, sent } = recorder();
+    const signal = countingSignal();
+    for (const id of [1, "1", 0]) session.track(id, "tools/call", { signal });
+    signal.fire("stop all");
+    assert.deepEqual(sent.map((m) => m.params.requestId), [1, "1", 0]);
+    assert.equal(signal.live, 0, "each listener went when its request was cancelled");
+  });
+
+  test("AbortSignal.timeout() cancels with the timeout reason", async () => {
+    const { session, sent } = recorder();
+    session.track(3, "tools/call", { signal: AbortSignal.timeout(5) });
+    await sleep(60);
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0].params.reason, "Request timed out");
+  });
+
+  test("AbortSignal.any() cancels with the reason of the signal that fired", () => {
+    const { session, sent } = recorder();
+    const a = new AbortController();
+    const b = new AbortController();
+    session.track(4, "tools/call", { signal: AbortSignal.any([a.signal, b.signal]) });
+    b.abort("second source");
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0].params.reason, "second source");
+  });
+
+  test("a request's own signal is made on demand, aborts with the cancel's reason, never after completion", () => {
+    const { session } = recorder();
+    session.track(5, "tools/call");
+    const signal = session.signal(5);
+    assert.equal(session.signal(5), signal, "one signal per request");
+    session.cancel(5, "stop");
+    assert.equal(signal.aborted, true);
+    assert.equal(signal.reason, "stop");
+    assert.equal(session.signal(5), undefined, "not in flight any more");
+    session.track(6, "tools/call");
+    const done = session.signal(6);
+    session.shouldDropResponse(6);
+    session.cancel(6, "late");
+    assert.equal(done.aborted, false);
+    session.track(7, "tools/call");
+    const defaulted = session.signal(7);
+    session.cancel(7);
+    assert.equal(defaulted.reason.name, "AbortError", "no reason: the DOM's default AbortError");
+  });
+
+  test("a timeout aborts the request's own signal with a TimeoutError", async () => {
+    const { session, sent } = recorder();
+    session.track(8, "tools/call", { timeout: 20 });
+    const signal = session.signal(8);
+    await sleep(120);
+    assert.equal(sent.length, 1);
+    assert.equal(signal.reason.name, "TimeoutError");
+  });
+
+  test("close() removes every listener it attached", () => {
+    const { session } = recorder();
+    const signal = countingSignal();
+    session.track(1, "tools/call", { signal });
+    session.track(2, "tools/call", { signal });
+    assert.equal(signal.live, 2);
+    session.close();
+    assert.equal(signal.live, 0);
+  });
+});
