@@ -67,7 +67,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // The hot path, without options: only scalars cross; a refusal is made again by
       // `core.track` below, which throws it.
       if (options === undefined) {
-        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) return;
+        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) {
+          if (this.#watched.size !== 0) this.#tracked(core, id, undefined);
+          return;
+        }
       }
       const tag = callerTag(w, id);
       const num = tag === w.tags.number ? id : 0;
@@ -79,16 +82,25 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         if (error?.code === "ERR_INVALID_REQUEST_ID" && tag !== w.tags.number && tag !== w.tags.string) error.requestId = id;
         throw error;
       }
-      // Tracked with a signal (the core checked it and watches the request): its aborting
-      // cancels the request; the core's `Settled` removes the listener.
-      const signal = options?.signal;
-      if (signal !== undefined && signal !== null) {
-        const listener = () => core.signalAborted(id, signal.reason);
-        signal.addEventListener("abort", listener);
-        const entry = this.#watched.get(id);
-        if (entry === undefined) this.#watched.set(id, { signal, listener });
-        else Object.assign(entry, { signal, listener });
+      this.#tracked(core, id, options?.signal);
+    }
+
+    /**
+     * After the core tracked request `id`: objects still kept for an earlier request with the
+     * same id (one whose task still ran when the id was reused, so it never settled) are
+     * released; with a signal (the core checked it and watches the request), its aborting
+     * cancels the request, and the core's `Settled` removes the listener.
+     */
+    #tracked(core, id, signal) {
+      const stale = this.#watched.get(id);
+      if (stale !== undefined) {
+        this.#watched.delete(id);
+        if (stale.listener !== undefined) stale.signal.removeEventListener("abort", stale.listener);
       }
+      if (signal === undefined || signal === null) return;
+      const listener = () => core.signalAborted(id, signal.reason);
+      signal.addEventListener("abort", listener);
+      this.#watched.set(id, { signal, listener });
     }
 
     signal(id) {

@@ -115,6 +115,21 @@ describe("signals", () => {
     assert.equal(signal.reason.name, "TimeoutError");
   });
 
+  test("an id reused while its earlier request's task still runs gets none of that request's signal or listener", () => {
+    const { session, sent } = recorder({ protocolVersion: "2025-11-25" });
+    const old = countingSignal();
+    session.track(10, "tools/call", { signal: old, params: { task: { ttl: 60000 } } });
+    const oldOwn = session.signal(10);
+    // The CreateTaskResult: the task runs (the request never settles while it does).
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: 10, result: { task: { taskId: "t-10", status: "working" } } });
+    session.track(10, "tools/call");
+    assert.equal(old.live, 0, "the earlier request's listener is gone");
+    assert.notEqual(session.signal(10), oldOwn, "the new request has a signal of its own");
+    old.fire("stale");
+    assert.deepEqual(sent, [], "the earlier signal cancels nothing");
+    assert.equal(session.isInFlight(10), true);
+  });
+
   test("close() removes every listener it attached", () => {
     const { session } = recorder();
     const signal = countingSignal();
