@@ -67,10 +67,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // The hot path, without options: only scalars cross; a refusal is made again by
       // `core.track` below, which throws it.
       if (options === undefined) {
-        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) {
-          if (this.#watched.size !== 0) this.#tracked(core, id, undefined);
-          return;
-        }
+        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) return;
       }
       const tag = callerTag(w, id);
       const num = tag === w.tags.number ? id : 0;
@@ -86,17 +83,12 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     }
 
     /**
-     * After the core tracked request `id`: objects still kept for an earlier request with the
-     * same id (one whose task still ran when the id was reused, so it never settled) are
-     * released; with a signal (the core checked it and watches the request), its aborting
-     * cancels the request, and the core's `Settled` removes the listener.
+     * After the core tracked request `id` with a signal (it checked the signal and watches
+     * the request): the signal's aborting cancels the request, and the core's `Settled`
+     * removes the listener. (An earlier request with the same id was settled by the core
+     * before this one was tracked.)
      */
     #tracked(core, id, signal) {
-      const stale = this.#watched.get(id);
-      if (stale !== undefined) {
-        this.#watched.delete(id);
-        if (stale.listener !== undefined) stale.signal.removeEventListener("abort", stale.listener);
-      }
       if (signal === undefined || signal === null) return;
       const listener = () => core.signalAborted(id, signal.reason);
       signal.addEventListener("abort", listener);

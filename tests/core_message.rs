@@ -464,3 +464,28 @@ fn in_2026_a_result_of_type_task_starts_a_task_that_is_cancelled_with_tasks_canc
     assert_eq!(incoming(&mut session, &ack), Verdict::Drop);
     assert_eq!((session.request_state(&n(1)), session.running_tasks()), (None, 0));
 }
+
+#[test]
+fn reusing_the_id_of_a_watched_request_whose_task_still_runs_settles_that_request_first() {
+    let mut session = Session::new(Config { revision: Some(Revision::V2025_11_25), ..Config::default() });
+    let call = json!({ "jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": { "name": "slow", "task": { "ttl": 60000 } } });
+    let mut info = ResponseInfo::default();
+    assert_eq!(session.handle_outgoing(&Message::from_json(&call, &mut info), 0, true), Ok(Verdict::Pass));
+    let created =
+        json!({ "jsonrpc": "2.0", "id": 10, "result": { "task": { "taskId": "t-10", "status": "working" } } });
+    assert_eq!(incoming(&mut session, &created), Verdict::Pass);
+    assert_eq!(session.request_state(&n(10)), Some(RequestState::TaskRunning));
+    assert!(outputs(&mut session).iter().all(|o| !matches!(o, Output::Settled(_))), "its task runs: not settled");
+    // The id is used again: the earlier request can no longer be cancelled through it.
+    assert_eq!(outgoing(&mut session, &json!({ "jsonrpc": "2.0", "id": 10, "method": "ping" })), Ok(Verdict::Pass));
+    assert_eq!(outputs(&mut session), vec![Output::Settled(n(10))]);
+    // Its task ending later settles nothing more.
+    assert_eq!(
+        incoming(
+            &mut session,
+            &json!({ "jsonrpc": "2.0", "method": "notifications/tasks/status", "params": { "taskId": "t-10", "status": "completed" } })
+        ),
+        Verdict::Pass
+    );
+    assert!(outputs(&mut session).iter().all(|o| !matches!(o, Output::Settled(_))));
+}

@@ -332,9 +332,16 @@ impl Session {
             self.tombstones.remove(&id);
         }
         // An id whose earlier request started a task that still runs now names the new
-        // request: the task can no longer be cancelled through it.
+        // request: the task can no longer be cancelled through it, so that earlier request
+        // is settled (a watched one gets its `Settled` before the new request exists).
         if !self.task_of_request.is_empty() {
-            self.task_of_request.remove(&id);
+            if let Some(task_id) = self.task_of_request.remove(&id) {
+                if let Some(task) = self.tasks.get_mut(&task_id) {
+                    if std::mem::take(&mut task.watched) {
+                        self.outputs.push_back(Output::Settled(id.clone()));
+                    }
+                }
+            }
         }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let mut task_id = None;
