@@ -219,13 +219,15 @@ impl SessionCore {
         task_id: Option<String>,
         status: Option<String>,
     ) -> u32 {
-        let mut message = Message::new(
-            peer_value(id_tag, id_num, id_str.as_deref()),
-            method_name_of(method_code, method_name.as_deref()),
+        let mut message = read_message(
+            (method_code, method_name.as_deref()),
+            (id_tag, id_num, id_str.as_deref()),
+            read,
+            params_tag,
+            (arg_tag, arg_num, arg_str.as_deref()),
+            (reason_tag, reason.as_deref()),
+            task_id.as_deref(),
         );
-        message.read = Fields(read);
-        fill(&mut message, params_tag, arg_tag, arg_num, arg_str.as_deref(), reason_tag, reason.as_deref());
-        message.task_id = task_id.as_deref();
         message.status = status.as_deref();
         let verdict = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
@@ -317,11 +319,15 @@ impl SessionCore {
         task_id: Option<String>,
         task: bool,
     ) -> Result<u32, JsValue> {
-        let id = peer_value(id_tag, id_num, id_str.as_deref());
-        let mut message = Message::new(id, method_name_of(method_code, method_name.as_deref()));
-        message.read = Fields(read);
-        fill(&mut message, params_tag, arg_tag, arg_num, arg_str.as_deref(), reason_tag, reason.as_deref());
-        message.task_id = task_id.as_deref();
+        let mut message = read_message(
+            (method_code, method_name.as_deref()),
+            (id_tag, id_num, id_str.as_deref()),
+            read,
+            params_tag,
+            (arg_tag, arg_num, arg_str.as_deref()),
+            (reason_tag, reason.as_deref()),
+            task_id.as_deref(),
+        );
         message.task = task;
         let result = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
@@ -603,18 +609,21 @@ fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     }
 }
 
-/// Puts the members read of `params` into `message`: `arg` is `requestId`,
-/// `progressToken` or `_meta.progressToken`, whichever `read` names.
-fn fill<'a>(
-    message: &mut Message<'a>,
+/// The message `incoming` and `outgoing` were given: its method (code, or name for code 0),
+/// its id and the members `read`, each a tag with its number or string — `arg` is
+/// `requestId`, `progressToken` or `_meta.progressToken`, whichever `read` names.
+fn read_message<'a>(
+    (method_code, method_name): (i32, Option<&'a str>),
+    (id_tag, id_num, id_str): (u32, f64, Option<&'a str>),
+    read: u32,
     params_tag: u32,
-    arg_tag: u32,
-    arg_num: f64,
-    arg_str: Option<&'a str>,
-    reason_tag: u32,
-    reason: Option<&'a str>,
-) {
-    let read = message.read;
+    (arg_tag, arg_num, arg_str): (u32, f64, Option<&'a str>),
+    (reason_tag, reason): (u32, Option<&'a str>),
+    task_id: Option<&'a str>,
+) -> Message<'a> {
+    let mut message = Message::new(peer_value(id_tag, id_num, id_str), method_name_of(method_code, method_name));
+    let read = Fields(read);
+    message.read = read;
     // Only the type of `params` crosses: a string's content is not needed.
     message.params =
         if params_tag == tag::STRING { crate::core::PeerValue::String("") } else { peer_value(params_tag, 0.0, None) };
@@ -627,6 +636,8 @@ fn fill<'a>(
     if read.contains(Fields::REASON) {
         message.reason = peer_value(reason_tag, 0.0, reason);
     }
+    message.task_id = task_id;
+    message
 }
 
 /// `params._meta.progressToken`, `params.task` and `params.taskId` of `track()`'s

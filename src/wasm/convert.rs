@@ -201,30 +201,22 @@ impl JsHooks {
 
     /// Our request `id` was cancelled: abort its signal (if one was made) with `reason`.
     pub fn request_cancelled(&self, id: &JsValue, reason: &JsValue) {
-        if let Some(f) = &self.request_cancelled {
-            let _ = f.call2(&JsValue::UNDEFINED, id, reason);
-        }
+        call(self.request_cancelled.as_ref(), id, reason);
     }
 
     /// Our watched request `id` settled: release its objects (the listener goes).
     pub fn settled(&self, id: &JsValue) {
-        if let Some(f) = &self.settled {
-            let _ = f.call1(&JsValue::UNDEFINED, id);
-        }
+        call(self.settled.as_ref(), id, &JsValue::UNDEFINED);
     }
 
     /// The peer cancelled its request `id`: abort its signal (if one was made) with `reason`.
     pub fn peer_cancelled(&self, id: &JsValue, reason: &JsValue) {
-        if let Some(f) = &self.peer_cancelled {
-            let _ = f.call2(&JsValue::UNDEFINED, id, reason);
-        }
+        call(self.peer_cancelled.as_ref(), id, reason);
     }
 
     /// The peer's watched request `id` is over: release its signal.
     pub fn inbound_settled(&self, id: &JsValue) {
-        if let Some(f) = &self.inbound_settled {
-            let _ = f.call1(&JsValue::UNDEFINED, id);
-        }
+        call(self.inbound_settled.as_ref(), id, &JsValue::UNDEFINED);
     }
 
     /// The `notifications/cancelled` of `n`.
@@ -240,6 +232,14 @@ impl JsHooks {
         build
             .call2(&JsValue::UNDEFINED, &id_to_js(&r.id), &JsValue::from_str(&r.task_id))
             .unwrap_or_else(|_| task_cancel_to_js(r))
+    }
+}
+
+/// Calls a hook of the JS layer, if there is one; what it throws is dropped (our own code,
+/// which does not throw).
+fn call(hook: Option<&Function>, a: &JsValue, b: &JsValue) {
+    if let Some(f) = hook {
+        let _ = f.call2(&JsValue::UNDEFINED, a, b);
     }
 }
 
