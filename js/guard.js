@@ -36,15 +36,29 @@ export function createGuardTransport(Session) {
     }
     const own = guard(transport, Session, options ?? {});
     // Anything the guard does not define (stderr, pid, sessionId, hasPerRequestStream,
-    // terminateSession, the AI SDK's flags, …) is the inner transport's own, for reads
-    // (the same value, the same function), writes and `in`. The guard's state is in the
+    // terminateSession, the AI SDK's flags, …) is the inner transport's own, for reads,
+    // writes and `in`. Its methods run on the inner transport (bound to it, one bound
+    // function per method): called on the guard, a method that reads `this.onmessage` would
+    // otherwise reach the client's handler past the guard. The guard's state is in the
     // closure of `guard()`, not on this object.
+    const bound = new WeakMap();
     return new Proxy(own, {
       get(target, prop) {
-        return OWN.has(prop) ? target[prop] : Reflect.get(transport, prop);
+        // The inner transport's own version when it keeps one (it may learn it itself, as
+        // the AI SDK's transports do), else the one the client set through the guard.
+        if (prop === "protocolVersion") return Reflect.get(transport, prop) ?? target.protocolVersion;
+        if (OWN.has(prop)) return target[prop];
+        const value = Reflect.get(transport, prop);
+        if (typeof value !== "function") return value;
+        let fn = bound.get(value);
+        if (fn === undefined) bound.set(value, (fn = value.bind(transport)));
+        return fn;
       },
       set(target, prop, value) {
-        if (OWN.has(prop)) target[prop] = value;
+        // A client that assigns the version instead of calling setProtocolVersion() (the AI
+        // SDK does for a transport without that method) informs the session all the same.
+        if (prop === "protocolVersion") target.setProtocolVersion(value);
+        else if (OWN.has(prop)) target[prop] = value;
         else Reflect.set(transport, prop, value);
         return true;
       },
@@ -117,11 +131,13 @@ function guard(inner, Session, options) {
     protocolVersion: undefined,
     session,
     inner,
-    start() {
-      return inner.start();
+    start(...args) {
+      return inner.start(...args);
     },
     async send(message, sendOptions) {
-      const out = session.beforeSend(message);
+      // The AI SDK passes each request's `signal` in the send options (the caller's, or
+      // combined with its own timeout): the session cancels the request when it aborts.
+      const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
       const isRequest = out === message && typeof out?.method === "string" && out.id !== undefined;
       if (isRequest && inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
@@ -133,15 +149,18 @@ function guard(inner, Session, options) {
         throw error;
       }
     },
-    close() {
-      return inner.close();
+    // The AI SDK 2.x passes `{ signal }`: whatever the client gives goes to the inner transport.
+    close(...args) {
+      return inner.close(...args);
     },
     setProtocolVersion(version) {
       self.protocolVersion = version;
       try {
         session.setProtocolVersion(version);
       } finally {
-        inner.setProtocolVersion?.(version);
+        // As the AI SDK does itself for a transport without the method.
+        if (typeof inner.setProtocolVersion === "function") inner.setProtocolVersion(version);
+        else Reflect.set(inner, "protocolVersion", version);
       }
     },
   };

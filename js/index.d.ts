@@ -111,6 +111,15 @@ export interface CancellationSessionOptions extends TimeoutOptions {
   timeoutReason?: string;
 }
 
+/**
+ * The options a message is sent with, as `beforeSend()` reads them: a transport's send
+ * options may be passed as they are (other members are ignored).
+ */
+export interface BeforeSendOptions {
+  /** The request's signal (the Vercel AI SDK's `MCPTransportSendOptions.signal`): aborting it cancels the request. */
+  signal?: AbortSignal;
+}
+
 /** Options of `track()`; an unknown member is an `InvalidArgumentError` that names it. */
 export interface TrackOptions extends TimeoutOptions {
   /** Aborting it cancels the request (the cancel goes to `send`). Listened to, never wrapped; the listener is removed when the request settles. */
@@ -210,10 +219,18 @@ export class CancellationSession {
    * request the peer cancelled, 2026-07-28 over Streamable HTTP). A request is tracked. A
    * batch (2025-03-26) is handled element by element, as `filterIncoming()` does.
    *
-   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one.
+   * `options` are the options the message is sent with; only `signal` is read (the Vercel
+   * AI SDK passes each request's `AbortSignal` to its transport's `send(message, { signal })`):
+   * aborting it cancels the request, as `track()`'s `signal` does — the cancel goes to
+   * `send`, with the reason policy applied (a `TimeoutError`, or a client's own timeout
+   * error such as the AI SDK's `MCPClientError` "Request timed out…", is a timeout); the
+   * listener is removed when the request settles. Ignored for a message that is not a request.
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one; `ERR_INVALID_OPTION` when `options` is not an object or `signal` not an `AbortSignal`.
    * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`.
+   * @throws the signal's `reason` when a request's `signal` has already aborted (nothing is tracked; send nothing).
    */
-  beforeSend<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M): M | JSONRPCMessage | JSONRPCMessage[] | undefined;
+  beforeSend<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M, options?: BeforeSendOptions | null): M | JSONRPCMessage | JSONRPCMessage[] | undefined;
   /**
    * The `AbortSignal` of the peer's request `id` (seen by `shouldDropIncoming()`), made on
    * first ask: it aborts when the peer validly cancels, with the peer's `reason` string (as
@@ -281,11 +298,15 @@ export class UsageError extends McpCancelError {
  */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
 
-/** The subset of the MCP SDK `Transport` interface the guard needs (SDK 1.x `shared/transport`, 2.x). */
+/**
+ * The subset of a transport the guard needs: the MCP TypeScript SDK's `Transport` (1.x
+ * `shared/transport`, 2.x) and the Vercel AI SDK's `MCPTransport` (`@ai-sdk/mcp` 1.x, 2.x).
+ */
 export interface TransportLike {
   start(): Promise<void>;
+  /** `options`: the SDK's `TransportSendOptions`, or the AI SDK's `{ signal?, headers?, … }`; passed on as given. */
   send(message: any, options?: any): Promise<void>;
-  close(): Promise<void>;
+  close(options?: any): Promise<void>;
   onmessage?: ((message: any, extra?: any) => void) | undefined;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
@@ -308,7 +329,12 @@ export type GuardOptions = Omit<CancellationSessionOptions, "send" | "closeStrea
 export type GuardedTransport<T extends TransportLike> = T & {
   readonly session: CancellationSession;
   readonly inner: T;
-  readonly protocolVersion: string | undefined;
+  /**
+   * The negotiated protocol version: the inner transport's own when it keeps one, else the
+   * one set through `setProtocolVersion()`. Assigning it (as the AI SDK does for a transport
+   * without `setProtocolVersion()`) is `setProtocolVersion()`.
+   */
+  protocolVersion: string | undefined;
 };
 
 /**
@@ -317,9 +343,19 @@ export type GuardedTransport<T extends TransportLike> = T & {
  * policy, late responses/progress after a cancel dropped, our response to a request the
  * peer cancelled suppressed, task-augmented requests cancelled with one `tasks/cancel`
  * (deferred until the taskId is known), timeouts, and in 2026-07-28 over Streamable HTTP the
- * cancel as closing the request's stream. Works with SDK 1.x and 2.x. Members the guard does
- * not define are the inner transport's own (reads, writes, `in`). Spec: §Cancellation of
- * 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
+ * cancel as closing the request's stream. Works with SDK 1.x and 2.x.
+ *
+ * The Vercel AI SDK (`createMCPClient({ transport: guardTransport(inner) })`, `@ai-sdk/mcp`
+ * 1.x and 2.x) sends no cancel itself: the guard cancels a request when the `signal` its
+ * `send()` received aborts (the app's `abortSignal`, or the AI SDK's own timeout: sent with
+ * the timeout reason), and drops the late answer the AI SDK would report as "a response for
+ * an unknown message ID".
+ *
+ * Members the guard does not define are the inner transport's own (reads, writes, `in`;
+ * methods run on the inner transport), so it stacks with other wrappers in either order and
+ * keeps `sessionId`, `hasPerRequestStream` and the AI SDK's flags; `send()`'s options are
+ * passed on. Spec: §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks
+ * (2025-11-25).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT` when `transport` has no `start()`/`send()`; `ERR_INVALID_OPTION` for a bad option (the removed `session` option included).
  */

@@ -6,7 +6,7 @@
 // back. Every rule — what a message is, which is the handshake, what a revision forbids,
 // what to drop — is in the Rust core (src/core/message.rs).
 
-import { UsageError } from "./errors.js";
+import { InvalidArgumentError, UsageError } from "./errors.js";
 
 /**
  * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
@@ -158,13 +158,20 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       return verdict === DROP ? undefined : message;
     }
 
-    beforeSend(message) {
+    beforeSend(message, options) {
       const core = this.#core;
       if (core === undefined) return message;
-      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.beforeSend(m)) : message;
+      const signal = sendSignal(options);
+      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.beforeSend(m, options)) : message;
       const w = wire;
+      const request = signal !== undefined && isRequestShaped(message);
+      // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
+      if (request && signal.aborted) throw signal.reason;
       const verdict = outgoing(core, w, message ?? EMPTY);
-      if (verdict === w.verdicts.pass) return message;
+      if (verdict === w.verdicts.pass) {
+        if (request && core.watch(message.id)) this.#tracked(core, message.id, signal);
+        return message;
+      }
       if (verdict === w.verdicts.replace) return core.replacement(message);
       return undefined;
     }
@@ -224,6 +231,28 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 }
 
 const EMPTY = Object.freeze({});
+
+/**
+ * The `signal` of `beforeSend()`'s options (the options the message is sent with, e.g. the
+ * Vercel AI SDK's `send(message, { signal })`): `undefined` when there is none.
+ */
+function sendSignal(options) {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object") {
+    throw new InvalidArgumentError("beforeSend(): options must be an object, undefined or null", "ERR_INVALID_OPTION", options);
+  }
+  const signal = options.signal;
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== "object" || typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean") {
+    throw new InvalidArgumentError("beforeSend(): option `signal` must be an AbortSignal", "ERR_INVALID_OPTION", signal);
+  }
+  return signal;
+}
+
+/** A message with a `method` and an `id`: the only kind a signal can belong to. */
+function isRequestShaped(message) {
+  return message !== null && typeof message === "object" && typeof message.method === "string" && message.id !== undefined;
+}
 
 /**
  * The messages the session puts on the wire, built from the members the core chose (one

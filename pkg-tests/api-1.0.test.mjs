@@ -79,10 +79,14 @@ describe("API 1.0", () => {
     }
 
     const guarded = guardTransport(inner);
-    // Reads: the same value, and the same function (not a bound copy).
+    // Reads: the same value; a method runs on the inner transport (bound to it, the same
+    // bound function at every read), so `this.onmessage` in it is not the guard's.
     assert.equal(guarded.sessionId, "session-1");
     assert.equal(guarded.pid, 4242);
-    assert.equal(guarded.terminateSession, inner.terminateSession);
+    assert.equal(guarded.terminateSession, guarded.terminateSession);
+    assert.equal(guarded.terminateSession.name, "bound terminateSession");
+    const probeInner = { start: async () => {}, send: async () => {}, close: async () => {}, self() { return this; } };
+    assert.equal(guardTransport(probeInner).self(), probeInner, "a method's `this` is the inner transport");
     assert.equal(guarded.hasPerRequestStream, undefined);
     // Writes go to the inner transport; `in` sees its members; the guard's state is private.
     guarded.sessionId = "session-2";

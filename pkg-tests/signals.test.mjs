@@ -139,4 +139,49 @@ describe("signals", () => {
     session.close();
     assert.equal(signal.live, 0);
   });
+
+  test("beforeSend(request, { signal }): the send options' signal cancels the request once, with the reason policy, and is released at the response", () => {
+    const { session, sent } = recorder();
+    const signal = countingSignal();
+    const request = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow" } };
+    // The AI SDK's send options, passed as they are: only `signal` is read.
+    assert.equal(session.beforeSend(request, { signal, headers: { "x-a": "1" } }), request);
+    assert.equal(signal.live, 1);
+    const timeout = new Error("Request timed out after 300ms");
+    timeout.name = "MCPClientError";
+    signal.fire(timeout);
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: "Request timed out" } }]);
+    assert.equal(signal.live, 0, "released when the request settled (cancelled)");
+
+    const done = countingSignal();
+    session.beforeSend({ jsonrpc: "2.0", id: 4, method: "tools/call", params: {} }, { signal: done });
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 4, result: {} }), false);
+    assert.equal(done.live, 0, "released at the response");
+    done.fire(new DOMException("stop", "AbortError"));
+    assert.equal(sent.length, 1, "no cancel after the response");
+
+    // A notification or a response sent with a signal: the signal is not the request's.
+    const other = countingSignal();
+    session.beforeSend({ jsonrpc: "2.0", method: "notifications/initialized" }, { signal: other });
+    session.beforeSend({ jsonrpc: "2.0", id: 5, result: {} }, { signal: other });
+    assert.equal(other.live, 0);
+  });
+
+  test("beforeSend(request, { signal }) with an aborted signal throws its reason and tracks nothing; a bad signal is an InvalidArgumentError", () => {
+    const { session, sent } = recorder();
+    const ac = new AbortController();
+    ac.abort("gone");
+    assert.throws(() => session.beforeSend({ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} }, { signal: ac.signal }), (e) => e === "gone");
+    assert.equal(session.isInFlight(1), false);
+    assert.equal(sent.length, 0);
+    for (const options of [{ signal: {} }, { signal: "x" }, 7]) {
+      assert.throws(
+        () => session.beforeSend({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} }, options),
+        (e) => e.name === "InvalidArgumentError" && e.code === "ERR_INVALID_OPTION",
+      );
+    }
+    assert.equal(session.isInFlight(2), false, "nothing tracked on a bad option");
+    assert.equal(session.beforeSend({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} }, null).id, 2);
+    assert.equal(session.isInFlight(2), true);
+  });
 });

@@ -21,36 +21,59 @@ pub enum Reason {
     Timeout,
 }
 
+/// The timeouts of the MCP clients we know, as `(error name, start of its message)`: an
+/// error that matches one is [`Reason::Timeout`], whatever the client called it.
+///
+/// - `AbortSignal.timeout()` aborts with a `DOMException` named `TimeoutError` (any message);
+/// - TypeScript SDK 1.x: `McpError` "MCP error -32001: Request timed out" (`RequestTimeout`);
+/// - TypeScript SDK 2.x: `SdkError` "Request timed out", "Maximum total timeout exceeded";
+/// - Vercel AI SDK (`@ai-sdk/mcp` 1.x and 2.x): `MCPClientError` "Request timed out after
+///   <n>ms", the reason its own timeout aborts the signal it passes to `send()` with.
+const TIMEOUTS: [(&str, &str); 5] = [
+    ("TimeoutError", ""),
+    ("McpError", "MCP error -32001:"),
+    ("SdkError", "Request timed out"),
+    ("SdkError", "Maximum total timeout"),
+    ("MCPClientError", "Request timed out"),
+];
+
 impl Reason {
+    /// Classifies an error object a cancel was given (a JS `Error` or `DOMException`, read as
+    /// its `name` and `message`): one of the [known timeouts](TIMEOUTS) is
+    /// [`Reason::Timeout`]; any other is [`Reason::Error`], described as `"Name: message"`
+    /// (or the bare name when the message is empty).
+    #[must_use]
+    pub fn from_error(name: &str, message: &str) -> Self {
+        if TIMEOUTS.iter().any(|&(n, m)| n == name && message.starts_with(m)) {
+            return Self::Timeout;
+        }
+        Self::Error(if message.is_empty() { name.to_owned() } else { [name, ": ", message].concat() })
+    }
+
     /// Classifies a reason that another library already turned into a string with
     /// `String(reason)` — as the MCP TypeScript SDK 1.x does before it sends
     /// `notifications/cancelled` (`String(signal.reason)`):
     ///
-    /// - a timeout: `"McpError: MCP error -32001: …"` (SDK 1.x), `"SdkError: Request timed
-    ///   out"` (SDK 2.x), `"TimeoutError: …"` (`AbortSignal.timeout()`) → [`Reason::Timeout`];
     /// - `"<Name>Error: …"`, `"<Name>Exception: …"`, or the bare name (how an `Error`,
-    ///   `DOMException` or subclass stringifies) → [`Reason::Error`];
+    ///   `DOMException` or subclass stringifies) → [`Self::from_error`], so a known timeout
+    ///   (e.g. `"McpError: MCP error -32001: …"`) is [`Reason::Timeout`];
     /// - anything else → [`Reason::Text`].
     #[must_use]
     pub fn from_stringified(text: &str) -> Self {
-        const TIMEOUTS: [&str; 4] = [
-            "McpError: MCP error -32001:",
-            "SdkError: Request timed out",
-            "SdkError: Maximum total timeout",
-            "TimeoutError:",
-        ];
-        if TIMEOUTS.iter().any(|t| text.starts_with(t)) {
-            return Self::Timeout;
-        }
-        let name_end = text.find(':').unwrap_or(text.len());
-        let name = text.get(..name_end).unwrap_or("");
+        let (name, message) = match text.split_once(':') {
+            Some((name, rest)) => (name, rest.strip_prefix(' ').unwrap_or(rest)),
+            None => (text, ""),
+        };
         let looks_like_error_name = !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
             && (name.ends_with("Error") || name.ends_with("Exception"));
-        if looks_like_error_name {
-            Self::Error(text.to_owned())
-        } else {
-            Self::Text(text.to_owned())
+        if !looks_like_error_name {
+            return Self::Text(text.to_owned());
+        }
+        match Self::from_error(name, message) {
+            Self::Timeout => Self::Timeout,
+            // Keep the text exactly as it was stringified.
+            _ => Self::Error(text.to_owned()),
         }
     }
 }
@@ -130,5 +153,26 @@ mod tests {
         assert_eq!(Reason::from_stringified("User pressed stop"), Reason::Text("User pressed stop".into()));
         assert_eq!(Reason::from_stringified("Error handling: later"), Reason::Text("Error handling: later".into()));
         assert_eq!(Reason::from_stringified("undefined"), Reason::Text("undefined".into()));
+        assert_eq!(Reason::from_stringified("MCPClientError: Request timed out after 50ms"), Reason::Timeout);
+    }
+
+    #[test]
+    fn error_objects_are_classified() {
+        assert_eq!(Reason::from_error("TimeoutError", "signal timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_error("MCPClientError", "Request timed out after 100ms"), Reason::Timeout);
+        assert_eq!(Reason::from_error("McpError", "MCP error -32001: Request timed out"), Reason::Timeout);
+        assert_eq!(Reason::from_error("SdkError", "Maximum total timeout exceeded"), Reason::Timeout);
+        // The AI SDK's abort (not its timeout) is an error like any other.
+        assert_eq!(
+            Reason::from_error("MCPClientError", "Request was aborted"),
+            Reason::Error("MCPClientError: Request was aborted".into())
+        );
+        assert_eq!(
+            Reason::from_error("AbortError", "This operation was aborted"),
+            Reason::Error("AbortError: This operation was aborted".into())
+        );
+        assert_eq!(Reason::from_error("AbortError", ""), Reason::Error("AbortError".into()));
+        // A timeout name on another library's error is not enough.
+        assert_eq!(Reason::from_error("Error", "Request timed out"), Reason::Error("Error: Request timed out".into()));
     }
 }

@@ -145,8 +145,10 @@ pub fn id_to_js(id: &RequestId) -> JsValue {
 }
 
 /// How an abort/cancel reason given in JS is treated by the [`Reason`] policy:
-/// `undefined` → none; a string → text; a `DOMException` named `TimeoutError` → timeout;
-/// an `Error` (or anything else) → an error, described as `"Name: message"`.
+/// `undefined` → none; a string → text; an object with a string `name` (an `Error`, a
+/// `DOMException`) → [`Reason::from_error`] with its `name` and `message` (which knows the
+/// timeouts of `AbortSignal.timeout()` and the MCP clients); anything else → an error,
+/// described as its JSON.
 pub fn reason_from_js(v: &JsValue) -> Reason {
     if v.is_undefined() {
         return Reason::None;
@@ -154,14 +156,9 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
     if let Some(s) = v.as_string() {
         return Reason::Text(s);
     }
-    let name = get(v, "name").as_string();
-    if name.as_deref() == Some("TimeoutError") {
-        return Reason::Timeout;
-    }
-    if let Some(err) = v.dyn_ref::<js_sys::Error>() {
-        let name: String = err.name().into();
-        let message: String = err.message().into();
-        return Reason::Error(if message.is_empty() { name } else { [name, ": ".to_owned(), message].concat() });
+    if let Some(name) = get(v, "name").as_string() {
+        let message = get(v, "message").as_string().unwrap_or_default();
+        return Reason::from_error(&name, &message);
     }
     let text = js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "[object]".to_owned());
     Reason::Error(text)
