@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // npm run demo:web — the browser demo: server-everything in `streamableHttp` mode, a wire
-// tap in front of it, and the page in www/ (with the package's browser build), all on
+// tap in front of it, and the page in www/ (its script is the bundle www/dist/app.js that
+// scripts/build-www.mjs builds: the MCP SDK client and mcp-cancel's browser build), all on
 // 127.0.0.1. Prints the page's URL, then every JSON-RPC message that crosses the tap.
 //
 // Also a module: the browser tests start the same thing with `startDemoWeb({ port: 0 })`.
 //
-//   page  http://127.0.0.1:<port>/            www/, /mcp-cancel/js/, /mcp-cancel/pkg/web/, /config.json
+//   page  http://127.0.0.1:<port>/            www/ (index.html, style.css, dist/), /config.json
 //   MCP   http://127.0.0.1:<mcp-port>/mcp      the wire tap: records every body, forwards to …
 //         http://127.0.0.1:<random>/mcp        … server-everything (or `upstream`)
 //
@@ -19,11 +20,11 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
+import { createParser } from "eventsource-parser";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
 
 import { EVERYTHING } from "./everything.mjs";
-import { createSseParser } from "../www/sse.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const HOST = "127.0.0.1"; // loopback only, always
@@ -63,8 +64,8 @@ net.Server.prototype.listen = function (...args) {
  * @returns {Promise<{ pageUrl: string, serverUrl: string, upstreamUrl: string, wire: WireRecord[], serverOutput: () => string, close: () => Promise<void> }>}
  */
 export async function startDemoWeb({ port = 8080, mcpPort = 0, upstream, onWire } = {}) {
-  if (!existsSync(path.join(ROOT, "pkg/web/mcp_cancel_bg.wasm"))) {
-    throw new Error("pkg/web/ is missing: build the package first (npm run build, or bash scripts/build.sh).");
+  if (!existsSync(path.join(ROOT, "www/dist/app.js")) || !existsSync(path.join(ROOT, "www/dist/mcp_cancel_bg.wasm"))) {
+    throw new Error("www/dist/ is missing: build the package and the page first (npm run build, or bash scripts/build.sh).");
   }
   const closers = [];
   const close = async () => {
@@ -190,12 +191,16 @@ function wireTap(upstream, wire, onWire) {
           const status = proxyRes.statusCode;
           const decoder = new TextDecoder();
           if (type.includes("text/event-stream")) {
-            const parser = createSseParser(({ data }) => {
-              const message = parseJson(data);
-              if (message !== undefined) record("in", req, message, status);
+            // eventsource-parser: an event without its closing blank line when the stream
+            // ends is never dispatched (as the SSE spec says).
+            const parser = createParser({
+              onEvent: ({ data }) => {
+                const message = parseJson(data);
+                if (message !== undefined) record("in", req, message, status);
+              },
             });
-            proxyRes.on("data", (chunk) => parser.push(decoder.decode(chunk, { stream: true })));
-            proxyRes.on("end", () => parser.end());
+            proxyRes.on("data", (chunk) => parser.feed(decoder.decode(chunk, { stream: true })));
+            proxyRes.on("end", () => parser.reset());
           } else if (type.includes("application/json")) {
             let text = "";
             proxyRes.on("data", (chunk) => (text += decoder.decode(chunk, { stream: true })));
@@ -220,13 +225,14 @@ function wireTap(upstream, wire, onWire) {
   return app;
 }
 
-/** The page: www/, the package's browser build under /mcp-cancel/, and the MCP URL to use. */
+/**
+ * The page: www/ — index.html, style.css and dist/ (the bundle, its source map and
+ * mcp-cancel's .wasm, served as application/wasm) — and the MCP URL to use.
+ */
 function pageServer(serverUrl) {
   const app = express();
   app.disable("x-powered-by");
   app.get("/config.json", (_req, res) => res.json({ serverUrl }));
-  app.use("/mcp-cancel/js", express.static(path.join(ROOT, "js")));
-  app.use("/mcp-cancel/pkg/web", express.static(path.join(ROOT, "pkg/web"))); // .wasm as application/wasm
   app.use(express.static(path.join(ROOT, "www")));
   return app;
 }

@@ -2,6 +2,7 @@
 # Builds the npm package's wasm (release, wasm-opt -Oz):
 #   pkg/node/  wasm-pack --target nodejs: CommonJS glue that loads the .wasm synchronously (Node)
 #   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers, bundlers)
+# and the browser demo page's bundle, www/dist/ (scripts/build-www.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -29,3 +30,6 @@ sed 's#"\.\./pkg/node/#"../../pkg/node/#g' js/index.d.ts > dist/node/index.d.cts
 wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)
 gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
 printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"
+# www/dist/: the browser demo page's bundle (www/app.js with the MCP SDK client and the
+# browser build above, by esbuild) and the .wasm next to it (npm run demo:web, pkg-tests).
+node scripts/build-www.mjs
