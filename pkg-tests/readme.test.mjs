@@ -46,6 +46,12 @@ describe("README examples", () => {
     assert.match(out, /\[mcp-cancel\] late-progress-dropped 1/);
   });
 
+  test("the AI SDK example runs as printed: one cancel for the tool call, the call rejects", async () => {
+    const out = await runExample("examples/ai-sdk.mjs");
+    assert.match(out, /\[mcp-cancel\] cancel-sent 2/);
+    assert.match(out, /tool call rejected: Request was aborted/);
+  });
+
   test("the low-level example runs as printed: the request's own signal aborts, nothing stays in flight", async () => {
     const out = await runExample("examples/low-level.mjs");
     assert.match(out, /\[mcp-cancel\] cancel-sent/);
