@@ -13,12 +13,16 @@ import { promisify } from "node:util";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = promisify(execFile);
 
-/** Every ```js and ```html block of the README with the example file its note names (or none). */
+/**
+ * Every ```js and ```html block of the README with the file its note names (or none): an
+ * example file (`<!-- the block above is examples/x.mjs; … -->`, the same bytes) or a test
+ * (`<!-- the lines above are in pkg-tests/x.test.mjs … -->`, each line of the block in it).
+ */
 async function jsBlocks() {
   const readme = await readFile(path.join(root, "README.md"), "utf8");
   const blocks = [];
-  const fence = /```(?:js|html)\n([\s\S]*?)```\n\n(<!-- the block above is (examples\/[\w.-]+);[^\n]*-->)?/g;
-  for (const match of readme.matchAll(fence)) blocks.push({ code: match[1], file: match[3] });
+  const fence = /```(?:js|html)\n([\s\S]*?)```\n\n(?:<!-- the block above is (examples\/[\w.-]+);[^\n]*-->|<!-- the lines above are in (pkg-tests\/[\w.-]+)[^\n]*-->)?/g;
+  for (const match of readme.matchAll(fence)) blocks.push({ code: match[1], file: match[2], test: match[3] });
   return blocks;
 }
 
@@ -33,9 +37,17 @@ describe("README examples", () => {
   test("every ```js and ```html block of the README is an example file, byte for byte", async () => {
     const blocks = await jsBlocks();
     assert.ok(blocks.length >= 3, "the README has its examples");
-    for (const { code, file } of blocks) {
-      assert.ok(file, `a \`\`\`js block of the README names no example file:\n${code.slice(0, 200)}`);
-      assert.equal(code, await readFile(path.join(root, file), "utf8"), `README block differs from ${file}`);
+    for (const { code, file, test } of blocks) {
+      assert.ok(file ?? test, `a \`\`\`js block of the README names no example file or test:\n${code.slice(0, 200)}`);
+      if (file !== undefined) {
+        assert.equal(code, await readFile(path.join(root, file), "utf8"), `README block differs from ${file}`);
+        continue;
+      }
+      // A recipe whose lines a test runs: each line of the block is a line of the test (indentation aside).
+      const lines = new Set((await readFile(path.join(root, test), "utf8")).split("\n").map((l) => l.trim()));
+      for (const line of code.split("\n").map((l) => l.trim()).filter(Boolean)) {
+        assert.ok(lines.has(line), `README recipe line not in ${test}: ${line}`);
+      }
     }
   });
 
