@@ -195,7 +195,12 @@ impl Session {
         }
     }
 
+    /// What the peer may cancel: the revision's rule for a peer that is a server; a client
+    /// (we are the server) may always cancel its own requests.
     pub(super) fn rules_peer_cancels(&self) -> PeerCancels {
+        if self.config.role == super::Role::Server {
+            return PeerCancels::OwnRequests;
+        }
         self.rules().map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
     }
 }

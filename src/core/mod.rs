@@ -12,6 +12,7 @@ mod message;
 mod outbound;
 mod output;
 mod reason;
+mod relay;
 mod revision;
 mod session;
 mod tasks;
@@ -26,8 +27,9 @@ pub use message::{Fields as MessageFields, Message, Method, MethodName, Outgoing
 pub use outbound::{Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseVerdict, TrackRequest};
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
+pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
-pub use session::{Config, Session, TransportKind, UsageError};
+pub use session::{Config, Role, Session, TransportKind, UsageError};
 pub use tasks::INVALID_PARAMS;
 pub use timer::{Millis, Timeout, TimeoutKind};
 pub use wire::{

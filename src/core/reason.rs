@@ -39,7 +39,8 @@ const TIMEOUTS: [(&str, &str); 5] = [
 
 impl Reason {
     /// Classifies an error object a cancel was given (a JS `Error` or `DOMException`, read as
-    /// its `name` and `message`): one of the [known timeouts](TIMEOUTS) is
+    /// its `name` and `message`): one of the known timeouts (a `TimeoutError`, the MCP SDKs' and the
+    /// AI SDK's "Request timed out" errors) is
     /// [`Reason::Timeout`]; any other is [`Reason::Error`], described as `"Name: message"`
     /// (or the bare name when the message is empty).
     #[must_use]

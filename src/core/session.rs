@@ -32,6 +32,20 @@ pub enum TransportKind {
     StreamableHttp,
 }
 
+/// Which end of the connection the session keeps the books of: what the peer may cancel
+/// depends on it in 2026-07-28 (spec 2026-07-28 §Cancellation: only the client cancels).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Role {
+    /// An MCP client (default): in 2026-07-28 the peer (a server) may only end our
+    /// `subscriptions/listen`.
+    #[default]
+    Client,
+    /// An MCP server (the downstream sessions of a [`Relay`](super::Relay)): the peer (a
+    /// client) may cancel the requests it issued, in every revision.
+    Server,
+}
+
 /// Settings of a [`Session`](super::Session).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -62,6 +76,8 @@ pub struct Config {
     /// Queue an [`Output::Event`] for everything that happens. Default `true`; a host that
     /// shows no events turns it off and pays for none.
     pub events: bool,
+    /// Which end of the connection this is. Default [`Role::Client`].
+    pub role: Role,
 }
 
 impl Default for Config {
@@ -76,6 +92,7 @@ impl Default for Config {
             timeout: Timeout::NONE,
             internal_id_prefix: "mcp-cancel:".to_owned(),
             events: true,
+            role: Role::Client,
         }
     }
 }

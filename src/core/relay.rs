@@ -1,0 +1,687 @@
+//! A relay: MCP between any number of downstream connections (clients) and one upstream
+//! connection (a server), with cancellation correct on both sides.
+//!
+//! Each side is a [`Session`] with its own revision and transport, so each side gets the
+//! cancel its revision requires: a `notifications/cancelled`, a closed response stream
+//! (2026-07-28 over Streamable HTTP) or a `tasks/cancel`. Between them the relay owns an id
+//! map: every request a client sends goes upstream under an id the relay chooses (a number,
+//! unique on the upstream connection), with its progress token rewritten the same way, so
+//! clients whose ids overlap (`0`, `1`, `"1"`) share an upstream without collisions, and a
+//! cancel crosses to the request it names and no other.
+//!
+//! Sans-IO like the session: the host passes every message with [`Relay::handle_downstream`]
+//! / [`Relay::handle_upstream`], does what the returned [`Forward`] / [`Backward`] says
+//! (rewriting the ids it names), and drains [`Relay::poll_output`] after every call.
+//!
+//! What crosses, spec §Cancellation of 2024-11-05 .. 2026-07-28:
+//! - a client's cancel (a notification, or its request stream closing —
+//!   [`Relay::handle_downstream_stream_closed`]) becomes the upstream revision's cancel of
+//!   the mapped request; nothing when the request already finished or is the handshake;
+//! - a client that disconnects ([`Relay::disconnect`]) has its requests cancelled upstream;
+//! - late responses and progress are dropped on either side (each side's tombstones);
+//! - a request that times out upstream ([`Config::timeout`] of the upstream session) is
+//!   cancelled there and the client gets an error response ([`Failure::Timeout`]), as is
+//!   every request in flight when the upstream connection closes;
+//! - the server's cancel of a request it sent (sampling, elicitation, … up to 2025-11-25)
+//!   becomes the downstream revision's cancel of that request.
+//!
+//! The handshake (`initialize`, up to 2025-11-25) is made once upstream: the first client's
+//! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
+//! [`RelayOutput::AnswerHandshake`]), and `notifications/initialized` goes up once.
+
+use std::collections::VecDeque;
+
+use super::message::{Message, MethodName, Verdict};
+use super::output::{CancelCause, Output, Transmit};
+use super::reason::Reason;
+use super::session::{Config, Session};
+use super::timer::Millis;
+use super::wire::{CancelledParams, PeerValue};
+use super::{Event, MessageFields, Method, RequestId};
+
+/// A downstream connection of a [`Relay`]: a small number, never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Link(pub u32);
+
+/// The settings of a [`Relay`].
+#[derive(Clone, Debug)]
+pub struct RelayConfig {
+    /// The upstream session (its transport, timeouts, reason policy, capacities).
+    pub upstream: Config,
+    /// The settings every downstream session starts with ([`Relay::connect`] sets the
+    /// transport of each).
+    pub downstream: Config,
+    /// Most requests one client may have in flight through the relay; beyond it a request
+    /// is answered with [`Failure::TooManyRequests`] and not forwarded. Default 4096.
+    pub max_in_flight_per_link: usize,
+}
+
+impl Default for RelayConfig {
+    fn default() -> Self {
+        Self { upstream: Config::default(), downstream: Config::default(), max_in_flight_per_link: 4096 }
+    }
+}
+
+/// What to do with a message from a client ([`Relay::handle_downstream`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum Forward {
+    /// Send nothing: a cancel (the relay sends the upstream one itself, see
+    /// [`Relay::poll_output`]), a late response, a second `notifications/initialized`, a
+    /// request refused (its error is in the output).
+    Drop,
+    /// Send it upstream, with `id` (a request's) and `params._meta.progressToken` replaced
+    /// by these numbers when given; everything else as it is.
+    Upstream {
+        /// The upstream id of the request.
+        id: Option<u64>,
+        /// The upstream progress token of the request.
+        progress_token: Option<u64>,
+    },
+    /// Answer this `initialize` with the upstream's handshake result (its `result`, with
+    /// this request's id).
+    AnswerHandshake,
+    /// Hold this `initialize`: [`RelayOutput::AnswerHandshake`] (or a
+    /// [`RelayOutput::Fail`]) answers it when the upstream handshake completes.
+    Hold,
+    /// Read these members too and call again with the same message.
+    NeedFields(MessageFields),
+}
+
+/// What to do with a message from the server ([`Relay::handle_upstream`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum Backward {
+    /// Send nothing: a late response or progress, a cancel (translated in the output), the
+    /// answer to the relay's own `tasks/cancel`, or a response nobody waits for any more.
+    Drop,
+    /// Send it to client `link`, with its `id` (a response's) or `params.progressToken` (a
+    /// progress notification's) replaced by these when given.
+    Downstream {
+        /// The client.
+        link: Link,
+        /// The client's own id of the request this answers.
+        id: Option<RequestId>,
+        /// The client's own progress token.
+        progress_token: Option<RequestId>,
+    },
+    /// Send it to every client (a notification of the server's: logging, list changes, …).
+    Broadcast,
+    /// A request of the server's that no single client can take (none, or several, are
+    /// connected): answer it upstream with an error.
+    Refuse,
+    /// Read these members too and call again with the same message.
+    NeedFields(MessageFields),
+}
+
+/// Why the relay answers a client's request with an error itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// The request timed out upstream (it was cancelled there): JSON-RPC -32001.
+    Timeout,
+    /// The upstream connection closed with the request in flight: -32000.
+    UpstreamClosed,
+    /// The client has [`RelayConfig::max_in_flight_per_link`] requests in flight: -32000.
+    TooManyRequests,
+    /// The upstream handshake this `initialize` waited for failed: -32000.
+    HandshakeFailed,
+}
+
+impl Failure {
+    /// The JSON-RPC error code of the failure.
+    #[must_use]
+    pub fn code(self) -> i32 {
+        match self {
+            Self::Timeout => -32001,
+            Self::UpstreamClosed | Self::TooManyRequests | Self::HandshakeFailed => -32000,
+        }
+    }
+
+    /// The JSON-RPC error message of the failure.
+    #[must_use]
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Timeout => "Request timed out",
+            Self::UpstreamClosed => "The upstream connection closed",
+            Self::TooManyRequests => "Too many requests in flight through the relay",
+            Self::HandshakeFailed => "The upstream handshake failed",
+        }
+    }
+}
+
+/// Which side of the relay an event or a transmit belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The upstream connection.
+    Upstream,
+    /// A downstream connection.
+    Downstream(Link),
+}
+
+/// Something the host must do, from [`Relay::poll_output`], in order.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum RelayOutput {
+    /// Put this cancel on `side` (a notification, a stream close or a `tasks/cancel`). Its
+    /// request id is the one of that side (the relay's upstream id, or the server's id of
+    /// a request forwarded to a client).
+    Transmit(Side, Transmit),
+    /// Answer client `link`'s request `id` with this failure (an error response).
+    Fail {
+        /// The client.
+        link: Link,
+        /// Its request.
+        id: RequestId,
+        /// Why.
+        failure: Failure,
+    },
+    /// Answer the server's request `id` with an error: the client it went to disconnected.
+    Refuse(RequestId),
+    /// Answer client `link`'s held `initialize` `id` with the upstream's handshake result.
+    AnswerHandshake {
+        /// The client.
+        link: Link,
+        /// Its `initialize` request.
+        id: RequestId,
+    },
+    /// The upstream revision is now known: a host whose upstream transport needs it (the
+    /// MCP SDK's `setProtocolVersion`) is told here.
+    UpstreamVersion(String),
+    /// An event of one side (only with [`Config::events`] on that side).
+    Event(Side, Event),
+}
+
+/// Where a request the relay sent upstream came from.
+#[derive(Clone, Debug)]
+struct Route {
+    link: Link,
+    id: RequestId,
+    progress_token: Option<RequestId>,
+}
+
+/// A client connection.
+#[derive(Debug)]
+struct Downstream {
+    session: Session,
+    /// The client's request ids in flight through the relay → their upstream ids.
+    upstream_ids: super::IdMap<u64>,
+}
+
+/// The upstream handshake (`initialize`), made once for every client.
+#[derive(Clone, Debug, Default)]
+enum Handshake {
+    /// Not made yet.
+    #[default]
+    None,
+    /// Sent upstream as this id; these clients' `initialize` wait for it.
+    Pending { upstream_id: u64, waiting: Vec<(Link, RequestId)> },
+    /// Answered; `initialized` tells whether `notifications/initialized` went up.
+    Done { initialized: bool },
+}
+
+/// The relay (see the module documentation).
+#[derive(Debug)]
+pub struct Relay {
+    config: RelayConfig,
+    upstream: Session,
+    links: std::collections::BTreeMap<Link, Downstream>,
+    next_link: u32,
+    /// Upstream id → where the request came from.
+    routes: std::collections::HashMap<u64, Route, foldhash::fast::FixedState>,
+    /// The server's requests forwarded to a client, by the server's id.
+    server_requests: super::IdMap<Link>,
+    next_id: u64,
+    handshake: Handshake,
+    output: VecDeque<RelayOutput>,
+}
+
+impl Relay {
+    /// A relay with no client yet.
+    #[must_use]
+    pub fn new(config: RelayConfig) -> Self {
+        let upstream = Session::new(config.upstream.clone());
+        let seed = config.upstream.hash_seed;
+        Self {
+            config,
+            upstream,
+            links: std::collections::BTreeMap::new(),
+            next_link: 0,
+            routes: super::seeded(seed),
+            server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
+            next_id: 1,
+            handshake: Handshake::None,
+            output: VecDeque::new(),
+        }
+    }
+
+    /// The upstream session (its revision, its requests in flight).
+    #[must_use]
+    pub fn upstream(&self) -> &Session {
+        &self.upstream
+    }
+
+    /// The session of client `link`, while it is connected.
+    #[must_use]
+    pub fn downstream(&self, link: Link) -> Option<&Session> {
+        self.links.get(&link).map(|d| &d.session)
+    }
+
+    /// The clients connected.
+    #[must_use]
+    pub fn link_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Requests in flight through the relay (sent upstream, not answered or cancelled).
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// A new client, on a transport of `transport`'s kind. Its revision is learned from the
+    /// handshake it makes through the relay, or from [`Self::set_protocol_version`].
+    pub fn connect(&mut self, transport: super::TransportKind) -> Link {
+        let link = Link(self.next_link);
+        self.next_link = self.next_link.wrapping_add(1);
+        let mut config = self.config.downstream.clone();
+        config.transport = transport;
+        config.role = super::Role::Server;
+        config.hash_seed = config.hash_seed.wrapping_add(u64::from(link.0));
+        // A client of the relay negotiates with the server: the same revision both sides,
+        // once the server's is known.
+        if config.revision.is_none() {
+            config.revision = self.upstream.revision();
+        }
+        let seed = config.hash_seed;
+        self.links.insert(link, Downstream { session: Session::new(config), upstream_ids: super::seeded(seed) });
+        link
+    }
+
+    /// Client `link` disconnected: each of its requests in flight is cancelled upstream
+    /// (reason "Client disconnected"), and each request of the server's it had is refused
+    /// ([`RelayOutput::Refuse`]). Unknown links are ignored.
+    pub fn disconnect(&mut self, link: Link) {
+        let Some(mut gone) = self.links.remove(&link) else { return };
+        let reason = Reason::Text("Client disconnected".to_owned());
+        let mut ids: Vec<u64> = gone.upstream_ids.drain().map(|(_, up)| up).collect();
+        ids.sort_unstable();
+        for up in ids {
+            self.routes.remove(&up);
+            let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+        }
+        let mut refused: Vec<RequestId> =
+            self.server_requests.iter().filter(|(_, l)| **l == link).map(|(id, _)| id.clone()).collect();
+        refused.sort();
+        for id in refused {
+            self.server_requests.remove(&id);
+            self.output.push_back(RelayOutput::Refuse(id));
+        }
+        if let Handshake::Pending { waiting, .. } = &mut self.handshake {
+            waiting.retain(|(l, _)| *l != link);
+        }
+        gone.session.close();
+        self.drain();
+    }
+
+    /// The upstream connection closed: every request in flight fails
+    /// ([`Failure::UpstreamClosed`]) and is forgotten; the handshake is to be made again.
+    pub fn upstream_closed(&mut self) {
+        let mut routes: Vec<(u64, Route)> = self.routes.drain().collect();
+        routes.sort_by_key(|(up, _)| *up);
+        for (_, route) in routes {
+            if let Some(d) = self.links.get_mut(&route.link) {
+                d.upstream_ids.remove(&route.id);
+                if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
+                    self.output.push_back(RelayOutput::Fail {
+                        link: route.link,
+                        id: route.id,
+                        failure: Failure::UpstreamClosed,
+                    });
+                }
+            }
+        }
+        if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
+            for (link, id) in waiting {
+                self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::UpstreamClosed });
+            }
+        }
+        self.upstream.close();
+        self.server_requests.clear();
+        self.drain();
+    }
+
+    /// Follows `version`'s rules on client `link` and, while the upstream has none, on the
+    /// upstream too (2026-07-28 has no handshake: the host passes the version a request
+    /// names in `params._meta["io.modelcontextprotocol/protocolVersion"]`).
+    pub fn set_protocol_version(&mut self, link: Link, version: &str) {
+        if let Some(d) = self.links.get_mut(&link) {
+            if d.session.revision().is_none() {
+                d.session.set_protocol_version(version);
+            }
+        }
+        if self.upstream.revision().is_none() {
+            self.upstream.set_protocol_version(version);
+            self.output.push_back(RelayOutput::UpstreamVersion(version.to_owned()));
+        }
+        self.drain();
+    }
+
+    /// A message from client `link`. Never fails: what a client sends is ignored (and
+    /// reported) when it is malformed. A message from an unknown link is dropped.
+    pub fn handle_downstream(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
+        let forward = self.downstream_message(link, message, now);
+        self.drain();
+        forward
+    }
+
+    fn downstream_message(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
+        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
+        let is_request = !matches!(message.method, MethodName::Absent | MethodName::NotAString)
+            && !matches!(message.id, PeerValue::Absent);
+        // A request goes upstream as a request of ours: it needs what one of ours needs read
+        // (its progress token, its task); everything else what the client's session needs.
+        if is_request {
+            let needed = Method::fields(message.method.known(), false);
+            if !message.read.contains(needed) {
+                return Forward::NeedFields(needed.without(message.read));
+            }
+        }
+        let verdict = d.session.handle_incoming(message, now);
+        match verdict {
+            Verdict::NeedFields(f) => return Forward::NeedFields(f),
+            Verdict::Drop => return Forward::Drop,
+            _ => {}
+        }
+        match message.method {
+            // A response to a request of the server's.
+            MethodName::Absent => {
+                let Ok(id) = message.id.to_request_id() else {
+                    return Forward::Upstream { id: None, progress_token: None };
+                };
+                if self.server_requests.get(&id) != Some(&link) {
+                    return Forward::Drop;
+                }
+                self.server_requests.remove(&id);
+                match self.upstream.handle_outgoing_response(&id) {
+                    super::OutgoingResponseVerdict::Send => Forward::Upstream { id: None, progress_token: None },
+                    _ => Forward::Drop,
+                }
+            }
+            MethodName::NotAString => Forward::Upstream { id: None, progress_token: None },
+            _ if is_request => self.downstream_request(link, message, now),
+            MethodName::Known(Method::Cancelled) => {
+                // Valid (the client's session said so): its PeerCancelled output cancels
+                // upstream (drained below). The client's own notification never goes up.
+                Forward::Drop
+            }
+            MethodName::Known(Method::Initialized) => match &mut self.handshake {
+                Handshake::Done { initialized } if !*initialized => {
+                    *initialized = true;
+                    Forward::Upstream { id: None, progress_token: None }
+                }
+                Handshake::Done { .. } | Handshake::Pending { .. } => Forward::Drop,
+                Handshake::None => Forward::Upstream { id: None, progress_token: None },
+            },
+            _ => Forward::Upstream { id: None, progress_token: None },
+        }
+    }
+
+    fn downstream_request(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
+        let Ok(id) = message.id.to_request_id() else {
+            // Not a request id: the server answers it with its own error.
+            return Forward::Upstream { id: None, progress_token: None };
+        };
+        let known = message.method.known();
+        if known == Some(Method::Initialize) {
+            match &mut self.handshake {
+                Handshake::Done { .. } => {
+                    self.answered(link, &id);
+                    return Forward::AnswerHandshake;
+                }
+                Handshake::Pending { waiting, .. } => {
+                    waiting.push((link, id));
+                    return Forward::Hold;
+                }
+                Handshake::None => {}
+            }
+        }
+        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
+        if d.upstream_ids.contains_key(&id) {
+            // An id the client has in flight already: its session reported it
+            // (`duplicate-request-id`); an answer would be taken for the first request's.
+            return Forward::Drop;
+        }
+        if d.upstream_ids.len() >= self.config.max_in_flight_per_link {
+            if d.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
+                self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::TooManyRequests });
+            }
+            return Forward::Drop;
+        }
+        let up = self.next_id;
+        self.next_id += 1;
+        let progress_token = message.progress_token.to_request_id().ok();
+        let up_id = RequestId::Number(up as i64);
+        let mut request = super::TrackRequest::new(up_id, message.method.as_str().unwrap_or_default());
+        request.progress_token = progress_token.as_ref().map(|_| RequestId::Number(up as i64));
+        request.task = message.task;
+        request.task_ref = message.task_id.map(str::to_owned);
+        if self.upstream.track(request, now).is_err() {
+            // Never: the relay's ids and tokens are fresh numbers.
+            return Forward::Drop;
+        }
+        if known == Some(Method::Initialize) {
+            self.handshake = Handshake::Pending { upstream_id: up, waiting: Vec::new() };
+        }
+        d.upstream_ids.insert(id.clone(), up);
+        let rewrite_token = progress_token.is_some().then_some(up);
+        self.routes.insert(up, Route { link, id, progress_token });
+        Forward::Upstream { id: Some(up), progress_token: rewrite_token }
+    }
+
+    /// Client `link`'s request `id` had its response stream closed by the client (2026-07-28
+    /// over Streamable HTTP: that is its cancel). Handled as that client's
+    /// `notifications/cancelled` would be.
+    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId) {
+        let Some(d) = self.links.get_mut(&link) else { return };
+        let request_id = match id {
+            RequestId::Number(n) => PeerValue::Number(*n as f64),
+            RequestId::String(s) => PeerValue::String(s),
+        };
+        let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
+        let _ = d.session.handle_cancelled(&params);
+        self.drain();
+    }
+
+    /// A message from the server. Never fails: what the server sends is ignored (and
+    /// reported) when it is malformed.
+    pub fn handle_upstream(&mut self, message: &Message<'_>, now: Millis) -> Backward {
+        let backward = self.upstream_message(message, now);
+        self.drain();
+        backward
+    }
+
+    fn upstream_message(&mut self, message: &Message<'_>, now: Millis) -> Backward {
+        let verdict = self.upstream.handle_incoming(message, now);
+        match verdict {
+            Verdict::NeedFields(f) => return Backward::NeedFields(f),
+            Verdict::Drop => return Backward::Drop,
+            _ => {}
+        }
+        match message.method {
+            MethodName::Absent => self.upstream_response(message),
+            MethodName::NotAString => Backward::Drop,
+            _ if !matches!(message.id, PeerValue::Absent) => self.upstream_request(message, now),
+            MethodName::Known(Method::Progress) => {
+                let Ok(token) = message.progress_token.to_request_id() else { return Backward::Drop };
+                let route = match token {
+                    RequestId::Number(n) if n > 0 => self.routes.get(&(n as u64)),
+                    _ => None,
+                };
+                match route {
+                    Some(Route { link, progress_token: Some(t), .. }) => {
+                        Backward::Downstream { link: *link, id: None, progress_token: Some(t.clone()) }
+                    }
+                    // Progress of a request of the server's, or not ours: every client.
+                    _ => Backward::Broadcast,
+                }
+            }
+            // A valid cancel of the server's own request: its PeerCancelled output crosses.
+            MethodName::Known(Method::Cancelled) => Backward::Drop,
+            _ => Backward::Broadcast,
+        }
+    }
+
+    fn upstream_response(&mut self, message: &Message<'_>) -> Backward {
+        let up = match message.id.to_request_id() {
+            Ok(RequestId::Number(n)) if n > 0 => n as u64,
+            _ => return Backward::Drop,
+        };
+        let Some(route) = self.routes.remove(&up) else { return Backward::Drop };
+        // The handshake succeeded when its result names a protocol version (the upstream
+        // session asked for it to be read).
+        let failed = message.response.map_or(true, |r| r.error_code.is_some() || r.protocol_version.is_none());
+        if let Handshake::Pending { upstream_id, .. } = &self.handshake {
+            if *upstream_id == up {
+                let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) else {
+                    return Backward::Drop;
+                };
+                if failed {
+                    for (link, id) in waiting {
+                        self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::HandshakeFailed });
+                    }
+                } else {
+                    self.handshake = Handshake::Done { initialized: false };
+                    if let Some(revision) = self.upstream.revision() {
+                        self.output.push_back(RelayOutput::UpstreamVersion(revision.as_str().to_owned()));
+                    }
+                    for (link, id) in waiting {
+                        self.answered(link, &id);
+                        self.output.push_back(RelayOutput::AnswerHandshake { link, id });
+                    }
+                }
+            }
+        }
+        let Some(d) = self.links.get_mut(&route.link) else { return Backward::Drop };
+        d.upstream_ids.remove(&route.id);
+        if let (Some(revision), None) = (self.upstream.revision(), d.session.revision()) {
+            d.session.set_protocol_version(revision.as_str());
+        }
+        match d.session.handle_outgoing_response(&route.id) {
+            super::OutgoingResponseVerdict::Send => {
+                Backward::Downstream { link: route.link, id: Some(route.id), progress_token: None }
+            }
+            _ => Backward::Drop,
+        }
+    }
+
+    fn upstream_request(&mut self, message: &Message<'_>, now: Millis) -> Backward {
+        let Ok(id) = message.id.to_request_id() else { return Backward::Refuse };
+        // Only one client can take it.
+        let mut links = self.links.iter_mut();
+        let (Some((link, d)), None) = (links.next(), links.next()) else { return Backward::Refuse };
+        let link = *link;
+        let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
+        request.timeout = Some(super::Timeout::NONE);
+        if d.session.track(request, now).is_err() {
+            return Backward::Refuse;
+        }
+        self.server_requests.insert(id, link);
+        Backward::Downstream { link, id: None, progress_token: None }
+    }
+
+    /// Client `link`'s `initialize` `id` is answered by the relay: its session learns the
+    /// upstream revision, and the request is over.
+    fn answered(&mut self, link: Link, id: &RequestId) {
+        let Some(d) = self.links.get_mut(&link) else { return };
+        if let (Some(revision), None) = (self.upstream.revision(), d.session.revision()) {
+            d.session.set_protocol_version(revision.as_str());
+        }
+        let _ = d.session.handle_outgoing_response(id);
+    }
+
+    /// The next thing to do, oldest first; `None` when there is none.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<RelayOutput> {
+        self.output.pop_front()
+    }
+
+    /// When [`Self::handle_timeout`] is next due (the upstream's request timeouts).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.upstream.poll_timeout()
+    }
+
+    /// Time passed: requests whose timeout expired are cancelled upstream, and their clients
+    /// get [`Failure::Timeout`].
+    pub fn handle_timeout(&mut self, now: Millis) {
+        self.upstream.handle_timeout(now);
+        self.drain();
+    }
+
+    /// Moves the sessions' output into the relay's, translating across the id map.
+    fn drain(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(out) = self.upstream.poll_output() {
+                progressed = true;
+                self.upstream_output(out);
+            }
+            let links: Vec<Link> = self.links.iter().filter(|(_, d)| d.session.has_output()).map(|(l, _)| *l).collect();
+            for link in links {
+                while let Some(out) = self.links.get_mut(&link).and_then(|d| d.session.poll_output()) {
+                    progressed = true;
+                    self.downstream_output(link, out);
+                }
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    fn upstream_output(&mut self, out: Output) {
+        match out {
+            Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Upstream, t)),
+            Output::Cancelled { request_id: RequestId::Number(up), cause: CancelCause::TimedOut(_) } if up > 0 => {
+                let Some(route) = self.routes.remove(&(up as u64)) else { return };
+                let Some(d) = self.links.get_mut(&route.link) else { return };
+                d.upstream_ids.remove(&route.id);
+                if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
+                    self.output.push_back(RelayOutput::Fail {
+                        link: route.link,
+                        id: route.id,
+                        failure: Failure::Timeout,
+                    });
+                }
+            }
+            Output::PeerCancelled { request_id, reason } => {
+                // The server cancelled its request: the client it went to gets the cancel.
+                let Some(link) = self.server_requests.remove(&request_id) else { return };
+                let Some(d) = self.links.get_mut(&link) else { return };
+                let reason = reason.map_or(Reason::None, Reason::Text);
+                let _ = d.session.cancel(&request_id, &reason);
+            }
+            Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Upstream, e)),
+            _ => {}
+        }
+    }
+
+    fn downstream_output(&mut self, link: Link, out: Output) {
+        match out {
+            Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Downstream(link), t)),
+            Output::PeerCancelled { request_id, reason } => {
+                // The client cancelled its request: cancel the mapped one upstream.
+                let Some(d) = self.links.get_mut(&link) else { return };
+                let Some(up) = d.upstream_ids.remove(&request_id) else { return };
+                self.routes.remove(&up);
+                let reason = reason.map_or(Reason::None, Reason::Text);
+                let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+            }
+            Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Downstream(link), e)),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The relay (`core::Relay`): clients with overlapping ids sharing one upstream, cancels
+//! crossing to the mapped request in the form each side's revision requires, late answers
+//! dropped on both sides, disconnects, timeouts, the shared handshake, the server's own
+//! requests; and a property test: clients that cancel at random never cancel one another's
+//! requests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+// The same tests run natively (`cargo test`) and in wasm (`wasm-pack test --node`); the
+// property test natively only.
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use mcp_cancel::core::{
+    Backward, CancelAction, CancelNotification, Failure, Forward, Link, Message, Relay, RelayConfig, RelayOutput,
+    RequestId, ResponseInfo, Revision, Side, Timeout, Transmit, TransportKind,
+};
+use serde_json::{json, Value};
+
+fn n(i: i64) -> RequestId {
+    RequestId::Number(i)
+}
+
+fn down(relay: &mut Relay, link: Link, message: &Value) -> Forward {
+    let mut info = ResponseInfo::default();
+    relay.handle_downstream(link, &Message::from_json(message, &mut info), 0)
+}
+
+fn up(relay: &mut Relay, message: &Value) -> Backward {
+    let mut info = ResponseInfo::default();
+    relay.handle_upstream(&Message::from_json(message, &mut info), 0)
+}
+
+fn outputs(relay: &mut Relay) -> Vec<RelayOutput> {
+    std::iter::from_fn(|| relay.poll_output()).filter(|o| !matches!(o, RelayOutput::Event(..))).collect()
+}
+
+fn call(id: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "slow" } })
+}
+
+fn cancel(id: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id, "reason": "stop" } })
+}
+
+fn result(id: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [] } })
+}
+
+fn notify_upstream(id: i64, reason: Option<&str>) -> RelayOutput {
+    RelayOutput::Transmit(
+        Side::Upstream,
+        Transmit {
+            request_id: n(id),
+            action: CancelAction::Notify(CancelNotification { request_id: n(id), reason: reason.map(str::to_owned) }),
+        },
+    )
+}
+
+/// A relay with the upstream on 2025-11-25 over stdio.
+fn relay() -> Relay {
+    let mut config = RelayConfig::default();
+    config.upstream.revision = Revision::parse("2025-11-25");
+    Relay::new(config)
+}
+
+fn forwarded_id(forward: &Forward) -> u64 {
+    match forward {
+        Forward::Upstream { id: Some(id), .. } => *id,
+        other => panic!("not forwarded with an id: {other:?}"),
+    }
+}
+
+#[test]
+fn overlapping_ids_of_three_clients_go_upstream_under_distinct_ids_and_come_back_as_they_were() {
+    let mut r = relay();
+    let (a, b, c) =
+        (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let ua = forwarded_id(&down(&mut r, a, &call(json!(1))));
+    let ub = forwarded_id(&down(&mut r, b, &call(json!(1))));
+    let uc = forwarded_id(&down(&mut r, c, &call(json!("1"))));
+    assert!(ua != ub && ub != uc && ua != uc);
+    assert_eq!(r.in_flight(), 3);
+    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(1)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &result(uc)),
+        Backward::Downstream { link: c, id: Some(RequestId::from("1")), progress_token: None }
+    );
+    assert_eq!(up(&mut r, &result(ua)), Backward::Downstream { link: a, id: Some(n(1)), progress_token: None });
+    // Answered once: a second answer is nobody's.
+    assert_eq!(up(&mut r, &result(ua)), Backward::Drop);
+    assert_eq!(r.in_flight(), 0);
+}
+
+#[test]
+fn a_cancel_crosses_to_the_mapped_request_only_and_its_late_answer_and_progress_are_dropped() {
+    let mut r = relay();
+    let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let with_token = json!({ "jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": { "name": "slow", "_meta": { "progressToken": "p" } } });
+    let forward = down(&mut r, a, &with_token);
+    let Forward::Upstream { id: Some(ua), progress_token: Some(ta) } = forward else { panic!("{forward:?}") };
+    let ub = forwarded_id(&down(&mut r, b, &call(json!(0))));
+    // Progress comes back under the client's own token.
+    let progress = |token: u64| json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": token, "progress": 1 } });
+    assert_eq!(
+        up(&mut r, &progress(ta)),
+        Backward::Downstream { link: a, id: None, progress_token: Some(RequestId::from("p")) }
+    );
+
+    assert_eq!(down(&mut r, a, &cancel(json!(0))), Forward::Drop, "the client's own cancel does not go up as it is");
+    assert_eq!(outputs(&mut r), vec![notify_upstream(ua as i64, Some("stop"))]);
+    assert_eq!(up(&mut r, &progress(ta)), Backward::Drop, "late progress");
+    assert_eq!(up(&mut r, &result(ua)), Backward::Drop, "late result");
+    // b's request 0 is untouched.
+    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(0)), progress_token: None });
+    // A cancel for a finished request, an unknown one, a malformed one: nothing goes up.
+    for bad in [cancel(json!(0)), cancel(json!(99)), json!({ "jsonrpc": "2.0", "method": "notifications/cancelled" })] {
+        assert_eq!(down(&mut r, b, &bad), Forward::Drop);
+    }
+    assert_eq!(outputs(&mut r), vec![]);
+}
+
+#[test]
+fn a_client_that_disconnects_has_its_requests_cancelled_upstream() {
+    let mut r = relay();
+    let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let u1 = forwarded_id(&down(&mut r, a, &call(json!(1))));
+    let u2 = forwarded_id(&down(&mut r, a, &call(json!(2))));
+    let ub = forwarded_id(&down(&mut r, b, &call(json!(1))));
+    r.disconnect(a);
+    assert_eq!(
+        outputs(&mut r),
+        vec![
+            notify_upstream(u1 as i64, Some("Client disconnected")),
+            notify_upstream(u2 as i64, Some("Client disconnected"))
+        ]
+    );
+    assert_eq!(up(&mut r, &result(u1)), Backward::Drop);
+    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(1)), progress_token: None });
+    assert_eq!(down(&mut r, a, &call(json!(3))), Forward::Drop, "a link that is gone");
+}
+
+#[test]
+fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
+    let mut r = Relay::new(RelayConfig::default());
+    let (a, b, c) =
+        (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let u = forwarded_id(&down(&mut r, a, &init(0)));
+    assert_eq!(down(&mut r, b, &init(0)), Forward::Hold);
+    // initialize cannot be cancelled: nothing goes up.
+    assert_eq!(down(&mut r, a, &cancel(json!(0))), Forward::Drop);
+    assert_eq!(outputs(&mut r), vec![]);
+    let answer =
+        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    assert_eq!(up(&mut r, &answer), Backward::Downstream { link: a, id: Some(n(0)), progress_token: None });
+    assert_eq!(
+        outputs(&mut r),
+        vec![RelayOutput::UpstreamVersion("2025-11-25".into()), RelayOutput::AnswerHandshake { link: b, id: n(0) }]
+    );
+    assert_eq!(down(&mut r, c, &init(7)), Forward::AnswerHandshake);
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(down(&mut r, a, &initialized), Forward::Upstream { id: None, progress_token: None });
+    assert_eq!(down(&mut r, b, &initialized), Forward::Drop, "once upstream");
+    // Every client follows the negotiated revision.
+    for link in [a, b, c] {
+        assert_eq!(r.downstream(link).unwrap().revision().map(|v| v.as_str()), Some("2025-11-25"));
+    }
+}
+
+#[test]
+fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
+    // Clients on stdio; the server over Streamable HTTP: the cancel is closing the stream.
+    let mut config = RelayConfig::default();
+    config.upstream.transport = TransportKind::StreamableHttp;
+    let mut r = Relay::new(config);
+    let a = r.connect(TransportKind::Messages);
+    r.set_protocol_version(a, "2026-07-28");
+    assert_eq!(outputs(&mut r), vec![RelayOutput::UpstreamVersion("2026-07-28".into())]);
+    let u = forwarded_id(&down(&mut r, a, &call(json!(5))));
+    let _ = down(&mut r, a, &cancel(json!(5)));
+    let u = n(u as i64);
+    assert_eq!(
+        outputs(&mut r),
+        vec![RelayOutput::Transmit(
+            Side::Upstream,
+            Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) }
+        )]
+    );
+
+    // Clients over Streamable HTTP (their cancel is closing the stream); the server on stdio.
+    let mut r = Relay::new(RelayConfig::default());
+    let h = r.connect(TransportKind::StreamableHttp);
+    r.set_protocol_version(h, "2026-07-28");
+    let _ = outputs(&mut r);
+    let u = forwarded_id(&down(&mut r, h, &call(json!(5))));
+    r.handle_downstream_stream_closed(h, &n(5));
+    assert_eq!(outputs(&mut r), vec![notify_upstream(u as i64, None)]);
+    assert_eq!(up(&mut r, &result(u)), Backward::Drop);
+}
+
+#[test]
+fn an_upstream_timeout_cancels_upstream_and_fails_the_client_request() {
+    let mut config = RelayConfig::default();
+    config.upstream.timeout = Timeout { timeout_ms: Some(100), ..Timeout::NONE };
+    let mut r = Relay::new(config);
+    let a = r.connect(TransportKind::Messages);
+    let u = forwarded_id(&down(&mut r, a, &call(json!("x"))));
+    assert_eq!(r.poll_timeout(), Some(100));
+    r.handle_timeout(100);
+    assert_eq!(
+        outputs(&mut r),
+        vec![
+            notify_upstream(u as i64, Some("Request timed out")),
+            RelayOutput::Fail { link: a, id: RequestId::from("x"), failure: Failure::Timeout },
+        ]
+    );
+    assert_eq!(up(&mut r, &result(u)), Backward::Drop);
+}
+
+#[test]
+fn requests_in_flight_fail_when_the_upstream_closes() {
+    let mut r = relay();
+    let a = r.connect(TransportKind::Messages);
+    let _ = down(&mut r, a, &call(json!(1)));
+    r.upstream_closed();
+    assert_eq!(outputs(&mut r), vec![RelayOutput::Fail { link: a, id: n(1), failure: Failure::UpstreamClosed }]);
+    assert_eq!(r.in_flight(), 0);
+}
+
+#[test]
+fn a_client_with_too_many_requests_in_flight_is_answered_by_the_relay() {
+    let mut r = Relay::new(RelayConfig { max_in_flight_per_link: 2, ..RelayConfig::default() });
+    let a = r.connect(TransportKind::Messages);
+    let _ = down(&mut r, a, &call(json!(1)));
+    let _ = down(&mut r, a, &call(json!(2)));
+    assert_eq!(down(&mut r, a, &call(json!(3))), Forward::Drop);
+    assert_eq!(outputs(&mut r), vec![RelayOutput::Fail { link: a, id: n(3), failure: Failure::TooManyRequests }]);
+}
+
+#[test]
+fn the_servers_own_request_goes_to_its_only_client_and_its_cancel_follows() {
+    let mut r = relay();
+    let a = r.connect(TransportKind::Messages);
+    let sampling = json!({ "jsonrpc": "2.0", "id": 40, "method": "sampling/createMessage", "params": {} });
+    assert_eq!(up(&mut r, &sampling), Backward::Downstream { link: a, id: None, progress_token: None });
+    let server_cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 40, "reason": "enough" } });
+    assert_eq!(up(&mut r, &server_cancel), Backward::Drop);
+    assert_eq!(
+        outputs(&mut r),
+        vec![RelayOutput::Transmit(
+            Side::Downstream(a),
+            Transmit {
+                request_id: n(40),
+                action: CancelAction::Notify(CancelNotification { request_id: n(40), reason: Some("enough".into()) }),
+            }
+        )]
+    );
+    // The client's late answer is dropped.
+    assert_eq!(down(&mut r, a, &result(40)), Forward::Drop);
+
+    // With two clients, nobody can take it.
+    let _b = r.connect(TransportKind::Messages);
+    assert_eq!(up(&mut r, &sampling), Backward::Refuse);
+}
+
+#[test]
+fn a_task_augmented_call_is_cancelled_upstream_with_tasks_cancel() {
+    let mut r = relay();
+    let a = r.connect(TransportKind::Messages);
+    let task_call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "research", "task": { "ttl": 60000 } } });
+    let u = forwarded_id(&down(&mut r, a, &task_call));
+    let created = json!({ "jsonrpc": "2.0", "id": u, "result": { "task": { "taskId": "T1", "status": "working" } } });
+    assert_eq!(up(&mut r, &created), Backward::Downstream { link: a, id: Some(n(3)), progress_token: None });
+    // The client cancels its task the only way 2025-11-25 allows: tasks/cancel, a request.
+    let tasks_cancel = json!({ "jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": { "taskId": "T1" } });
+    let u4 = forwarded_id(&down(&mut r, a, &tasks_cancel));
+    let ack = json!({ "jsonrpc": "2.0", "id": u4, "result": { "taskId": "T1", "status": "cancelled" } });
+    assert_eq!(up(&mut r, &ack), Backward::Downstream { link: a, id: Some(n(4)), progress_token: None });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::{HashMap, HashSet};
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        /// Client `c` sends request `id` (0, 1 or "1").
+        Send(usize, usize),
+        /// Client `c` cancels request `id`.
+        Cancel(usize, usize),
+        /// The server answers the n-th request it has (modulo).
+        Answer(usize),
+        /// Client `c` disconnects.
+        Disconnect(usize),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (0..3usize, 0..3usize).prop_map(|(c, i)| Step::Send(c, i)),
+            3 => (0..3usize, 0..3usize).prop_map(|(c, i)| Step::Cancel(c, i)),
+            3 => (0..8usize).prop_map(Step::Answer),
+            1 => (0..3usize).prop_map(Step::Disconnect),
+        ]
+    }
+
+    fn id_value(i: usize) -> Value {
+        [json!(0), json!(1), json!("1")][i].clone()
+    }
+
+    fn request_id(i: usize) -> RequestId {
+        [n(0), n(1), RequestId::from("1")][i].clone()
+    }
+
+    /// The upstream ids the relay asked to cancel since the last call.
+    fn upstream_cancels(r: &mut Relay) -> Vec<u64> {
+        std::iter::from_fn(|| r.poll_output())
+            .filter_map(|out| match out {
+                RelayOutput::Transmit(Side::Upstream, Transmit { request_id: RequestId::Number(u), .. }) => {
+                    Some(u as u64)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn clients_cancelling_at_random_never_cancel_one_anothers_requests(steps in proptest::collection::vec(step(), 1..60)) {
+            let mut r = relay();
+            let links: Vec<Link> = (0..3).map(|_| r.connect(TransportKind::Messages)).collect();
+            let mut gone: HashSet<usize> = HashSet::new();
+            // upstream id → (client, its id), for every request the relay sent up.
+            let mut owner: HashMap<u64, (usize, usize)> = HashMap::new();
+            // Sent up, not answered, not cancelled.
+            let mut open: Vec<u64> = Vec::new();
+            let mut cancelled: HashSet<u64> = HashSet::new();
+            for step in steps {
+                match step {
+                    Step::Send(c, i) => {
+                        let duplicate = open.iter().any(|u| owner[u] == (c, i));
+                        match down(&mut r, links[c], &call(id_value(i))) {
+                            Forward::Upstream { id: Some(u), .. } => {
+                                prop_assert!(!gone.contains(&c) && !duplicate);
+                                prop_assert!(!owner.contains_key(&u), "an upstream id is never reused");
+                                owner.insert(u, (c, i));
+                                open.push(u);
+                            }
+                            Forward::Drop => prop_assert!(gone.contains(&c) || duplicate),
+                            other => prop_assert!(false, "unexpected {:?}", other),
+                        }
+                        prop_assert_eq!(upstream_cancels(&mut r), Vec::<u64>::new());
+                    }
+                    Step::Cancel(c, i) => {
+                        let expected: Vec<u64> = open.iter().copied().filter(|u| owner[u] == (c, i)).collect();
+                        let _ = down(&mut r, links[c], &cancel(id_value(i)));
+                        let sent = upstream_cancels(&mut r);
+                        prop_assert_eq!(&sent, &expected, "the cancel crosses to this client's request and no other");
+                        open.retain(|u| !sent.contains(u));
+                        cancelled.extend(sent);
+                    }
+                    Step::Answer(k) => {
+                        let answered: Vec<u64> = owner.keys().copied().collect();
+                        if answered.is_empty() { continue; }
+                        let mut sorted = answered;
+                        sorted.sort_unstable();
+                        let u = sorted[k % sorted.len()];
+                        let was_open = open.contains(&u);
+                        match up(&mut r, &result(u)) {
+                            Backward::Downstream { link, id: Some(id), .. } => {
+                                let (c, i) = owner[&u];
+                                prop_assert!(was_open, "only an open request's answer reaches a client");
+                                prop_assert_eq!(link, links[c]);
+                                prop_assert_eq!(id, request_id(i));
+                            }
+                            Backward::Drop => prop_assert!(!was_open, "an open request's answer is delivered"),
+                            other => prop_assert!(false, "unexpected {:?}", other),
+                        }
+                        open.retain(|x| *x != u);
+                        prop_assert_eq!(upstream_cancels(&mut r), Vec::<u64>::new());
+                    }
+                    Step::Disconnect(c) => {
+                        let mut expected: Vec<u64> = open.iter().copied().filter(|u| owner[u].0 == c).collect();
+                        expected.sort_unstable();
+                        r.disconnect(links[c]);
+                        gone.insert(c);
+                        let sent = upstream_cancels(&mut r);
+                        prop_assert_eq!(&sent, &expected, "a disconnect cancels exactly that client's requests");
+                        open.retain(|u| !sent.contains(u));
+                        cancelled.extend(sent);
+                    }
+                }
+            }
+        }
+    }
+}
