@@ -44,4 +44,5 @@ export class CancellationSession extends Session {
 }
 
 export const guardTransport = createGuardTransport(CancellationSession);
+
 export { InvalidArgumentError, McpCancelError, UsageError };

@@ -360,3 +360,85 @@ export type GuardedTransport<T extends TransportLike> = T & {
  * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT` when `transport` has no `start()`/`send()`; `ERR_INVALID_OPTION` for a bad option (the removed `session` option included).
  */
 export function guardTransport<T extends TransportLike>(transport: T, options?: GuardOptions | null): GuardedTransport<T>;
+
+/**
+ * Options of `createRelay()`: the upstream transport, the relay's own settings, and the
+ * upstream session's options (its transport kind, timeouts, reason policy, capacities; see
+ * `CancellationSessionOptions`). An unknown option is an `InvalidArgumentError`.
+ */
+export interface RelayOptions extends Pick<
+  CancellationSessionOptions,
+  | "transport"
+  | "protocolVersion"
+  | "tombstoneCapacity"
+  | "inboundCapacity"
+  | "maxReasonBytes"
+  | "exposeErrorReasons"
+  | "genericReason"
+  | "timeoutReason"
+  | "timeout"
+  | "maxTotalTimeout"
+  | "resetTimeoutOnProgress"
+> {
+  /** The server's transport (an MCP SDK `Transport`, not started: `relay.start()` starts it). `transport` defaults to "streamable-http" when it has per-request streams (SDK 2.x). */
+  upstream: TransportLike;
+  /** Most requests one client may have in flight; beyond it the relay answers -32000 and forwards nothing. Default 4096. */
+  maxInFlightPerClient?: number;
+  /** Every cancellation event of either side, with `side: "upstream" | "downstream"` and, downstream, the client's `link`. */
+  onEvent?: (event: CancellationEvent & { side: "upstream" | "downstream"; link?: number }) => void;
+  /** The upstream transport closed (every request in flight was failed with -32000 first). */
+  onUpstreamClose?: () => void;
+  /** A transport's error, or a send that failed. */
+  onError?: (error: Error) => void;
+}
+
+/** A client of a relay (`relay.connect()`). */
+export interface RelayClient {
+  /** The client's number in events (`link`). */
+  readonly link: number;
+  /** The client closed the response stream of its request `id` (2026-07-28 over Streamable HTTP, where that is the cancel): handled as its cancel. */
+  streamClosed(id: RequestId): void;
+  /** Forgets the client (as its transport closing does): its requests in flight are cancelled upstream. */
+  disconnect(): void;
+}
+
+/** A relay (`createRelay()`). */
+export interface Relay {
+  /** Starts the upstream transport. */
+  start(): Promise<void>;
+  /**
+   * Connects a client's transport (already started, or started by the caller next): its
+   * messages go upstream, with ids the relay chooses. `streamableHttp`: the client's
+   * transport is Streamable HTTP (default: its `hasPerRequestStream`).
+   *
+   * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT`. @throws {UsageError} `ERR_CLOSED`.
+   */
+  connect(transport: TransportLike, options?: { streamableHttp?: boolean }): RelayClient;
+  /** Requests in flight through the relay. */
+  readonly inFlight: number;
+  /** Clients connected. */
+  readonly clientCount: number;
+  /** Disconnects every client (their requests are cancelled upstream) and closes the upstream transport. */
+  close(): Promise<void>;
+}
+
+/**
+ * A relay between any number of MCP clients and one server, each side with its revision's
+ * cancellation rules (Node only; its .wasm, pkg/relay-node/, loads on first use).
+ *
+ * Every request a client sends goes upstream under an id the relay chooses (a number
+ * unique on the upstream connection; its `_meta.progressToken` likewise), and its response
+ * and progress come back under the client's own id and token. A client's cancel (its
+ * `notifications/cancelled`, or closing its request's stream) becomes the upstream
+ * revision's cancel of that request only — a notification with the relay's id, a stream
+ * close (2026-07-28 over Streamable HTTP) or a `tasks/cancel` — or nothing when it already
+ * finished or is `initialize`; late answers and progress are dropped on both sides; a client
+ * that disconnects has its requests cancelled upstream ("Client disconnected"); an upstream
+ * timeout cancels upstream and answers the client -32001; the `initialize` handshake is
+ * made once upstream and shared. The server's own requests (sampling, elicitation, …) go to
+ * the client when exactly one is connected, else are refused with -32000. Spec:
+ * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`.
+ */
+export function createRelay(options: RelayOptions): Relay;

@@ -5,4 +5,4 @@ import { createRequire } from "node:module";
 
 const cjs = createRequire(import.meta.url)("../dist/node/index.cjs");
 
-export const { CancellationSession, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = cjs;
+export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = cjs;

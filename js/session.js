@@ -7,6 +7,7 @@
 // what to drop — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
+import { callerTag, methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
 
 /**
  * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
@@ -293,80 +294,7 @@ function prepare(c) {
   STRING = c.tags.string;
   DROP = c.verdicts.drop;
   NEED = c.verdicts.needFields;
-  return {
-    ...c,
-    codes: new Map(c.methods.map((name, i) => [name, i + 1])),
-  };
-}
-
-/** The tag of a value the peer sent (a string longer than the core accepts is "oversized"). */
-function peerTag(w, v) {
-  switch (typeof v) {
-    case "number":
-      return w.tags.number;
-    case "string":
-      return v.length > w.maxPeerString ? w.tags.oversized : w.tags.string;
-    case "undefined":
-      return w.tags.absent;
-    case "boolean":
-      return w.tags.boolean;
-    default:
-      return v === null ? w.tags.null : Array.isArray(v) ? w.tags.array : w.tags.object;
-  }
-}
-
-/** The tag of a value the caller passed (its strings are not bounded). */
-function callerTag(w, v) {
-  return typeof v === "string" ? w.tags.string : peerTag(w, v);
-}
-
-function methodOf(w, method) {
-  return typeof method === "string" ? (w.codes.get(method) ?? 0) : method === undefined ? -1 : -2;
-}
-
-/**
- * The `params` members a message's `need` names, as the core's entry points take them: read
- * into one reusable record (no allocation per message); valid until the next read.
- */
-const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false };
-
-function readParams(w, message, need, bound) {
-  const f = w.fields;
-  const params = message.params;
-  let arg;
-  if (need & f.requestId) arg = params?.requestId;
-  else if (need & f.progressToken) arg = params?.progressToken;
-  else if (need & f.metaProgressToken) arg = params?._meta?.progressToken;
-  const argTag = bound ? peerTag(w, arg) : callerTag(w, arg);
-  let reasonTag = w.tags.absent;
-  let reason;
-  if (need & f.reason) {
-    const r = params?.reason;
-    reasonTag = peerTag(w, r);
-    // A reason is capped by the core anyway: never copy more than it keeps.
-    if (typeof r === "string") {
-      reasonTag = w.tags.string;
-      reason = r.length > w.maxPeerString * 4 ? r.slice(0, w.maxPeerString * 4) : r;
-    }
-  }
-  READ.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
-  READ.argTag = argTag;
-  READ.argNum = argTag === w.tags.number ? arg : 0;
-  READ.argStr = argTag === w.tags.string ? arg : undefined;
-  READ.reasonTag = reasonTag;
-  READ.reason = reason;
-  READ.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
-  READ.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
-  READ.task = need & f.task ? isObject(params?.task) : false;
-  return READ;
-}
-
-function boundedString(w, v, bound) {
-  return typeof v === "string" && (!bound || v.length <= w.maxPeerString) ? v : undefined;
-}
-
-function isObject(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return tables(c);
 }
 
 function incoming(core, w, message) {
@@ -391,25 +319,8 @@ function incomingResponse(core, w, id, message) {
   let verdict = core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return verdict;
   // The core needs members of the result or error: read them (only those) and ask again.
-  const need = verdict >>> 8;
-  const f = w.fields;
-  const result = message.result;
-  const error = message.error;
-  const text = (v) => boundedString(w, v, true);
-  const code = error?.code;
-  verdict = core.incomingResponse(
-    idTag,
-    idNum,
-    idStr,
-    need,
-    need & f.resultTaskId ? text(result?.task?.taskId) : undefined,
-    need & f.resultTaskId ? text(result?.resultType) : undefined,
-    need & (f.resultTaskId | f.resultTaskStatus) ? text(result?.taskId) : undefined,
-    need & f.resultTaskStatus ? text(result?.status) : undefined,
-    need & f.protocolVersion ? text(result?.protocolVersion) : undefined,
-    error !== undefined,
-    typeof code === "number" ? code : NaN,
-  );
+  const r = readResponse(w, message, verdict >>> 8);
+  verdict = core.incomingResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
   return verdict & 0xff;
 }
 

@@ -2,12 +2,14 @@
 # Builds the npm package's wasm (release, wasm-opt -Oz):
 #   pkg/node/  wasm-pack --target nodejs: CommonJS glue that loads the .wasm synchronously (Node)
 #   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers, bundlers)
+#   pkg/relay-node/  the same as pkg/node with the relay (feature `relay`): createRelay() and
+#              `mcp-cancel bridge` load it, so the session's .wasm does not carry the relay
 # and the browser demo page's bundle, www/dist/ (scripts/build-www.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 # Start from empty output folders: files of an earlier build must not ship.
-rm -rf pkg/node pkg/web
+rm -rf pkg/node pkg/web pkg/relay-node
 printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target nodejs -> pkg/node"
 wasm-pack --quiet build --release --target nodejs --out-dir pkg/node --out-name mcp_cancel --no-pack
 # The glue is CommonJS; the package's own entry (js/index.js) is ESM.
@@ -16,15 +18,19 @@ rm -f pkg/node/.gitignore
 printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target web -> pkg/web"
 wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name mcp_cancel --no-pack
 rm -f pkg/web/.gitignore pkg/web/package.json
+printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target nodejs --features relay -> pkg/relay-node"
+wasm-pack --quiet build --release --target nodejs --out-dir pkg/relay-node --out-name mcp_cancel_relay --no-pack -- --features relay
+echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
+rm -f pkg/relay-node/.gitignore
 # dist/node/index.cjs: the Node entry (CommonJS; js/index.js re-exports it for ESM), bundled
 # from js/node/entry.js with the shared js/guard.js and js/errors.js.
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs"
 esbuild js/node/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
-  --outfile=dist/node/index.cjs --external:../../pkg/node/mcp_cancel.js --external:debug
+  --outfile=dist/node/index.cjs --external:../../pkg/node/mcp_cancel.js --external:../../pkg/relay-node/mcp_cancel_relay.js --external:debug
 # The glue's typings declare `[Symbol.dispose]()`, which needs TypeScript's `esnext.disposable`
 # lib: drop that line so users on an ES2022 lib type-check without skipLibCheck (the method
 # itself stays at runtime).
-sed -i '/\[Symbol\.dispose\]()/d' pkg/node/mcp_cancel.d.ts pkg/web/mcp_cancel.d.ts
+sed -i '/\[Symbol\.dispose\]()/d' pkg/node/mcp_cancel.d.ts pkg/web/mcp_cancel.d.ts pkg/relay-node/mcp_cancel_relay.d.ts
 # Its typings: js/index.d.ts as a CommonJS declaration file, paths made relative to dist/node/.
 sed 's#"\.\./pkg/node/#"../../pkg/node/#g' js/index.d.ts > dist/node/index.d.cts
 wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)

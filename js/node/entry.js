@@ -4,6 +4,7 @@
 import wasm from "../../pkg/node/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
 import { createGuardTransport } from "../guard.js";
+import { createRelayFactory } from "../relay.js";
 import { createSessionClass } from "../session.js";
 
 wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
@@ -27,6 +28,20 @@ function withDefaultOnEvent(options) {
 export const CancellationSession = createSessionClass(wasm.SessionCore, withDefaultOnEvent);
 
 export const guardTransport = createGuardTransport(CancellationSession);
+
+// The relay's .wasm (pkg/relay-node/, the session's .wasm plus the relay) is loaded the first
+// time a relay is made: a process that only guards a transport never loads it.
+let relayWasm;
+function relayBuild() {
+  if (relayWasm === undefined) {
+    relayWasm = require("../../pkg/relay-node/mcp_cancel_relay.js");
+    relayWasm.__registerErrorClasses(InvalidArgumentError, UsageError);
+  }
+  return relayWasm;
+}
+
+/** A relay between client transports and one server transport (see the README and the typings). */
+export const createRelay = createRelayFactory(() => relayBuild().RelayCore, () => relayBuild().SessionCore.constants());
 
 /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
 export async function init() {}

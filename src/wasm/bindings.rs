@@ -17,8 +17,8 @@ use super::convert::{self, id_to_js, key, peer_value, tag, MAX_PEER_STRING};
 use super::errors;
 use super::options::{self, Callbacks};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, ResponseInfo,
-    Session, TimeoutKind, TrackRequest, Transmit, Verdict,
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, Session,
+    TimeoutKind, TrackRequest, Transmit, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -270,18 +270,15 @@ impl SessionCore {
         has_error: bool,
         error_code: f64,
     ) -> u32 {
-        let mut info = ResponseInfo::default();
-        if has_error {
-            info.error_code =
-                Some(if error_code.is_finite() && error_code.fract() == 0.0 { error_code as i64 } else { -32603 });
-        } else {
-            info.task_id = task_task_id
-                .or_else(|| (result_type.as_deref() == Some("task")).then(|| result_task_id.clone()).flatten());
-            if let (Some(t), Some(s)) = (result_task_id, result_status) {
-                info.task_status = Some((t, s));
-            }
-            info.protocol_version = protocol_version;
-        }
+        let info = convert::response_info(
+            task_task_id,
+            result_type,
+            result_task_id,
+            result_status,
+            protocol_version,
+            has_error,
+            error_code,
+        );
         let mut message = Message::new(peer_value(id_tag, id_num, id_str.as_deref()), MethodName::Absent);
         message.read = Fields(read);
         message.response = Some(&info);
@@ -593,14 +590,18 @@ impl SessionCore {
 }
 
 /// A request id from a tagged member, taking the string (no copy).
-fn owned_id(tag: u32, number: f64, string: Option<String>) -> Result<RequestId, crate::core::InvalidRequestId> {
+pub(super) fn owned_id(
+    tag: u32,
+    number: f64,
+    string: Option<String>,
+) -> Result<RequestId, crate::core::InvalidRequestId> {
     match (tag, string) {
         (tag::STRING, Some(s)) => Ok(RequestId::String(s)),
         (tag, s) => peer_value(tag, number, s.as_deref()).to_request_id(),
     }
 }
 
-fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
+pub(super) fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     match code {
         -1 => MethodName::Absent,
         -2 => MethodName::NotAString,
@@ -612,7 +613,7 @@ fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
 /// The message `incoming` and `outgoing` were given: its method (code, or name for code 0),
 /// its id and the members `read`, each a tag with its number or string — `arg` is
 /// `requestId`, `progressToken` or `_meta.progressToken`, whichever `read` names.
-fn read_message<'a>(
+pub(super) fn read_message<'a>(
     (method_code, method_name): (i32, Option<&'a str>),
     (id_tag, id_num, id_str): (u32, f64, Option<&'a str>),
     read: u32,

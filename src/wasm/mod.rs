@@ -5,7 +5,9 @@
 //! - `bindings`: the class, one entry point per message (scalars in, a number out);
 //! - `convert`: JS values ↔ core values (ids, reasons, messages, events);
 //! - `options`: the session's and `track()`'s options, checked strictly;
-//! - `errors`: the typed JS errors (`InvalidArgumentError`, `UsageError`).
+//! - `errors`: the typed JS errors (`InvalidArgumentError`, `UsageError`);
+//! - `relay` (feature `relay`, its own .wasm): `RelayCore`, the class the package's JS relay
+//!   drives (the core's `Relay`).
 //!
 //! Rules of this layer:
 //! - it converts at the boundary (ids validated, never cast; peer strings bounded by the
@@ -19,8 +21,12 @@ mod bindings;
 mod convert;
 mod errors;
 mod options;
+#[cfg(feature = "relay")]
+mod relay;
 
 pub use bindings::SessionCore;
+#[cfg(feature = "relay")]
+pub use relay::RelayCore;
 
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 fn start() {

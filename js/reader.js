@@ -1,0 +1,107 @@
+// Reading a JSON-RPC message for the core: the members the core's tables name, as tags and
+// scalars (the shared part of the session's and the relay's JS layers). Nothing here decides
+// a rule: which members to read comes from the core (`SessionCore.constants()`, or a
+// verdict that asks for more).
+
+/**
+ * The core's tables (`SessionCore.constants()`), with a map from method name to code.
+ * @param {any} c
+ */
+export function tables(c) {
+  return { ...c, codes: new Map(c.methods.map((name, i) => [name, i + 1])) };
+}
+
+/** The tag of a value the peer sent (a string longer than the core accepts is "oversized"). */
+export function peerTag(w, v) {
+  switch (typeof v) {
+    case "number":
+      return w.tags.number;
+    case "string":
+      return v.length > w.maxPeerString ? w.tags.oversized : w.tags.string;
+    case "undefined":
+      return w.tags.absent;
+    case "boolean":
+      return w.tags.boolean;
+    default:
+      return v === null ? w.tags.null : Array.isArray(v) ? w.tags.array : w.tags.object;
+  }
+}
+
+/** The tag of a value the caller passed (its strings are not bounded). */
+export function callerTag(w, v) {
+  return typeof v === "string" ? w.tags.string : peerTag(w, v);
+}
+
+export function methodOf(w, method) {
+  return typeof method === "string" ? (w.codes.get(method) ?? 0) : method === undefined ? -1 : -2;
+}
+
+/**
+ * The `params` members a message's `need` names, as the core's entry points take them: read
+ * into one reusable record (no allocation per message); valid until the next read.
+ */
+const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false };
+
+export function readParams(w, message, need, bound) {
+  const f = w.fields;
+  const params = message.params;
+  let arg;
+  if (need & f.requestId) arg = params?.requestId;
+  else if (need & f.progressToken) arg = params?.progressToken;
+  else if (need & f.metaProgressToken) arg = params?._meta?.progressToken;
+  const argTag = bound ? peerTag(w, arg) : callerTag(w, arg);
+  let reasonTag = w.tags.absent;
+  let reason;
+  if (need & f.reason) {
+    const r = params?.reason;
+    reasonTag = peerTag(w, r);
+    // A reason is capped by the core anyway: never copy more than it keeps.
+    if (typeof r === "string") {
+      reasonTag = w.tags.string;
+      reason = r.length > w.maxPeerString * 4 ? r.slice(0, w.maxPeerString * 4) : r;
+    }
+  }
+  READ.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
+  READ.argTag = argTag;
+  READ.argNum = argTag === w.tags.number ? arg : 0;
+  READ.argStr = argTag === w.tags.string ? arg : undefined;
+  READ.reasonTag = reasonTag;
+  READ.reason = reason;
+  READ.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
+  READ.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
+  READ.task = need & f.task ? isObject(params?.task) : false;
+  return READ;
+}
+
+export function boundedString(w, v, bound) {
+  return typeof v === "string" && (!bound || v.length <= w.maxPeerString) ? v : undefined;
+}
+
+export function isObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+
+/** The response members of `readResponse()` (one reusable record; valid until the next read). */
+const RESPONSE = { need: 0, taskTaskId: undefined, resultType: undefined, resultTaskId: undefined, status: undefined, protocolVersion: undefined, hasError: false, errorCode: NaN };
+
+/**
+ * The members of a response's `result` or `error` that `need` (the core's field bits) names,
+ * as `incomingResponse` / `upstreamResponse` take them.
+ */
+export function readResponse(w, message, need) {
+  const f = w.fields;
+  const result = message.result;
+  const error = message.error;
+  const text = (v) => boundedString(w, v, true);
+  const code = error?.code;
+  RESPONSE.need = need;
+  RESPONSE.taskTaskId = need & f.resultTaskId ? text(result?.task?.taskId) : undefined;
+  RESPONSE.resultType = need & f.resultTaskId ? text(result?.resultType) : undefined;
+  RESPONSE.resultTaskId = need & (f.resultTaskId | f.resultTaskStatus) ? text(result?.taskId) : undefined;
+  RESPONSE.status = need & f.resultTaskStatus ? text(result?.status) : undefined;
+  RESPONSE.protocolVersion = need & f.protocolVersion ? text(result?.protocolVersion) : undefined;
+  RESPONSE.hasError = error !== undefined;
+  RESPONSE.errorCode = typeof code === "number" ? code : NaN;
+  return RESPONSE;
+}

@@ -1,0 +1,384 @@
+// createRelay(): MCP between any number of client transports and one server transport, with
+// cancellation correct on both sides. Target-neutral: the entry module hands in the wasm
+// build's RelayCore. Every decision is the core's (src/core/relay.rs); this file reads the
+// members of each message the core names, rewrites the ids the core says to rewrite, and
+// does what the core's output says.
+
+import { InvalidArgumentError, UsageError } from "./errors.js";
+import { methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
+
+/** `params._meta` key of the protocol version a 2026-07-28 request names. */
+const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+
+/** The relay's own options; the others are the upstream session's (`CancellationSessionOptions`). */
+const RELAY_KEYS = new Set(["upstream", "maxInFlightPerClient", "onEvent", "onUpstreamClose", "onError"]);
+
+/** The upstream session's options the relay takes (see `CancellationSessionOptions`). */
+const SESSION_KEYS = new Set([
+  "transport",
+  "protocolVersion",
+  "tombstoneCapacity",
+  "inboundCapacity",
+  "maxReasonBytes",
+  "exposeErrorReasons",
+  "genericReason",
+  "timeoutReason",
+  "timeout",
+  "maxTotalTimeout",
+  "resetTimeoutOnProgress",
+]);
+
+/** Forward and backward codes of RelayCore (src/wasm/relay.rs). */
+const F_DROP = 0;
+const F_UPSTREAM = 1;
+const F_ANSWER_HANDSHAKE = 2;
+const F_NEED = 4;
+const B_DOWNSTREAM = 1;
+const B_BROADCAST = 2;
+const B_REFUSE = 3;
+const B_NEED = 4;
+
+/** JSON-RPC error of a server request the relay cannot route to one client. */
+const UNROUTABLE = -32000;
+
+/**
+ * @param {() => any} relayCore the wasm-bindgen class of the relay's build (loaded on first use)
+ * @param {() => any} constants the core's tables (`SessionCore.constants()` of that build)
+ * @returns {typeof import("./index.js").createRelay}
+ */
+export function createRelayFactory(relayCore, constants) {
+  return function createRelay(options) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new InvalidArgumentError("createRelay(): options must be an object with an `upstream` transport", "ERR_INVALID_OPTION", options);
+    }
+    checkTransport(options.upstream, "createRelay(): option `upstream`");
+    const session = {};
+    for (const key of Object.keys(options)) {
+      if (SESSION_KEYS.has(key)) session[key] = options[key];
+      else if (!RELAY_KEYS.has(key)) {
+        throw new InvalidArgumentError(`createRelay(): unknown option \`${key}\``, "ERR_INVALID_OPTION", key);
+      }
+    }
+    for (const name of ["onEvent", "onUpstreamClose", "onError"]) {
+      if (options[name] !== undefined && typeof options[name] !== "function") {
+        throw new InvalidArgumentError(`createRelay(): option \`${name}\` must be a function`, "ERR_INVALID_OPTION", options[name]);
+      }
+    }
+    const max = options.maxInFlightPerClient ?? 4096;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new InvalidArgumentError("createRelay(): option `maxInFlightPerClient` must be a positive integer", "ERR_INVALID_OPTION", max);
+    }
+    if (session.transport === undefined && options.upstream.hasPerRequestStream === true) session.transport = "streamable-http";
+    if (options.onEvent !== undefined) session.onEvent = options.onEvent;
+    const RelayCore = relayCore();
+    const core = new RelayCore(session, Math.random() * 2 ** 52, max);
+    return new Relay(core, tables(constants()), options);
+  };
+}
+
+function checkTransport(t, what) {
+  if (t === null || typeof t !== "object" || typeof t.send !== "function" || typeof t.start !== "function") {
+    throw new InvalidArgumentError(`${what}: expected an MCP SDK Transport (an object with start() and send())`, "ERR_INVALID_TRANSPORT", undefined);
+  }
+}
+
+/** A client connected to the relay. */
+class Client {
+  constructor(link, transport) {
+    this.link = link;
+    this.transport = transport;
+    /** Whether the client's protocol version was passed to the core (2026-07-28 envelope). */
+    this.versioned = false;
+    this.closed = false;
+  }
+}
+
+class Relay {
+  #core;
+  #w;
+  #options;
+  #upstream;
+  /** @type {Map<number, Client>} */
+  #clients = new Map();
+  /** The request signals of upstream requests (transports with a stream per request), by upstream id. */
+  #streams = new Map();
+  /** The upstream id of the handshake the relay sent, and its result once answered. */
+  #handshakeId = undefined;
+  #handshakeResult = undefined;
+  #timer = undefined;
+  #closed = false;
+
+  constructor(core, w, options) {
+    this.#core = core;
+    this.#w = w;
+    this.#options = options;
+    this.#upstream = options.upstream;
+    const upstream = this.#upstream;
+    upstream.onmessage = (message) => this.#fromUpstream(message);
+    upstream.onclose = () => {
+      if (this.#closed) return;
+      this.#core.upstreamClosed();
+      this.#flush();
+      this.#options.onUpstreamClose?.();
+    };
+    upstream.onerror = (error) => this.#report(error);
+  }
+
+  /** Starts the upstream transport. */
+  start() {
+    return this.#upstream.start();
+  }
+
+  /** Requests in flight through the relay. */
+  get inFlight() {
+    return this.#core?.inFlight ?? 0;
+  }
+
+  /** Clients connected. */
+  get clientCount() {
+    return this.#clients.size;
+  }
+
+  connect(transport, connectOptions) {
+    if (this.#closed) throw new UsageError("relay.connect(): the relay is closed", "ERR_CLOSED", undefined);
+    checkTransport(transport, "relay.connect()");
+    const streams = connectOptions?.streamableHttp ?? transport.hasPerRequestStream === true;
+    const client = new Client(this.#core.connect(streams), transport);
+    this.#clients.set(client.link, client);
+    transport.onmessage = (message) => this.#fromClient(client, message);
+    transport.onclose = () => this.#disconnected(client);
+    transport.onerror = (error) => this.#report(error);
+    return {
+      link: client.link,
+      /** The client closed the response stream of its request `id` (2026-07-28 over Streamable HTTP: its cancel). */
+      streamClosed: (id) => {
+        const w = this.#w;
+        const tag = peerTag(w, id);
+        this.#core?.streamClosed(client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined);
+        this.#flush();
+      },
+      /** Forgets the client: its requests in flight are cancelled upstream. */
+      disconnect: () => this.#disconnected(client),
+    };
+  }
+
+  /** Closes the relay: every client is disconnected, then the upstream transport is closed. */
+  async close() {
+    if (this.#closed) return;
+    for (const client of [...this.#clients.values()]) this.#disconnected(client);
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#upstream.close();
+    this.#core.free();
+    this.#core = undefined;
+  }
+
+  #disconnected(client) {
+    if (client.closed || this.#core === undefined) return;
+    client.closed = true;
+    this.#clients.delete(client.link);
+    this.#core.disconnect(client.link);
+    this.#flush();
+  }
+
+  #report(error) {
+    this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  #send(transport, message, sendOptions) {
+    let sent;
+    try {
+      sent = transport.send(message, sendOptions);
+    } catch (error) {
+      this.#report(error);
+      return;
+    }
+    sent?.catch?.((error) => this.#report(error));
+  }
+
+  // ----- from a client -----
+
+  #fromClient(client, message) {
+    const core = this.#core;
+    if (core === undefined || message === null || typeof message !== "object" || Array.isArray(message)) {
+      // Batches are not relayed (2025-03-26 only): passed on as they are.
+      if (core !== undefined && Array.isArray(message)) this.#send(this.#upstream, message);
+      return;
+    }
+    const w = this.#w;
+    if (!client.versioned && message.method !== undefined && message.id !== undefined) {
+      const version = message.params?._meta?.[META_PROTOCOL_VERSION];
+      if (typeof version === "string") {
+        client.versioned = true;
+        core.setProtocolVersion(client.link, version.slice(0, w.maxPeerString));
+      }
+    }
+    const code = methodOf(w, message.method);
+    const id = message.id;
+    const idTag = peerTag(w, id);
+    const name = code === 0 ? message.method.slice(0, w.maxPeerString) : undefined;
+    let need = code >= 0 ? w.incoming[code] : 0;
+    let verdict;
+    for (;;) {
+      const r = readParams(w, message, need, true);
+      verdict = core.downstream(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task);
+      if ((verdict & 0xff) !== F_NEED) break;
+      need |= verdict >>> 8;
+    }
+    if (verdict === F_UPSTREAM) this.#toUpstream(message, core.forwardId, core.forwardToken);
+    else if (verdict === F_ANSWER_HANDSHAKE) this.#answerHandshake(client, id);
+    this.#flush();
+  }
+
+  #toUpstream(message, upId, upToken) {
+    let out = message;
+    if (!Number.isNaN(upId)) {
+      const params = message.params;
+      out =
+        Number.isNaN(upToken) || params === null || typeof params !== "object"
+          ? { ...message, id: upId }
+          : { ...message, id: upId, params: { ...params, _meta: { ...params._meta, progressToken: upToken } } };
+      if (message.method === "initialize") this.#handshakeId = upId;
+    }
+    let sendOptions;
+    if (!Number.isNaN(upId) && this.#upstream.hasPerRequestStream === true) {
+      // The request's own stream: closing it is the 2026-07-28 cancel (the core says when).
+      const controller = new AbortController();
+      this.#streams.set(upId, controller);
+      sendOptions = { requestSignal: controller.signal };
+    }
+    this.#send(this.#upstream, out, sendOptions);
+  }
+
+  #answerHandshake(client, id) {
+    this.#send(client.transport, { jsonrpc: "2.0", id, result: this.#handshakeResult });
+  }
+
+  // ----- from the server -----
+
+  #fromUpstream(message) {
+    const core = this.#core;
+    if (core === undefined || message === null || typeof message !== "object" || Array.isArray(message)) return;
+    const w = this.#w;
+    const code = methodOf(w, message.method);
+    const id = message.id;
+    const idTag = peerTag(w, id);
+    const idNum = idTag === w.tags.number ? id : 0;
+    const idStr = idTag === w.tags.string ? id : undefined;
+    let verdict;
+    if (code === -1) {
+      verdict = core.upstream(-1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined);
+      if ((verdict & 0xff) === B_NEED) {
+        const r = readResponse(w, message, verdict >>> 8);
+        verdict = core.upstreamResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
+      }
+      if (idTag === w.tags.number) this.#streams.delete(id);
+      if (id === this.#handshakeId && message.result !== undefined) this.#handshakeResult = message.result;
+    } else {
+      const name = code === 0 ? message.method.slice(0, w.maxPeerString) : undefined;
+      let need = code >= 0 ? w.incoming[code] : 0;
+      for (;;) {
+        const r = readParams(w, message, need, true);
+        verdict = core.upstream(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status);
+        if ((verdict & 0xff) !== B_NEED) break;
+        need |= verdict >>> 8;
+      }
+    }
+    if (verdict === B_DOWNSTREAM) {
+      const client = this.#clients.get(core.backLink);
+      const backId = core.backId;
+      const backToken = core.backToken;
+      let out = message;
+      if (backId !== undefined) out = { ...message, id: backId };
+      else if (backToken !== undefined) out = { ...message, params: { ...message.params, progressToken: backToken } };
+      if (client !== undefined) this.#send(client.transport, out);
+    } else if (verdict === B_BROADCAST) {
+      for (const client of this.#clients.values()) this.#send(client.transport, message);
+    } else if (verdict === B_REFUSE) {
+      const message_ = `mcp-cancel relay: no single client can take this request (${this.#clients.size} connected)`;
+      this.#send(this.#upstream, { jsonrpc: "2.0", id, error: { code: UNROUTABLE, message: message_ } });
+    }
+    this.#flush();
+  }
+
+  // ----- the core's output -----
+
+  #flush() {
+    const core = this.#core;
+    if (core === undefined) return;
+    for (let out = core.poll(); out !== undefined; out = core.poll()) {
+      switch (out.type) {
+        case "cancel":
+          this.#cancel(out);
+          break;
+        case "fail": {
+          const client = this.#clients.get(out.link);
+          if (client !== undefined) this.#send(client.transport, { jsonrpc: "2.0", id: out.id, error: { code: out.code, message: out.message } });
+          break;
+        }
+        case "refuse":
+          this.#send(this.#upstream, {
+            jsonrpc: "2.0",
+            id: out.id,
+            error: { code: UNROUTABLE, message: "mcp-cancel relay: the client this request went to disconnected" },
+          });
+          break;
+        case "answer-handshake": {
+          const client = this.#clients.get(out.link);
+          if (client !== undefined) this.#answerHandshake(client, out.id);
+          break;
+        }
+        case "upstream-version":
+          this.#upstream.setProtocolVersion?.(out.version);
+          break;
+        case "event":
+          if (this.#options.onEvent !== undefined) {
+            try {
+              this.#options.onEvent({ ...out.event, side: out.side, ...(out.link === undefined ? {} : { link: out.link }) });
+            } catch {
+              // A throwing handler must not break the relay.
+            }
+          }
+          break;
+      }
+    }
+    this.#rearm();
+  }
+
+  #cancel(out) {
+    if (out.side === "upstream") {
+      if (out.via === "stream-close") {
+        const controller = this.#streams.get(out.requestId);
+        this.#streams.delete(out.requestId);
+        controller?.abort(out.reason ?? "Request cancelled");
+        return;
+      }
+      this.#send(this.#upstream, cancelMessage(out));
+      return;
+    }
+    const client = this.#clients.get(out.link);
+    if (client !== undefined && out.via !== "stream-close") this.#send(client.transport, cancelMessage(out));
+  }
+
+  /** One timer for the core's next deadline (the upstream's request timeouts). */
+  #rearm() {
+    const core = this.#core;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const due = core?.pollTimeout();
+    if (due === undefined || Number.isNaN(due)) return;
+    const delay = Math.min(Math.max(0, due - performance.now()), 2 ** 31 - 1);
+    this.#timer = setTimeout(() => {
+      this.#core?.handleTimeout();
+      this.#flush();
+    }, delay);
+    this.#timer.unref?.();
+  }
+}
+
+/** The message of a cancel output (a notification, or a `tasks/cancel` request). */
+function cancelMessage(out) {
+  if (out.via === "tasks-cancel") return { jsonrpc: "2.0", id: out.id, method: "tasks/cancel", params: { taskId: out.taskId } };
+  const params = out.reason === undefined ? { requestId: out.requestId } : { requestId: out.requestId, reason: out.reason };
+  return { jsonrpc: "2.0", method: "notifications/cancelled", params };
+}

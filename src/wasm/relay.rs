@@ -1,0 +1,381 @@
+//! [`RelayCore`]: the wasm class behind the package's JS relay (`createRelay`, the `bridge`
+//! command). As [`SessionCore`](super::SessionCore): the JS layer reads the members of a
+//! message the core names and makes one call per message with scalars; every decision is
+//! the core's [`Relay`]; its output is read with `poll()`, one plain object per item.
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::bindings::{owned_id, read_message};
+use super::convert::{self, id_to_js, peer_value};
+use super::options;
+use crate::core::{
+    Backward, CancelAction, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
+    RelayOutput, Side, TransportKind,
+};
+
+/// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
+/// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
+/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again.
+mod forward {
+    pub const DROP: u32 = 0;
+    pub const UPSTREAM: u32 = 1;
+    pub const ANSWER_HANDSHAKE: u32 = 2;
+    pub const HOLD: u32 = 3;
+    pub const NEED_FIELDS: u32 = 4;
+}
+
+/// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
+/// `backToken` when set), `2` send to every client, `3` refuse (answer the server with an
+/// error), `4 | fields << 8` read those members too and call again.
+mod backward {
+    pub const DROP: u32 = 0;
+    pub const DOWNSTREAM: u32 = 1;
+    pub const BROADCAST: u32 = 2;
+    pub const REFUSE: u32 = 3;
+    pub const NEED_FIELDS: u32 = 4;
+}
+
+/// The relay core, for the package's JS relay (which documents the public API): not meant
+/// to be used directly.
+#[wasm_bindgen(js_name = RelayCore, skip_typescript)]
+pub struct RelayCore {
+    relay: Relay,
+    timed: bool,
+    forward_id: f64,
+    forward_token: f64,
+    back_link: u32,
+    back_id: JsValue,
+    back_token: JsValue,
+}
+
+#[wasm_bindgen(js_class = RelayCore)]
+impl RelayCore {
+    /// A relay. `upstream`: the upstream session's options as `CancellationSessionOptions`
+    /// (`transport`, timeouts, reason policy, capacities; `onEvent` only says whether
+    /// events are made); `seed` a random number for the id maps; `max_in_flight` per client.
+    ///
+    /// # Errors
+    /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
+    #[wasm_bindgen(constructor)]
+    pub fn new(upstream: JsValue, seed: f64, max_in_flight: u32) -> Result<RelayCore, JsValue> {
+        let settings = options::session(&upstream)?;
+        let mut config = RelayConfig::default();
+        config.upstream = settings.config;
+        config.upstream.hash_seed = seed.to_bits();
+        config.downstream.events = config.upstream.events;
+        config.downstream.reason = config.upstream.reason.clone();
+        config.downstream.hash_seed = seed.to_bits().rotate_left(17);
+        config.max_in_flight_per_link = max_in_flight as usize;
+        let timed = config.upstream.timeout.is_set();
+        let mut relay = Relay::new(config);
+        if let Some(version) = &settings.protocol_version {
+            // The upstream's revision, known up front.
+            let link = relay.connect(TransportKind::Messages);
+            relay.set_protocol_version(link, version);
+            relay.disconnect(link);
+        }
+        Ok(RelayCore {
+            relay,
+            timed,
+            forward_id: f64::NAN,
+            forward_token: f64::NAN,
+            back_link: 0,
+            back_id: JsValue::UNDEFINED,
+            back_token: JsValue::UNDEFINED,
+        })
+    }
+
+    fn now(&self) -> u64 {
+        if self.timed {
+            convert::now_ms()
+        } else {
+            0
+        }
+    }
+
+    /// A new client; `streamable_http`: its transport is Streamable HTTP (in 2026-07-28 its
+    /// cancel is closing its request's stream, see `streamClosed`).
+    pub fn connect(&mut self, streamable_http: bool) -> u32 {
+        let kind = if streamable_http { TransportKind::StreamableHttp } else { TransportKind::Messages };
+        self.relay.connect(kind).0
+    }
+
+    /// Client `link` disconnected: its requests are cancelled upstream (see `poll`).
+    pub fn disconnect(&mut self, link: u32) {
+        self.relay.disconnect(Link(link));
+    }
+
+    /// The upstream connection closed: every request in flight fails (see `poll`).
+    #[wasm_bindgen(js_name = upstreamClosed)]
+    pub fn upstream_closed(&mut self) {
+        self.relay.upstream_closed();
+    }
+
+    /// The protocol version client `link` uses (its request's
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`, 2026-07-28).
+    #[wasm_bindgen(js_name = setProtocolVersion)]
+    pub fn set_protocol_version(&mut self, link: u32, version: &str) {
+        self.relay.set_protocol_version(Link(link), version);
+    }
+
+    /// Client `link` closed the response stream of its request (tagged id).
+    #[wasm_bindgen(js_name = streamClosed)]
+    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) {
+        if let Ok(id) = owned_id(id_tag, id_num, id_str) {
+            self.relay.handle_downstream_stream_closed(Link(link), &id);
+        }
+    }
+
+    /// A message from client `link` (as `SessionCore.incoming`, plus `task`: whether
+    /// `params.task` is an object). Returns the `forward` code. Never throws.
+    #[allow(clippy::too_many_arguments)]
+    pub fn downstream(
+        &mut self,
+        link: u32,
+        method_code: i32,
+        method_name: Option<String>,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        params_tag: u32,
+        arg_tag: u32,
+        arg_num: f64,
+        arg_str: Option<String>,
+        reason_tag: u32,
+        reason: Option<String>,
+        task_id: Option<String>,
+        task: bool,
+    ) -> u32 {
+        let mut message = read_message(
+            (method_code, method_name.as_deref()),
+            (id_tag, id_num, id_str.as_deref()),
+            read,
+            params_tag,
+            (arg_tag, arg_num, arg_str.as_deref()),
+            (reason_tag, reason.as_deref()),
+            task_id.as_deref(),
+        );
+        message.task = task;
+        let now = self.now();
+        self.forward_id = f64::NAN;
+        self.forward_token = f64::NAN;
+        match self.relay.handle_downstream(Link(link), &message, now) {
+            Forward::Upstream { id, progress_token } => {
+                self.forward_id = id.map_or(f64::NAN, |v| v as f64);
+                self.forward_token = progress_token.map_or(f64::NAN, |v| v as f64);
+                forward::UPSTREAM
+            }
+            Forward::AnswerHandshake => forward::ANSWER_HANDSHAKE,
+            Forward::Hold => forward::HOLD,
+            Forward::NeedFields(f) => forward::NEED_FIELDS | (f.0 << 8),
+            _ => forward::DROP,
+        }
+    }
+
+    /// The upstream id to send the last forwarded request under (`NaN`: keep its id).
+    #[wasm_bindgen(getter, js_name = forwardId)]
+    pub fn forward_id(&self) -> f64 {
+        self.forward_id
+    }
+
+    /// The upstream progress token of the last forwarded request (`NaN`: keep it).
+    #[wasm_bindgen(getter, js_name = forwardToken)]
+    pub fn forward_token(&self) -> f64 {
+        self.forward_token
+    }
+
+    /// A message from the server (as `SessionCore.incoming`; a response with `method_code`
+    /// −1, whose result members come with `upstreamResponse` when asked). Returns the
+    /// `backward` code. Never throws.
+    #[allow(clippy::too_many_arguments)]
+    pub fn upstream(
+        &mut self,
+        method_code: i32,
+        method_name: Option<String>,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        params_tag: u32,
+        arg_tag: u32,
+        arg_num: f64,
+        arg_str: Option<String>,
+        reason_tag: u32,
+        reason: Option<String>,
+        task_id: Option<String>,
+        status: Option<String>,
+    ) -> u32 {
+        let mut message = read_message(
+            (method_code, method_name.as_deref()),
+            (id_tag, id_num, id_str.as_deref()),
+            read,
+            params_tag,
+            (arg_tag, arg_num, arg_str.as_deref()),
+            (reason_tag, reason.as_deref()),
+            task_id.as_deref(),
+        );
+        message.status = status.as_deref();
+        self.upstream_message(&message)
+    }
+
+    /// A response from the server with the result or error members the core asked for
+    /// (as `SessionCore.incomingResponse`).
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = upstreamResponse)]
+    pub fn upstream_response(
+        &mut self,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        task_task_id: Option<String>,
+        result_type: Option<String>,
+        result_task_id: Option<String>,
+        result_status: Option<String>,
+        protocol_version: Option<String>,
+        has_error: bool,
+        error_code: f64,
+    ) -> u32 {
+        let info = convert::response_info(
+            task_task_id,
+            result_type,
+            result_task_id,
+            result_status,
+            protocol_version,
+            has_error,
+            error_code,
+        );
+        let mut message = Message::new(peer_value(id_tag, id_num, id_str.as_deref()), MethodName::Absent);
+        message.read = Fields(read);
+        message.response = Some(&info);
+        self.upstream_message(&message)
+    }
+
+    fn upstream_message(&mut self, message: &Message<'_>) -> u32 {
+        let now = self.now();
+        self.back_id = JsValue::UNDEFINED;
+        self.back_token = JsValue::UNDEFINED;
+        match self.relay.handle_upstream(message, now) {
+            Backward::Downstream { link, id, progress_token } => {
+                self.back_link = link.0;
+                self.back_id = id.as_ref().map_or(JsValue::UNDEFINED, id_to_js);
+                self.back_token = progress_token.as_ref().map_or(JsValue::UNDEFINED, id_to_js);
+                backward::DOWNSTREAM
+            }
+            Backward::Broadcast => backward::BROADCAST,
+            Backward::Refuse => backward::REFUSE,
+            Backward::NeedFields(f) => backward::NEED_FIELDS | (f.0 << 8),
+            _ => backward::DROP,
+        }
+    }
+
+    /// The client the last `upstream()` message goes to.
+    #[wasm_bindgen(getter, js_name = backLink)]
+    pub fn back_link(&self) -> u32 {
+        self.back_link
+    }
+
+    /// The client's own id for the last response (`undefined`: keep the id).
+    #[wasm_bindgen(getter, js_name = backId)]
+    pub fn back_id(&self) -> JsValue {
+        self.back_id.clone()
+    }
+
+    /// The client's own progress token for the last progress (`undefined`: keep it).
+    #[wasm_bindgen(getter, js_name = backToken)]
+    pub fn back_token(&self) -> JsValue {
+        self.back_token.clone()
+    }
+
+    /// When the next timeout is due, in ms of `performance.now()`; `NaN` when none.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> f64 {
+        self.relay.poll_timeout().map_or(f64::NAN, |t| t as f64)
+    }
+
+    /// Time passed: expired requests are cancelled upstream and failed downstream.
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self) {
+        let now = convert::now_ms();
+        self.relay.handle_timeout(now);
+    }
+
+    /// Requests in flight through the relay.
+    #[wasm_bindgen(getter, js_name = inFlight)]
+    pub fn in_flight(&self) -> u32 {
+        u32::try_from(self.relay.in_flight()).unwrap_or(u32::MAX)
+    }
+
+    /// The next thing to do (`undefined` when there is none), a plain object:
+    /// - `{ type: "cancel", side: "upstream" | "downstream", link?, via: "notification" |
+    ///   "stream-close" | "tasks-cancel", requestId, reason?, id?, taskId? }` — `id` is the
+    ///   `tasks/cancel` request's own id;
+    /// - `{ type: "fail", link, id, code, message }` — answer the client's request with this error;
+    /// - `{ type: "refuse", id }` — answer the server's request `id` with an error;
+    /// - `{ type: "answer-handshake", link, id }`;
+    /// - `{ type: "upstream-version", version }`;
+    /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`.
+    pub fn poll(&mut self) -> JsValue {
+        let Some(out) = self.relay.poll_output() else { return JsValue::UNDEFINED };
+        let obj = Object::new();
+        let set = |name: &str, value: &JsValue| {
+            let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+        };
+        let side = |side: Side| match side {
+            Side::Upstream => set("side", &JsValue::from_str("upstream")),
+            Side::Downstream(link) => {
+                set("side", &JsValue::from_str("downstream"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+            }
+        };
+        match out {
+            RelayOutput::Transmit(s, t) => {
+                set("type", &JsValue::from_str("cancel"));
+                side(s);
+                set("requestId", &id_to_js(&t.request_id));
+                match t.action {
+                    CancelAction::Notify(n) => {
+                        set("via", &JsValue::from_str("notification"));
+                        if let Some(reason) = n.reason {
+                            set("reason", &JsValue::from_str(&reason));
+                        }
+                    }
+                    CancelAction::CloseStream(_) => set("via", &JsValue::from_str("stream-close")),
+                    CancelAction::CancelTask(task) => {
+                        set("via", &JsValue::from_str("tasks-cancel"));
+                        set("id", &id_to_js(&task.id));
+                        set("taskId", &JsValue::from_str(&task.task_id));
+                    }
+                }
+            }
+            RelayOutput::Fail { link, id, failure } => {
+                set("type", &JsValue::from_str("fail"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+                set("id", &id_to_js(&id));
+                set("code", &JsValue::from_f64(f64::from(failure.code())));
+                set("message", &JsValue::from_str(failure.message()));
+            }
+            RelayOutput::Refuse(id) => {
+                set("type", &JsValue::from_str("refuse"));
+                set("id", &id_to_js(&id));
+            }
+            RelayOutput::AnswerHandshake { link, id } => {
+                set("type", &JsValue::from_str("answer-handshake"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+                set("id", &id_to_js(&id));
+            }
+            RelayOutput::UpstreamVersion(version) => {
+                set("type", &JsValue::from_str("upstream-version"));
+                set("version", &JsValue::from_str(&version));
+            }
+            RelayOutput::Event(s, event) => {
+                set("type", &JsValue::from_str("event"));
+                side(s);
+                set("event", &convert::event_to_js(&event));
+            }
+        }
+        obj.into()
+    }
+}
