@@ -396,8 +396,12 @@ export interface RelayOptions extends Pick<
 export interface RelayClient {
   /** The client's number in events (`link`). */
   readonly link: number;
-  /** The client closed the response stream of its request `id` (2026-07-28 over Streamable HTTP, where that is the cancel): handled as its cancel. */
-  streamClosed(id: RequestId): void;
+  /**
+   * The client closed the response stream of its request `id`. Over Streamable HTTP in
+   * 2026-07-28 that is its cancel (handled as its `notifications/cancelled`; returns `true`);
+   * in earlier revisions a disconnection is not a cancel and nothing happens (`false`).
+   */
+  streamClosed(id: RequestId): boolean;
   /** Forgets the client (as its transport closing does): its requests in flight are cancelled upstream. */
   disconnect(): void;
 }
@@ -418,7 +422,11 @@ export interface Relay {
   readonly inFlight: number;
   /** Clients connected. */
   readonly clientCount: number;
-  /** Disconnects every client (their requests are cancelled upstream) and closes the upstream transport. */
+  /**
+   * Disconnects every client (their requests in flight are cancelled upstream; those cancels
+   * are awaited, up to 2000 ms), ends the upstream's HTTP session when it has one
+   * (`terminateSession()`), and closes the upstream transport.
+   */
   close(): Promise<void>;
 }
 

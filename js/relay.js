@@ -38,6 +38,9 @@ const B_BROADCAST = 2;
 const B_REFUSE = 3;
 const B_NEED = 4;
 
+/** How long close() waits for the cancels of the clients' requests to be sent, in ms. */
+const CLOSE_GRACE_MS = 2000;
+
 /** JSON-RPC error of a server request the relay cannot route to one client. */
 const UNROUTABLE = -32000;
 
@@ -107,6 +110,8 @@ class Relay {
   #handshakeResult = undefined;
   #timer = undefined;
   #closed = false;
+  /** Sends not settled yet. */
+  #pending = new Set();
 
   constructor(core, w, options) {
     this.#core = core;
@@ -154,20 +159,37 @@ class Relay {
       streamClosed: (id) => {
         const w = this.#w;
         const tag = peerTag(w, id);
-        this.#core?.streamClosed(client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined);
+        const cancelled = this.#core?.streamClosed(client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined) ?? false;
         this.#flush();
+        return cancelled;
       },
       /** Forgets the client: its requests in flight are cancelled upstream. */
       disconnect: () => this.#disconnected(client),
     };
   }
 
-  /** Closes the relay: every client is disconnected, then the upstream transport is closed. */
+  /**
+   * Closes the relay: every client is disconnected (its requests in flight cancelled
+   * upstream; those cancels are awaited, up to CLOSE_GRACE_MS), the upstream's HTTP session
+   * is ended when it has one (`terminateSession`), then the upstream transport is closed.
+   */
   async close() {
     if (this.#closed) return;
     for (const client of [...this.#clients.values()]) this.#disconnected(client);
     this.#closed = true;
     clearTimeout(this.#timer);
+    const pending = [...this.#pending];
+    if (pending.length > 0) {
+      let timer;
+      const grace = new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
+      await Promise.race([Promise.allSettled(pending), grace]);
+      clearTimeout(timer);
+    }
+    try {
+      await this.#upstream.terminateSession?.();
+    } catch {
+      // The server may be gone already.
+    }
     await this.#upstream.close();
     this.#core.free();
     this.#core = undefined;
@@ -193,7 +215,14 @@ class Relay {
       this.#report(error);
       return;
     }
-    sent?.catch?.((error) => this.#report(error));
+    if (typeof sent?.then !== "function") return;
+    // Kept until settled: close() waits for what is still being sent.
+    const settled = sent.then(
+      () => {},
+      (error) => this.#report(error),
+    );
+    this.#pending.add(settled);
+    settled.then(() => this.#pending.delete(settled));
   }
 
   // ----- from a client -----
@@ -211,6 +240,8 @@ class Relay {
       if (typeof version === "string") {
         client.versioned = true;
         core.setProtocolVersion(client.link, version.slice(0, w.maxPeerString));
+        // The upstream transport learns it (`upstream-version`) before this request goes out.
+        this.#flush();
       }
     }
     const code = methodOf(w, message.method);
@@ -247,7 +278,22 @@ class Relay {
       this.#streams.set(upId, controller);
       sendOptions = { requestSignal: controller.signal };
     }
-    this.#send(this.#upstream, out, sendOptions);
+    if (Number.isNaN(upId)) {
+      this.#send(this.#upstream, out, sendOptions);
+      return;
+    }
+    // A request that could not be sent is not in flight: its client gets an error at once.
+    const failed = (error) => {
+      this.#report(error);
+      this.#streams.delete(upId);
+      this.#core?.upstreamSendFailed(upId);
+      this.#flush();
+    };
+    try {
+      this.#upstream.send(out, sendOptions)?.catch?.(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   #answerHandshake(client, id) {
@@ -288,10 +334,12 @@ class Relay {
       const client = this.#clients.get(core.backLink);
       const backId = core.backId;
       const backToken = core.backToken;
+      const related = core.backRelated;
       let out = message;
       if (backId !== undefined) out = { ...message, id: backId };
       else if (backToken !== undefined) out = { ...message, params: { ...message.params, progressToken: backToken } };
-      if (client !== undefined) this.#send(client.transport, out);
+      // On the stream of the client's request, for a transport with one stream per request.
+      if (client !== undefined) this.#send(client.transport, out, related === undefined ? undefined : { relatedRequestId: related });
     } else if (verdict === B_BROADCAST) {
       for (const client of this.#clients.values()) this.#send(client.transport, message);
     } else if (verdict === B_REFUSE) {

@@ -62,6 +62,13 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       "pkg/node/package.json",
       "pkg/web/mcp_cancel.js",
       "pkg/web/mcp_cancel_bg.wasm",
+      "pkg/relay-node/mcp_cancel_relay.js",
+      "pkg/relay-node/mcp_cancel_relay_bg.wasm",
+      "pkg/relay-node/package.json",
+      "js/relay.js",
+      "js/reader.js",
+      "js/cli/main.js",
+      "js/cli/bridge.js",
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
@@ -79,6 +86,19 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
   test("Node CommonJS: require, and the same instance as import", async () => {
     const { stdout } = await run(process.execPath, ["cjs/index.js"], { cwd: proj });
     assert.match(stdout, /ok node-cjs/);
+  });
+
+  test("the mcp-cancel command is installed (bin) and createRelay loads the relay's .wasm", async () => {
+    const bin = path.join(proj, "node_modules/.bin/mcp-cancel");
+    const { stdout } = await run(bin, ["--help"], { cwd: proj });
+    assert.match(stdout, /usage: mcp-cancel <command>/);
+    assert.match(stdout, /bridge/);
+    const bridgeHelp = await run(bin, ["bridge", "--help"], { cwd: proj });
+    assert.match(bridgeHelp.stdout, /--http <url>/);
+    const script =
+      'const { createRelay } = require("mcp-cancel"); const t = { start: async () => {}, send: async () => {}, close: async () => {} }; const r = createRelay({ upstream: t }); r.connect({ ...t }); console.log("relay", r.clientCount, r.inFlight);';
+    const relay = await run(process.execPath, ["-e", script], { cwd: proj });
+    assert.match(relay.stdout, /relay 1 0/);
   });
 
   test("Node: DEBUG=mcp-cancel prints events, and nothing is printed without it", async () => {

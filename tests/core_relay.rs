@@ -80,12 +80,23 @@ fn overlapping_ids_of_three_clients_go_upstream_under_distinct_ids_and_come_back
     let uc = forwarded_id(&down(&mut r, c, &call(json!("1"))));
     assert!(ua != ub && ub != uc && ua != uc);
     assert_eq!(r.in_flight(), 3);
-    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(1)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &result(ub)),
+        Backward::Downstream { link: b, id: Some(n(1)), progress_token: None, related: Some(n(1)) }
+    );
     assert_eq!(
         up(&mut r, &result(uc)),
-        Backward::Downstream { link: c, id: Some(RequestId::from("1")), progress_token: None }
+        Backward::Downstream {
+            link: c,
+            id: Some(RequestId::from("1")),
+            progress_token: None,
+            related: Some(RequestId::from("1"))
+        }
     );
-    assert_eq!(up(&mut r, &result(ua)), Backward::Downstream { link: a, id: Some(n(1)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &result(ua)),
+        Backward::Downstream { link: a, id: Some(n(1)), progress_token: None, related: Some(n(1)) }
+    );
     // Answered once: a second answer is nobody's.
     assert_eq!(up(&mut r, &result(ua)), Backward::Drop);
     assert_eq!(r.in_flight(), 0);
@@ -103,7 +114,7 @@ fn a_cancel_crosses_to_the_mapped_request_only_and_its_late_answer_and_progress_
     let progress = |token: u64| json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": token, "progress": 1 } });
     assert_eq!(
         up(&mut r, &progress(ta)),
-        Backward::Downstream { link: a, id: None, progress_token: Some(RequestId::from("p")) }
+        Backward::Downstream { link: a, id: None, progress_token: Some(RequestId::from("p")), related: Some(n(0)) }
     );
 
     assert_eq!(down(&mut r, a, &cancel(json!(0))), Forward::Drop, "the client's own cancel does not go up as it is");
@@ -111,7 +122,10 @@ fn a_cancel_crosses_to_the_mapped_request_only_and_its_late_answer_and_progress_
     assert_eq!(up(&mut r, &progress(ta)), Backward::Drop, "late progress");
     assert_eq!(up(&mut r, &result(ua)), Backward::Drop, "late result");
     // b's request 0 is untouched.
-    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(0)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &result(ub)),
+        Backward::Downstream { link: b, id: Some(n(0)), progress_token: None, related: Some(n(0)) }
+    );
     // A cancel for a finished request, an unknown one, a malformed one: nothing goes up.
     for bad in [cancel(json!(0)), cancel(json!(99)), json!({ "jsonrpc": "2.0", "method": "notifications/cancelled" })] {
         assert_eq!(down(&mut r, b, &bad), Forward::Drop);
@@ -135,7 +149,10 @@ fn a_client_that_disconnects_has_its_requests_cancelled_upstream() {
         ]
     );
     assert_eq!(up(&mut r, &result(u1)), Backward::Drop);
-    assert_eq!(up(&mut r, &result(ub)), Backward::Downstream { link: b, id: Some(n(1)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &result(ub)),
+        Backward::Downstream { link: b, id: Some(n(1)), progress_token: None, related: Some(n(1)) }
+    );
     assert_eq!(down(&mut r, a, &call(json!(3))), Forward::Drop, "a link that is gone");
 }
 
@@ -152,7 +169,10 @@ fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
     assert_eq!(outputs(&mut r), vec![]);
     let answer =
         json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
-    assert_eq!(up(&mut r, &answer), Backward::Downstream { link: a, id: Some(n(0)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &answer),
+        Backward::Downstream { link: a, id: Some(n(0)), progress_token: None, related: Some(n(0)) }
+    );
     assert_eq!(
         outputs(&mut r),
         vec![RelayOutput::UpstreamVersion("2025-11-25".into()), RelayOutput::AnswerHandshake { link: b, id: n(0) }]
@@ -193,9 +213,33 @@ fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     r.set_protocol_version(h, "2026-07-28");
     let _ = outputs(&mut r);
     let u = forwarded_id(&down(&mut r, h, &call(json!(5))));
-    r.handle_downstream_stream_closed(h, &n(5));
+    assert!(r.handle_downstream_stream_closed(h, &n(5)));
     assert_eq!(outputs(&mut r), vec![notify_upstream(u as i64, None)]);
     assert_eq!(up(&mut r, &result(u)), Backward::Drop);
+
+    // Before 2026-07-28 a closed stream is a disconnection, not a cancel: nothing crosses.
+    let mut r = relay();
+    let h = r.connect(TransportKind::StreamableHttp);
+    r.set_protocol_version(h, "2025-11-25");
+    let u = forwarded_id(&down(&mut r, h, &call(json!(5))));
+    assert!(!r.handle_downstream_stream_closed(h, &n(5)));
+    assert_eq!(outputs(&mut r), vec![]);
+    assert_eq!(
+        up(&mut r, &result(u)),
+        Backward::Downstream { link: h, id: Some(n(5)), progress_token: None, related: Some(n(5)) }
+    );
+}
+
+#[test]
+fn a_request_that_could_not_be_sent_upstream_fails_at_once_and_is_never_cancelled() {
+    let mut r = relay();
+    let a = r.connect(TransportKind::Messages);
+    let u = forwarded_id(&down(&mut r, a, &call(json!(1))));
+    r.upstream_send_failed(u);
+    assert_eq!(outputs(&mut r), vec![RelayOutput::Fail { link: a, id: n(1), failure: Failure::SendFailed }]);
+    assert_eq!(down(&mut r, a, &cancel(json!(1))), Forward::Drop);
+    assert_eq!(outputs(&mut r), vec![]);
+    assert_eq!(r.in_flight(), 0);
 }
 
 #[test]
@@ -242,7 +286,7 @@ fn the_servers_own_request_goes_to_its_only_client_and_its_cancel_follows() {
     let mut r = relay();
     let a = r.connect(TransportKind::Messages);
     let sampling = json!({ "jsonrpc": "2.0", "id": 40, "method": "sampling/createMessage", "params": {} });
-    assert_eq!(up(&mut r, &sampling), Backward::Downstream { link: a, id: None, progress_token: None });
+    assert_eq!(up(&mut r, &sampling), Backward::Downstream { link: a, id: None, progress_token: None, related: None });
     let server_cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 40, "reason": "enough" } });
     assert_eq!(up(&mut r, &server_cancel), Backward::Drop);
     assert_eq!(
@@ -270,12 +314,18 @@ fn a_task_augmented_call_is_cancelled_upstream_with_tasks_cancel() {
     let task_call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "research", "task": { "ttl": 60000 } } });
     let u = forwarded_id(&down(&mut r, a, &task_call));
     let created = json!({ "jsonrpc": "2.0", "id": u, "result": { "task": { "taskId": "T1", "status": "working" } } });
-    assert_eq!(up(&mut r, &created), Backward::Downstream { link: a, id: Some(n(3)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &created),
+        Backward::Downstream { link: a, id: Some(n(3)), progress_token: None, related: Some(n(3)) }
+    );
     // The client cancels its task the only way 2025-11-25 allows: tasks/cancel, a request.
     let tasks_cancel = json!({ "jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": { "taskId": "T1" } });
     let u4 = forwarded_id(&down(&mut r, a, &tasks_cancel));
     let ack = json!({ "jsonrpc": "2.0", "id": u4, "result": { "taskId": "T1", "status": "cancelled" } });
-    assert_eq!(up(&mut r, &ack), Backward::Downstream { link: a, id: Some(n(4)), progress_token: None });
+    assert_eq!(
+        up(&mut r, &ack),
+        Backward::Downstream { link: a, id: Some(n(4)), progress_token: None, related: Some(n(4)) }
+    );
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -106,6 +106,9 @@ pub enum Backward {
         id: Option<RequestId>,
         /// The client's own progress token.
         progress_token: Option<RequestId>,
+        /// The client's request this message belongs to (a response's, a progress'): a
+        /// transport with a stream per request sends it on that request's stream.
+        related: Option<RequestId>,
     },
     /// Send it to every client (a notification of the server's: logging, list changes, …).
     Broadcast,
@@ -128,6 +131,8 @@ pub enum Failure {
     TooManyRequests,
     /// The upstream handshake this `initialize` waited for failed: -32000.
     HandshakeFailed,
+    /// The request could not be sent to the server (its transport refused it): -32000.
+    SendFailed,
 }
 
 impl Failure {
@@ -136,7 +141,7 @@ impl Failure {
     pub fn code(self) -> i32 {
         match self {
             Self::Timeout => -32001,
-            Self::UpstreamClosed | Self::TooManyRequests | Self::HandshakeFailed => -32000,
+            Self::UpstreamClosed | Self::TooManyRequests | Self::HandshakeFailed | Self::SendFailed => -32000,
         }
     }
 
@@ -148,6 +153,7 @@ impl Failure {
             Self::UpstreamClosed => "The upstream connection closed",
             Self::TooManyRequests => "Too many requests in flight through the relay",
             Self::HandshakeFailed => "The upstream handshake failed",
+            Self::SendFailed => "The request could not be sent to the server",
         }
     }
 }
@@ -481,17 +487,53 @@ impl Relay {
         Forward::Upstream { id: Some(up), progress_token: rewrite_token }
     }
 
-    /// Client `link`'s request `id` had its response stream closed by the client (2026-07-28
-    /// over Streamable HTTP: that is its cancel). Handled as that client's
-    /// `notifications/cancelled` would be.
-    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId) {
-        let Some(d) = self.links.get_mut(&link) else { return };
+    /// Client `link`'s request `id` had its response stream closed by the client. Over
+    /// Streamable HTTP in 2026-07-28 that is its cancel, handled as its
+    /// `notifications/cancelled` would be; in earlier revisions a disconnection is not a
+    /// cancel (2025-11-25 §Cancellation: it "SHOULD NOT be interpreted as the client
+    /// cancelling its request") and nothing happens. Returns whether it was a cancel.
+    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId) -> bool {
+        let Some(d) = self.links.get_mut(&link) else { return false };
+        let is_cancel = d.session.config().transport == super::TransportKind::StreamableHttp
+            && d.session.revision().is_some_and(|r| r.rules().http_cancel_is_stream_close);
+        if !is_cancel {
+            return false;
+        }
         let request_id = match id {
             RequestId::Number(n) => PeerValue::Number(*n as f64),
             RequestId::String(s) => PeerValue::String(s),
         };
         let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
         let _ = d.session.handle_cancelled(&params);
+        self.drain();
+        true
+    }
+
+    /// The request the relay sent upstream as `up` ([`Forward::Upstream`]) could not be
+    /// sent (the transport refused it): it is not in flight, and its client gets
+    /// [`Failure::SendFailed`].
+    pub fn upstream_send_failed(&mut self, up: u64) {
+        let Some(route) = self.routes.remove(&up) else { return };
+        let id = RequestId::Number(up as i64);
+        // It never left: settled as answered (no cancel will be sent for it).
+        let _ = self.upstream.handle_incoming_response(&id, MessageFields(u32::MAX), None);
+        if let Some(d) = self.links.get_mut(&route.link) {
+            d.upstream_ids.remove(&route.id);
+            if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
+                self.output.push_back(RelayOutput::Fail {
+                    link: route.link,
+                    id: route.id,
+                    failure: Failure::SendFailed,
+                });
+            }
+        }
+        if matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up) {
+            if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
+                for (link, id) in waiting {
+                    self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::HandshakeFailed });
+                }
+            }
+        }
         self.drain();
     }
 
@@ -521,9 +563,12 @@ impl Relay {
                     _ => None,
                 };
                 match route {
-                    Some(Route { link, progress_token: Some(t), .. }) => {
-                        Backward::Downstream { link: *link, id: None, progress_token: Some(t.clone()) }
-                    }
+                    Some(Route { link, id, progress_token: Some(t) }) => Backward::Downstream {
+                        link: *link,
+                        id: None,
+                        progress_token: Some(t.clone()),
+                        related: Some(id.clone()),
+                    },
                     // Progress of a request of the server's, or not ours: every client.
                     _ => Backward::Broadcast,
                 }
@@ -570,9 +615,12 @@ impl Relay {
             d.session.set_protocol_version(revision.as_str());
         }
         match d.session.handle_outgoing_response(&route.id) {
-            super::OutgoingResponseVerdict::Send => {
-                Backward::Downstream { link: route.link, id: Some(route.id), progress_token: None }
-            }
+            super::OutgoingResponseVerdict::Send => Backward::Downstream {
+                link: route.link,
+                id: Some(route.id.clone()),
+                progress_token: None,
+                related: Some(route.id),
+            },
             _ => Backward::Drop,
         }
     }
@@ -589,7 +637,7 @@ impl Relay {
             return Backward::Refuse;
         }
         self.server_requests.insert(id, link);
-        Backward::Downstream { link, id: None, progress_token: None }
+        Backward::Downstream { link, id: None, progress_token: None, related: None }
     }
 
     /// Client `link`'s `initialize` `id` is answered by the relay: its session learns the

@@ -47,6 +47,7 @@ pub struct RelayCore {
     back_link: u32,
     back_id: JsValue,
     back_token: JsValue,
+    back_related: JsValue,
 }
 
 #[wasm_bindgen(js_class = RelayCore)]
@@ -83,6 +84,7 @@ impl RelayCore {
             back_link: 0,
             back_id: JsValue::UNDEFINED,
             back_token: JsValue::UNDEFINED,
+            back_related: JsValue::UNDEFINED,
         })
     }
 
@@ -119,11 +121,19 @@ impl RelayCore {
         self.relay.set_protocol_version(Link(link), version);
     }
 
-    /// Client `link` closed the response stream of its request (tagged id).
+    /// Client `link` closed the response stream of its request (tagged id): `true` when that
+    /// is its cancel (2026-07-28 over Streamable HTTP).
     #[wasm_bindgen(js_name = streamClosed)]
-    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) {
-        if let Ok(id) = owned_id(id_tag, id_num, id_str) {
-            self.relay.handle_downstream_stream_closed(Link(link), &id);
+    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
+        owned_id(id_tag, id_num, id_str).is_ok_and(|id| self.relay.handle_downstream_stream_closed(Link(link), &id))
+    }
+
+    /// The request sent upstream as `id` (a `forwardId`) could not be sent: its client gets
+    /// an error (see `poll`).
+    #[wasm_bindgen(js_name = upstreamSendFailed)]
+    pub fn upstream_send_failed(&mut self, id: f64) {
+        if id.is_finite() && id >= 1.0 && id.fract() == 0.0 {
+            self.relay.upstream_send_failed(id as u64);
         }
     }
 
@@ -257,11 +267,13 @@ impl RelayCore {
         let now = self.now();
         self.back_id = JsValue::UNDEFINED;
         self.back_token = JsValue::UNDEFINED;
+        self.back_related = JsValue::UNDEFINED;
         match self.relay.handle_upstream(message, now) {
-            Backward::Downstream { link, id, progress_token } => {
+            Backward::Downstream { link, id, progress_token, related } => {
                 self.back_link = link.0;
                 self.back_id = id.as_ref().map_or(JsValue::UNDEFINED, id_to_js);
                 self.back_token = progress_token.as_ref().map_or(JsValue::UNDEFINED, id_to_js);
+                self.back_related = related.as_ref().map_or(JsValue::UNDEFINED, id_to_js);
                 backward::DOWNSTREAM
             }
             Backward::Broadcast => backward::BROADCAST,
@@ -287,6 +299,13 @@ impl RelayCore {
     #[wasm_bindgen(getter, js_name = backToken)]
     pub fn back_token(&self) -> JsValue {
         self.back_token.clone()
+    }
+
+    /// The client's request the last `upstream()` message belongs to (send it on that
+    /// request's stream: the MCP SDK's `relatedRequestId`); `undefined` when none.
+    #[wasm_bindgen(getter, js_name = backRelated)]
+    pub fn back_related(&self) -> JsValue {
+        self.back_related.clone()
     }
 
     /// When the next timeout is due, in ms of `performance.now()`; `NaN` when none.

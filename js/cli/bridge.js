@@ -1,0 +1,254 @@
+// `mcp-cancel bridge`: a cancellation-correct MCP bridge on the relay (createRelay) and the
+// official MCP SDK transports.
+//
+//   mcp-cancel bridge --http <url>          stdio in (this process), Streamable HTTP out
+//   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients),
+//                                           one child process out, shared by all of them
+//
+// Each side keeps its revision's cancellation rules: a stdio client's notifications/cancelled
+// reaches a 2026-07-28 HTTP server as a closed request stream, ids of many HTTP clients never
+// collide on the shared child, late answers are dropped, a client that goes away has its
+// requests cancelled upstream. Diagnostics go to stderr; stdout belongs to MCP in --http mode.
+
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import { parseArgs } from "node:util";
+
+import { createRelay } from "../index.js";
+
+const USAGE = `usage:
+  mcp-cancel bridge --http <url> [--header "Name: value"]... [options]
+      stdio in (this process's stdin/stdout), Streamable HTTP out to <url>
+  mcp-cancel bridge --stdio "<command>" [--port 3000] [--host 127.0.0.1] [options]
+      Streamable HTTP in (http://<host>:<port>/mcp, any number of clients), the command's
+      stdio out (one child process, shared)
+
+options:
+  --timeout <ms>             cancel a request upstream (and answer its client -32001) after <ms>
+  --max-total-timeout <ms>   the same, whatever progress arrives
+  --verbose                  print every cancellation event to stderr (JSON lines)
+  --help                     this text
+
+Exit status: 0 when the client side ends, 1 when the server side fails or ends, 2 on a usage error.
+`;
+
+/** Exit statuses. */
+const OK = 0;
+const FAILED = 1;
+const USAGE_ERROR = 2;
+
+/**
+ * Runs the bridge until its client side ends (stdin closes, or SIGINT/SIGTERM) or its server
+ * side fails.
+ *
+ * @param {string[]} args the command line after `bridge`
+ * @returns {Promise<number>} the exit status: 0, 1 (the server side failed or ended), 2 (usage)
+ */
+export async function main(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        http: { type: "string" },
+        stdio: { type: "string" },
+        header: { type: "string", multiple: true },
+        port: { type: "string" },
+        host: { type: "string" },
+        timeout: { type: "string" },
+        "max-total-timeout": { type: "string" },
+        verbose: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return usage(error.message);
+  }
+  if (parsed.help) {
+    process.stdout.write(USAGE);
+    return OK;
+  }
+  if ((parsed.http === undefined) === (parsed.stdio === undefined)) return usage("give exactly one of --http <url> and --stdio <command>");
+  const relayOptions = {};
+  for (const [flag, option] of [
+    ["timeout", "timeout"],
+    ["max-total-timeout", "maxTotalTimeout"],
+  ]) {
+    if (parsed[flag] === undefined) continue;
+    const ms = Number(parsed[flag]);
+    if (!Number.isFinite(ms) || ms <= 0) return usage(`--${flag} must be a number of milliseconds, got "${parsed[flag]}"`);
+    relayOptions[option] = ms;
+  }
+  if (parsed.verbose) relayOptions.onEvent = (event) => process.stderr.write(`${JSON.stringify(event)}\n`);
+  relayOptions.onError = (error) => say(`error: ${error.message}`);
+  return parsed.http !== undefined ? httpOut(parsed, relayOptions) : stdioOut(parsed, relayOptions);
+}
+
+function usage(problem) {
+  process.stderr.write(`mcp-cancel bridge: ${problem}\n\n${USAGE}`);
+  return USAGE_ERROR;
+}
+
+function say(text) {
+  process.stderr.write(`mcp-cancel bridge: ${text}\n`);
+}
+
+/** stdio in, Streamable HTTP out. */
+async function httpOut(parsed, relayOptions) {
+  let url;
+  try {
+    url = new URL(parsed.http);
+  } catch {
+    return usage(`--http: not a URL: "${parsed.http}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return usage(`--http: not an http(s) URL: "${parsed.http}"`);
+  const headers = {};
+  for (const header of parsed.header ?? []) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) return usage(`--header must be "Name: value", got "${header}"`);
+    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  if (parsed.port !== undefined || parsed.host !== undefined) return usage("--port and --host are for --stdio");
+
+  // The SDK 2.x client transport: per-request streams, so a cancel on a 2026-07-28 server
+  // is closing the request's stream; it speaks the 2025 revisions too.
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const upstream = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  const relay = createRelay({
+    upstream,
+    ...relayOptions,
+    onUpstreamClose: () => {
+      say(`the connection to ${url.href} closed: every request in flight was answered with an error`);
+      done(FAILED);
+    },
+  });
+  await relay.start();
+  const downstream = new StdioServerTransport();
+  relay.connect(downstream);
+  await downstream.start();
+  say(`relaying stdio ↔ ${url.href}`);
+  // The client side ends with stdin: its requests in flight are cancelled upstream.
+  process.stdin.once("end", () => done(OK));
+  process.stdin.once("close", () => done(OK));
+  const status = await Promise.race([finished, clientSideSignal()]);
+  await relay.close().catch(() => {});
+  return status;
+}
+
+/** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
+async function stdioOut(parsed, relayOptions) {
+  if ((parsed.header ?? []).length > 0) return usage("--header is for --http");
+  const command = parsed.stdio.trim();
+  if (command === "") return usage("--stdio: the command is empty");
+  const port = parsed.port === undefined ? 3000 : Number(parsed.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got "${parsed.port}"`);
+  const host = parsed.host ?? "127.0.0.1";
+
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  // The command line as a shell would run it (quotes, arguments), as `npx` users write it.
+  const shell = process.platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", command] } : { command: "/bin/sh", args: ["-c", `exec ${command}`] };
+  // The child gets this process's environment, as a command run from this shell would.
+  const upstream = new StdioClientTransport({ ...shell, env: { ...process.env }, stderr: "inherit" });
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  const relay = createRelay({
+    upstream,
+    ...relayOptions,
+    onUpstreamClose: () => {
+      say(`the server process ended: every request in flight was answered with an error`);
+      done(FAILED);
+    },
+  });
+  try {
+    await relay.start();
+  } catch (error) {
+    say(`could not start "${command}": ${error.message}`);
+    return FAILED;
+  }
+
+  /** The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay. */
+  const sessions = new Map();
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      say(`error: ${error.message}`);
+      if (!res.headersSent) jsonError(res, 500, -32603, "Internal error");
+    });
+  });
+  async function handle(req, res) {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
+    const sessionId = req.headers["mcp-session-id"];
+    const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    let body;
+    if (req.method === "POST") {
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        return jsonError(res, 400, -32700, "Parse error: the body is not JSON");
+      }
+    }
+    if (known !== undefined) return known.transport.handleRequest(req, res, body);
+    if (typeof sessionId === "string") return jsonError(res, 404, -32001, "Session not found");
+    if (req.method !== "POST" || body?.method !== "initialize") {
+      return jsonError(res, 400, -32000, "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)");
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => sessions.set(id, { transport }),
+    });
+    relay.connect(transport);
+    const disconnect = transport.onclose;
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      disconnect?.();
+    };
+    await transport.start();
+    await transport.handleRequest(req, res, body);
+  }
+  try {
+    await new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (error) {
+    say(`cannot listen on ${host}:${port}: ${error.message}`);
+    await relay.close().catch(() => {});
+    return FAILED;
+  }
+  const address = server.address();
+  say(`listening on http://${host}:${address.port}/mcp, relaying to "${command}"`);
+  const status = await Promise.race([finished, clientSideSignal()]);
+  for (const { transport } of sessions.values()) await transport.close().catch(() => {});
+  server.closeAllConnections?.();
+  await new Promise((resolve) => server.close(resolve));
+  await relay.close().catch(() => {});
+  return status;
+}
+
+/** Resolves with OK at SIGINT/SIGTERM. */
+function clientSideSignal() {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve(OK));
+    process.once("SIGTERM", () => resolve(OK));
+  });
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function jsonError(res, status, code, message) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
