@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 
 import { scenarioOneChart } from "./chart.mjs";
 import { runAttribution, runOps } from "./ops.mjs";
+import { runRelay } from "./relay.mjs";
 import { runSdk } from "./sdk.mjs";
 import { pairedStartup, sizes, startup } from "./size.mjs";
 
@@ -54,6 +55,10 @@ for (const [what, v] of Object.entries(attribution)) console.log(`  alone: ${wha
 
 say("scenario 4: guardTransport on SDK traffic (InMemoryTransport, in-process McpServer)");
 const sdk = await runSdk({ calls: quick ? 2000 : 10_000, rounds: quick ? 1 : 3 });
+
+say("relay: one hop, a plain pipe or createRelay (InMemoryTransport, in-process McpServer)");
+const relay = await runRelay({ calls: quick ? 2000 : 10_000, rounds: quick ? 1 : 3 });
+console.log(`  plain pipe ${relay.pipeUs.toFixed(1)} µs, relay ${relay.relayUs.toFixed(1)} µs per round trip: +${relay.perMessageUs.toFixed(2)} µs per forwarded message`);
 
 say("memory (node --expose-gc bench/memory.mjs)");
 const mem = spawnSync(process.execPath, ["--expose-gc", `${root}/bench/memory.mjs`], { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 });
@@ -127,7 +132,7 @@ target(".wasm gzip -9", "≤ 30 KiB", `${(wasmFile.gzip / KB).toFixed(1)} KiB`, 
 target("import + first track() over a bare node process (20 alternating pairs, median)", "≤ 5 ms", `${paired.addedMs.toFixed(1)} ms`, paired.addedMs <= 5);
 
 // ----- outputs -----
-const results = { machine, ops, attribution, sdk, memory, files, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
+const results = { machine, ops, attribution, sdk, relay, memory, files, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(`${root}/bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(`${root}/bench/chart.svg`, scenarioOneChart(ops));
 
@@ -163,6 +168,15 @@ md.push(`| 100 bytes | ${sdk.small.plainUs.toFixed(1)} µs | ${sdk.small.guarded
 md.push(`| 1 MB | ${sdk.large.plainUs.toFixed(1)} µs | ${sdk.large.guardedUs.toFixed(1)} µs | ${sdk.large.overheadUs.toFixed(2)} µs (${sdk.large.overheadPct.toFixed(1)}%) | ${sdk.guardNs.large.toFixed(0)} ns |`);
 md.push("");
 md.push("The guard's own work: `session.beforeSend(request)` + `session.shouldDropIncoming(response)`, timed alone with tinybench.");
+md.push("");
+md.push("### The relay: added latency per forwarded message");
+md.push("");
+md.push(`${relay.calls.toLocaleString("en-US")} sequential \`tools/call\` round trips per connection and round, ${relay.rounds} rounds, through one hop between two \`InMemoryTransport\` pairs (SDK ${machine.sdk} \`Client\` → hop → in-process \`McpServer\`, 100-byte result): a plain pipe (each message handed on as it is) or \`createRelay\` (bench/relay.mjs). Blocks of 500 in ABBA/BAAB order, the median of ${relay.blocks} blocks each.`);
+md.push("");
+md.push("| hop | per round trip | added per forwarded message |");
+md.push("|---|---:|---:|");
+md.push(`| plain pipe | ${relay.pipeUs.toFixed(1)} µs | — |`);
+md.push(`| createRelay | ${relay.relayUs.toFixed(1)} µs | ${relay.perMessageUs.toFixed(2)} µs (${relay.overheadPct.toFixed(1)}% per round trip) |`);
 md.push("");
 md.push("### Memory");
 md.push("");
