@@ -41,6 +41,9 @@ const B_NEED = 4;
 /** How long close() waits for the cancels of the clients' requests to be sent, in ms. */
 const CLOSE_GRACE_MS = 2000;
 
+/** JSON-RPC "Invalid Request". */
+const INVALID_REQUEST = -32600;
+
 /** JSON-RPC error of a server request the relay cannot route to one client. */
 const UNROUTABLE = -32000;
 
@@ -229,9 +232,12 @@ class Relay {
 
   #fromClient(client, message) {
     const core = this.#core;
-    if (core === undefined || message === null || typeof message !== "object" || Array.isArray(message)) {
-      // Batches are not relayed (2025-03-26 only): passed on as they are.
-      if (core !== undefined && Array.isArray(message)) this.#send(this.#upstream, message);
+    if (core === undefined || message === null || typeof message !== "object") return;
+    if (Array.isArray(message)) {
+      // JSON-RPC batches (2025-03-26 only) are not relayed: their ids could not be mapped
+      // one by one and answered as one batch. The client is told, not left waiting.
+      this.#send(client.transport, { jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message: "mcp-cancel relay: JSON-RPC batches are not relayed" } });
+      this.#report(new Error(`client ${client.link} sent a JSON-RPC batch: refused`));
       return;
     }
     const w = this.#w;

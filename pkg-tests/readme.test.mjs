@@ -64,6 +64,13 @@ describe("README examples", () => {
     assert.match(out, /tool call rejected: Request was aborted/);
   });
 
+  test("the relay example runs as printed: two clients with the same ids, one cancel, for alice's request only", async () => {
+    const out = await runExample("examples/relay.mjs");
+    assert.match(out, /\[relay\] upstream cancel of request \d+/);
+    assert.equal(out.match(/\[relay\] upstream cancel/g).length, 1);
+    assert.match(out, /alice: cancelled bob: done/);
+  });
+
   test("the low-level example runs as printed: the request's own signal aborts, nothing stays in flight", async () => {
     const out = await runExample("examples/low-level.mjs");
     assert.match(out, /\[mcp-cancel\] cancel-sent/);
