@@ -10,6 +10,7 @@ bash scripts/setup.sh --test
 step "1/7 core: cargo clippy (no unwrap/expect/panic/indexing in src/) and cargo test (native)"
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown --all-targets -- -D warnings
+cargo clippy --quiet --target wasm32-unknown-unknown --all-targets --features relay -- -D warnings
 cargo test --quiet
 
 step "2/7 wasm: wasm-pack test --node"
@@ -23,7 +24,7 @@ bash scripts/build.sh
 
 step "5/7 docs: cargo doc and typedoc, warnings are errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --target wasm32-unknown-unknown
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --target wasm32-unknown-unknown --features relay
 typedoc --treatWarningsAsErrors --emit none --logLevel Warn
 
 step "6/7 fuzz smoke: cargo fuzz, 20 s per target"
