@@ -1,0 +1,97 @@
+//! The relay under arbitrary traffic: each input line is a JSON message from one of three
+//! clients or from the server (the first byte of the line chooses), or a disconnect, a closed
+//! client stream, a timeout, the upstream closing. Nothing may panic; every cancel the relay
+//! sends upstream names a request it forwarded and that was neither answered nor cancelled
+//! before; every answer a client gets names a request that client had in flight.
+#![no_main]
+
+use std::collections::{HashMap, HashSet};
+
+use libfuzzer_sys::fuzz_target;
+use mcp_cancel::core::{
+    Backward, Config, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
+    TransportKind,
+};
+
+fuzz_target!(|data: &[u8]| {
+    let config = RelayConfig {
+        upstream: Config { timeout: Timeout { timeout_ms: Some(50), ..Timeout::NONE }, ..Config::default() },
+        max_in_flight_per_link: 8,
+        ..RelayConfig::default()
+    };
+    let mut relay = Relay::new(config);
+    let mut links: Vec<Link> = (0..3)
+        .map(|i| relay.connect(if i == 2 { TransportKind::StreamableHttp } else { TransportKind::Messages }))
+        .collect();
+    // Upstream ids forwarded and still open (not answered, not cancelled).
+    let mut open: HashSet<u64> = HashSet::new();
+    // What each client has in flight through the relay: (link, its id).
+    let mut client_ids: HashMap<(u32, RequestId), u64> = HashMap::new();
+    let mut now = 0;
+    for line in data.split(|b| *b == b'\n') {
+        let Some((&op, rest)) = line.split_first() else { continue };
+        let parsed = serde_json::from_slice::<serde_json::Value>(rest).ok();
+        match op % 8 {
+            0..=2 => {
+                let Some(message) = &parsed else { continue };
+                let link = links[usize::from(op % 8)];
+                let mut info = ResponseInfo::default();
+                let m = Message::from_json(message, &mut info);
+                if let Forward::Upstream { id: Some(up), .. } = relay.handle_downstream(link, &m, now) {
+                    assert!(open.insert(up), "an upstream id is never reused");
+                    if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
+                        client_ids.insert((link.0, id), up);
+                    }
+                }
+            }
+            3 | 4 => {
+                let Some(message) = &parsed else { continue };
+                let mut info = ResponseInfo::default();
+                let m = Message::from_json(message, &mut info);
+                let answered = match message.get("id").map(RequestId::from_json) {
+                    Some(Ok(RequestId::Number(n))) if message.get("method").is_none() && n > 0 => Some(n as u64),
+                    _ => None,
+                };
+                if let Backward::Downstream { link, id: Some(id), .. } = relay.handle_upstream(&m, now) {
+                    let up = client_ids.remove(&(link.0, id));
+                    assert!(up.is_some() && up == answered, "an answer goes to the client whose request it is");
+                    assert!(open.remove(&answered.unwrap_or(0)), "only an open request is answered");
+                }
+            }
+            5 => {
+                let link = links[usize::from(rest.first().copied().unwrap_or(0) % 3)];
+                relay.disconnect(link);
+                client_ids.retain(|(l, _), _| *l != link.0);
+                if rest.len() > 1 {
+                    // The same client again, on a new link.
+                    links[usize::from(rest[0] % 3)] = relay.connect(TransportKind::Messages);
+                }
+            }
+            6 => {
+                let id = RequestId::Number(i64::from(rest.first().copied().unwrap_or(0)));
+                let _ = relay.handle_downstream_stream_closed(links[2], &id);
+            }
+            _ => {
+                if rest.first() == Some(&0) {
+                    relay.upstream_closed();
+                    open.clear();
+                    client_ids.clear();
+                } else {
+                    now += 25;
+                    relay.handle_timeout(now);
+                }
+            }
+        }
+        while let Some(out) = relay.poll_output() {
+            if let RelayOutput::Transmit(Side::Upstream, t) = out {
+                let RequestId::Number(up) = t.request_id else { continue };
+                assert!(open.remove(&(up as u64)), "a cancel names an open forwarded request, once");
+                client_ids.retain(|_, u| *u != up as u64);
+            } else if let RelayOutput::Fail { link, id, .. } = out {
+                if let Some(up) = client_ids.remove(&(link.0, id)) {
+                    open.remove(&up);
+                }
+            }
+        }
+    }
+});
