@@ -72,6 +72,8 @@ export class Connection {
     this.responses = new Map();
     /** The AbortController of each request's response stream (Streamable HTTP), by idKey. */
     this.streams = new Map();
+    /** Why a request could not be sent, by idKey. */
+    this.sendFailures = new Map();
     /** Listeners for every message that arrives. @type {Set<(record: any) => void>} */
     this.listeners = new Set();
 
@@ -132,8 +134,9 @@ export class Connection {
    */
   async handshake(timeoutMs) {
     if (this.offered === DISCOVER_ERA) {
-      const response = await this.request("server/discover", {}, { timeoutMs }).response;
-      if (response === undefined) throw new Error(`server/discover: no answer within ${timeoutMs} ms`);
+      const sent = this.request("server/discover", {}, { timeoutMs });
+      const response = await sent.response;
+      if (response === undefined) throw new Error(this.#unanswered(sent, timeoutMs));
       if (response.error) throw new Error(`server/discover: error ${response.error.code} ${response.error.message}`);
       const supported = response.result?.supportedVersions ?? [];
       if (!supported.includes(DISCOVER_ERA)) {
@@ -143,10 +146,19 @@ export class Connection {
       this.#negotiated(DISCOVER_ERA);
       return;
     }
-    const response = await this.request("initialize", this.initializeParams(), { timeoutMs }).response;
-    if (response === undefined) throw new Error(`initialize: no answer within ${timeoutMs} ms${this.closedAt !== undefined ? " (the server exited)" : ""}`);
+    const sent = this.request("initialize", this.initializeParams(), { timeoutMs });
+    const response = await sent.response;
+    if (response === undefined) throw new Error(this.#unanswered(sent, timeoutMs));
     if (response.error) throw new Error(`initialize: error ${response.error.code} ${response.error.message}`);
     this.initialized(response);
+  }
+
+  /** Why a request got no response: it could not be sent, the server exited, or it did not answer in time. */
+  #unanswered(sent, timeoutMs) {
+    const failed = this.sendFailures.get(idKey(sent.id));
+    if (failed !== undefined) return `${sent.method} could not be sent: ${failed}`;
+    if (this.closedAt !== undefined) return `${sent.method}: the server exited before answering`;
+    return `${sent.method}: no answer within ${timeoutMs} ms`;
   }
 
   /** The `initialize` params the suite sends. */
@@ -218,7 +230,7 @@ export class Connection {
       sendOptions = { requestSignal: stream.signal };
     }
     this.#write(message, "suite", sendOptions).catch((error) => {
-      this.transportErrors.push(`${method} ${JSON.stringify(id)}: ${describe(error)}`);
+      this.sendFailures.set(key, describe(error));
       // A request that never left is not in flight: the session forgets it.
       this.session.shouldDropResponse(id);
       this.waiting.get(key)?.resolve(undefined);
@@ -274,6 +286,9 @@ export class Connection {
     const ms = this.now() - sent.sentAt;
     if (response?.result !== undefined) return { ok: true, ms, detail: `${method} answered in ${ms} ms` };
     if (response?.error) return { ok: false, ms, detail: `${method} answered with error ${response.error.code} ${response.error.message}` };
+    // An unanswered ping from a server on its way out: give it a moment to be seen exiting.
+    const end = performance.now() + 3000;
+    while (this.closedAt === undefined && this.target.kind === "stdio" && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
     if (this.closedAt !== undefined) return { ok: false, ms, detail: `${method} unanswered: the server's connection closed at +${this.closedAt} ms (the server exited)` };
     return { ok: false, ms, detail: `${method} unanswered after ${timeoutMs} ms` };
   }

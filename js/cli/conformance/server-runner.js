@@ -5,7 +5,7 @@
 // was recorded. Every scenario is bounded in time and its connection always closed.
 
 import { CancellationSession } from "../../index.js";
-import { Connection, DISCOVER_ERA, describe, describeEvent } from "./connection.js";
+import { Connection, describe, describeEvent } from "./connection.js";
 import { revisionsOf } from "./scenarios.js";
 
 /** Slow tools the suite knows, with arguments that make them run ~2 s with progress. */
@@ -43,7 +43,7 @@ export async function preflight(target, options) {
       await conn.handshake(options.timeoutMs);
     } catch (error) {
       const stderr = conn.stderr.trim() ? `\n  its stderr ends with: ${conn.stderr.trim().split("\n").slice(-3).join("\n  ")}` : "";
-      throw new SetupError(`cannot connect to ${describeTarget(target)}: ${describe(error)}${conn.transportErrors.length ? ` (${conn.transportErrors.at(-1)})` : ""}${stderr}`);
+      throw new SetupError(`cannot connect to ${describeTarget(target)}: ${describe(error)}${stderr}`);
     }
     const pre = {
       handshakeMs: conn.now(),
@@ -509,7 +509,8 @@ const CHECKS = {
   alive({ ping }, ctx) {
     const result = ctx.pings.get(ping);
     if (!result) return fail(ctx.conn.closedAt !== undefined ? `the server exited at +${ctx.conn.closedAt} ms` : "no ping was sent");
-    return result.ok ? pass(result.detail) : fail(`${result.detail}${ctx.conn.stderr.trim() && ctx.conn.closedAt !== undefined ? `; its stderr ends: ${ctx.conn.stderr.trim().split("\n").at(-1).slice(0, 200)}` : ""}`);
+    const why = ctx.conn.closedAt !== undefined ? lastError(ctx.conn.stderr) : undefined;
+    return result.ok ? pass(result.detail) : fail(`${result.detail}${why ? `; its stderr: ${why}` : ""}`);
   },
 
   taskCancelAnswered({ of, outcome }, ctx) {
@@ -587,6 +588,13 @@ function summarizeVerdicts(verdicts) {
   return [...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(", ");
 }
 
+/** The last line of a stderr that names an error (else its last line with words), for a one-line reason. */
+function lastError(stderr) {
+  const lines = stderr.split("\n").map((l) => l.replace(/^[\s|+]+/, "").trim()).filter((l) => /\w/.test(l));
+  const error = lines.findLast((l) => /\b\w*(Error|Exception)\b/.test(l));
+  return (error ?? lines.at(-1))?.slice(0, 200);
+}
+
 function exitNote(ctx) {
   return ctx.conn.closedAt !== undefined ? `; the server exited at +${ctx.conn.closedAt} ms` : "";
 }
@@ -605,4 +613,3 @@ export function describeTarget(target) {
   return target.kind === "http" ? target.url.href : [target.command, ...target.args].join(" ");
 }
 
-export { DISCOVER_ERA };
