@@ -85,8 +85,13 @@ async function run(options) {
   let run;
   if (options.mode === "client") {
     const scenarios = selected(CLIENT_SCENARIOS, options.scenarios);
-    print(`mcp-cancel conformance ${VERSION}: client ${describeTarget(options.target)} (stdio)\n  the suite is the server over the client's stdin/stdout\n\n${tableHead()}`);
-    const { results, revision } = await runClientSuite(options.target, scenarios, options, (r) => print(row(r, width)));
+    const head = `mcp-cancel conformance ${VERSION}: client ${describeTarget(options.target)} (stdio)\n  the suite is the server over the client's stdin/stdout\n\n${tableHead()}`;
+    let headed = false;
+    const { results, revision } = await runClientSuite(options.target, scenarios, options, (r) => {
+      if (!headed) print(head);
+      headed = true;
+      print(row(r, width));
+    });
     run = { mode: "client", target: { command: options.target.command, args: options.target.args }, targetText: describeTarget(options.target), transport: "stdio", revision, results };
   } else {
     const scenarios = selected(SERVER_SCENARIOS, options.scenarios);
