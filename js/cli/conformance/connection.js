@@ -58,6 +58,8 @@ export class Connection {
     this.stderr = "";
     /** When the transport closed (the server exited or dropped the connection), else `undefined`. */
     this.closedAt = undefined;
+    /** Set by `close()`: the transport closing then is ours, not the server's. */
+    this.closing = false;
     /** Errors the transport reported. @type {string[]} */
     this.transportErrors = [];
     /** The negotiated protocol version, once known. @type {string | undefined} */
@@ -308,12 +310,20 @@ export class Connection {
     return this.responses.get(idKey(id));
   }
 
-  /** Closes the transport (stdio: ends the server's stdin, then terminates it if it lingers). */
+  /**
+   * Closes the transport: stdio ends the server's stdin (and terminates a server that
+   * lingers); Streamable HTTP ends the server's session (DELETE) when it has one.
+   */
   async close() {
     this.closing = true;
     this.session.close();
     for (const stream of this.streams.values()) stream.abort();
-    await Promise.race([this.transport.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    const transport = this.transport;
+    const closing = (async () => {
+      if (this.target.kind === "http" && transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
+      await transport.close().catch(() => {});
+    })();
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   }
 
   async #write(message, by, options) {
