@@ -69,6 +69,8 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       "js/reader.js",
       "js/cli/main.js",
       "js/cli/bridge.js",
+      "js/cli/conformance/main.js",
+      "js/cli/conformance/scenarios.js",
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
@@ -95,6 +97,8 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     assert.match(stdout, /bridge/);
     const bridgeHelp = await run(bin, ["bridge", "--help"], { cwd: proj });
     assert.match(bridgeHelp.stdout, /--http <url>/);
+    const scenarios = await run(bin, ["conformance", "--list"], { cwd: proj });
+    assert.match(scenarios.stdout, /cancel-in-flight/);
     const script =
       'const { createRelay } = require("mcp-cancel"); const t = { start: async () => {}, send: async () => {}, close: async () => {} }; const r = createRelay({ upstream: t }); r.connect({ ...t }); console.log("relay", r.clientCount, r.inFlight);';
     const relay = await run(process.execPath, ["-e", script], { cwd: proj });
