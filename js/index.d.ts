@@ -97,6 +97,14 @@ export interface CancellationSessionOptions extends TimeoutOptions {
   protocolVersion?: string;
   /** The transport: "stdio" (or any message transport; default) or "streamable-http" (2026-07-28: a cancel closes the request's stream). */
   transport?: "stdio" | "streamable-http";
+  /**
+   * Which end of the connection the session keeps the books of. Default "client". In
+   * 2026-07-28 only the client cancels (spec 2026-07-28 §Cancellation): as a "client" the
+   * peer's cancels are valid only to end our `subscriptions/listen`; as a "server" (an MCP
+   * server, a proxy's client side) the peer's cancels of its own requests are valid in every
+   * revision.
+   */
+  role?: "client" | "server";
   /** Cancelled requests remembered to drop their late messages (oldest forgotten first). Default 1024. */
   tombstoneCapacity?: number;
   /** The peer's requests in flight remembered (oldest forgotten first, with an `inbound-forgotten` event). Default 4096. */

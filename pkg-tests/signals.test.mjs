@@ -184,4 +184,24 @@ describe("signals", () => {
     assert.equal(session.beforeSend({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} }, null).id, 2);
     assert.equal(session.isInFlight(2), true);
   });
+
+  test("role: a session keeping a server's books honours the client's cancel in 2026-07-28; a client's session does not", () => {
+    const request = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } };
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "stop" } };
+    const events = [];
+    const server = new CancellationSession({ role: "server", protocolVersion: "2026-07-28", onEvent: (e) => events.push(e.type) });
+    assert.equal(server.shouldDropIncoming(request), false);
+    const signal = server.inboundSignal(1);
+    assert.equal(server.shouldDropIncoming(cancel), false);
+    assert.equal(signal.aborted, true);
+    assert.equal(signal.reason, "stop");
+    assert.ok(events.includes("cancel-received"));
+
+    const client = new CancellationSession({ protocolVersion: "2026-07-28", onEvent: (e) => events.push(e.type) });
+    client.shouldDropIncoming(request);
+    const clientSignal = client.inboundSignal(1);
+    assert.equal(client.shouldDropIncoming(cancel), true, "in 2026-07-28 a server may not cancel a client's work");
+    assert.equal(clientSignal.aborted, false);
+    assert.throws(() => new CancellationSession({ role: "proxy" }), (e) => e.code === "ERR_INVALID_OPTION" && /role/.test(e.message));
+  });
 });

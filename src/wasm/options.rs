@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{get, AbortSignal};
 use super::errors::invalid_argument;
-use crate::core::{Config, Millis, ReasonPolicy, Timeout, TransportKind};
+use crate::core::{Config, Millis, ReasonPolicy, Role, Timeout, TransportKind};
 
 /// The callbacks of a session.
 #[derive(Clone, Default)]
@@ -37,7 +37,7 @@ pub struct SessionOptions {
     pub protocol_version: Option<String>,
 }
 
-const SESSION_KEYS: [&str; 15] = [
+const SESSION_KEYS: [&str; 16] = [
     "send",
     "closeStream",
     "onTimeout",
@@ -53,6 +53,7 @@ const SESSION_KEYS: [&str; 15] = [
     "timeout",
     "maxTotalTimeout",
     "resetTimeoutOnProgress",
+    "role",
 ];
 
 const TRACK_KEYS: [&str; 5] = ["signal", "params", "timeout", "maxTotalTimeout", "resetTimeoutOnProgress"];
@@ -74,7 +75,13 @@ pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
         Some("streamable-http") => TransportKind::StreamableHttp,
         Some(_) => return Err(wrong(what, "transport", "\"stdio\" or \"streamable-http\"", options)),
     };
+    let role = match string(options, "role", what)?.as_deref() {
+        None | Some("client") => Role::Client,
+        Some("server") => Role::Server,
+        Some(_) => return Err(wrong(what, "role", "\"client\" or \"server\"", options)),
+    };
     let config = Config {
+        role,
         tombstone_capacity: count(options, "tombstoneCapacity", 1024, what)?,
         inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
         reason: ReasonPolicy {
