@@ -13,6 +13,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import { createRelay } from "mcp-cancel";
 
+import { median, roundTrips } from "./sdk.mjs";
+
 const PAYLOAD = "x".repeat(100);
 
 function server() {
@@ -46,20 +48,6 @@ async function connect(kind) {
   await client.connect(clientEnd);
   return { client, close: async () => { await client.close(); await relay?.close(); } };
 }
-
-async function roundTrips(client, n) {
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const result = await client.callTool({ name: "echo", arguments: {} });
-    if (result.content.length !== 1) throw new Error("bench self-check failed: tool result");
-  }
-  return ((performance.now() - t0) * 1000) / n; // µs per call
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /**
  * µs per round trip through a plain pipe and through the relay: `calls` round trips per

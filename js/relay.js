@@ -10,23 +10,8 @@ import { methodOf, peerTag, readParams, readResponse, tables } from "./reader.js
 /** `params._meta` key of the protocol version a 2026-07-28 request names. */
 const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 
-/** The relay's own options; the others are the upstream session's (`CancellationSessionOptions`). */
-const RELAY_KEYS = new Set(["upstream", "maxInFlightPerClient", "onEvent", "onUpstreamClose", "onError"]);
-
-/** The upstream session's options the relay takes (see `CancellationSessionOptions`). */
-const SESSION_KEYS = new Set([
-  "transport",
-  "protocolVersion",
-  "tombstoneCapacity",
-  "inboundCapacity",
-  "maxReasonBytes",
-  "exposeErrorReasons",
-  "genericReason",
-  "timeoutReason",
-  "timeout",
-  "maxTotalTimeout",
-  "resetTimeoutOnProgress",
-]);
+/** The `link` of the server's messages in `RelayCore.message`. */
+const UPSTREAM = -1;
 
 /** Forward and backward codes of RelayCore (src/wasm/relay.rs). */
 const F_DROP = 0;
@@ -58,14 +43,9 @@ export function createRelayFactory(relayCore, constants) {
       throw new InvalidArgumentError("createRelay(): options must be an object with an `upstream` transport", "ERR_INVALID_OPTION", options);
     }
     checkTransport(options.upstream, "createRelay(): option `upstream`");
-    const session = {};
-    for (const key of Object.keys(options)) {
-      if (SESSION_KEYS.has(key)) session[key] = options[key];
-      else if (!RELAY_KEYS.has(key)) {
-        throw new InvalidArgumentError(`createRelay(): unknown option \`${key}\``, "ERR_INVALID_OPTION", key);
-      }
-    }
-    for (const name of ["onEvent", "onUpstreamClose", "onError"]) {
+    // The relay's own options, read here; every name, and the upstream session's options,
+    // are checked by the core (`RelayCore`).
+    for (const name of ["onUpstreamClose", "onError"]) {
       if (options[name] !== undefined && typeof options[name] !== "function") {
         throw new InvalidArgumentError(`createRelay(): option \`${name}\` must be a function`, "ERR_INVALID_OPTION", options[name]);
       }
@@ -74,10 +54,10 @@ export function createRelayFactory(relayCore, constants) {
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new InvalidArgumentError("createRelay(): option `maxInFlightPerClient` must be a positive integer", "ERR_INVALID_OPTION", max);
     }
-    if (session.transport === undefined && options.upstream.hasPerRequestStream === true) session.transport = "streamable-http";
-    if (options.onEvent !== undefined) session.onEvent = options.onEvent;
+    const withTransport =
+      options.transport === undefined && options.upstream.hasPerRequestStream === true ? { ...options, transport: "streamable-http" } : options;
     const RelayCore = relayCore();
-    const core = new RelayCore(session, Math.random() * 2 ** 52, max);
+    const core = new RelayCore(withTransport, Math.random() * 2 ** 52, max);
     return new Relay(core, tables(constants()), options);
   };
 }
@@ -258,7 +238,7 @@ class Relay {
     let verdict;
     for (;;) {
       const r = readParams(w, message, need, true);
-      verdict = core.downstream(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task);
+      verdict = core.message(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
       if ((verdict & 0xff) !== F_NEED) break;
       need |= verdict >>> 8;
     }
@@ -319,7 +299,7 @@ class Relay {
     const idStr = idTag === w.tags.string ? id : undefined;
     let verdict;
     if (code === -1) {
-      verdict = core.upstream(-1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined);
+      verdict = core.message(UPSTREAM, -1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
       if ((verdict & 0xff) === B_NEED) {
         const r = readResponse(w, message, verdict >>> 8);
         verdict = core.upstreamResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
@@ -331,7 +311,7 @@ class Relay {
       let need = code >= 0 ? w.incoming[code] : 0;
       for (;;) {
         const r = readParams(w, message, need, true);
-        verdict = core.upstream(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status);
+        verdict = core.message(UPSTREAM, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
         if ((verdict & 0xff) !== B_NEED) break;
         need |= verdict >>> 8;
       }

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -16,16 +15,14 @@ import { fileURLToPath } from "node:url";
 
 import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioClientTransport2 } from "@modelcontextprotocol/client/stdio";
-import { toNodeHandler } from "@modelcontextprotocol/node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import * as z from "zod/v4";
 
 import { EVERYTHING } from "../demo/everything.mjs";
 import { startDemoWeb } from "../demo/web.mjs";
 import { sleep, until } from "./helpers.mjs";
+import { startSlowHttp } from "./peers/slow2.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "js/cli/main.js");
@@ -142,7 +139,7 @@ describe("mcp-cancel bridge --http: stdio in, Streamable HTTP out", { timeout: 9
 
   test("2026-07-28 (an SDK 2.x server): the stdio client's notifications/cancelled becomes a closed request stream", async (t) => {
     const seen = { aborted: [] };
-    const server = await start2026Server(seen);
+    const server = await startSlowHttp({ aborted: (_id, reason) => seen.aborted.push(reason) });
     t.after(server.close);
     const demo = await startDemoWeb({ port: 0, upstream: server.url.href });
     t.after(() => demo.close());
@@ -261,41 +258,5 @@ function seeded(seed) {
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** An SDK 2.x server on 2026-07-28 over Streamable HTTP with `slow` (progress every 100 ms, honours its signal). */
-async function start2026Server(seen) {
-  const makeServer = () => {
-    const server = new McpServer({ name: "slow-2026", version: "0.0.0" }, { capabilities: { tools: {} } });
-    server.registerTool("slow", { inputSchema: z.object({ steps: z.number() }) }, async ({ steps }, ctx) => {
-      const signal = ctx.mcpReq.signal;
-      const token = ctx.mcpReq._meta?.progressToken;
-      for (let i = 1; i <= steps; i++) {
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, 100);
-          signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-        });
-        if (signal.aborted) {
-          seen.aborted.push(String(signal.reason));
-          return { content: [{ type: "text", text: "aborted" }] };
-        }
-        if (token !== undefined) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } }).catch(() => {});
-      }
-      return { content: [{ type: "text", text: `done ${steps}` }] };
-    });
-    return server;
-  };
-  const handler = createMcpHandler(makeServer);
-  const nodeHandler = toNodeHandler(handler);
-  const server = http.createServer((req, res) => nodeHandler(req, res));
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: new URL(`http://127.0.0.1:${server.address().port}/mcp`),
-    close: async () => {
-      await handler.close?.();
-      server.closeAllConnections?.();
-      await new Promise((resolve) => server.close(resolve));
-    },
   };
 }

@@ -3,46 +3,28 @@
 // over an in-memory stdio-like transport and over Streamable HTTP on 127.0.0.1, where the
 // cancel is closing the request's stream and no notification is sent.
 import assert from "node:assert/strict";
-import http from "node:http";
 import { describe, test } from "node:test";
 
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { CancellationSession, guardTransport } from "mcp-cancel";
-import * as z from "zod/v4";
 
 import { tap } from "../demo/wiretap.mjs";
 import { sleep, until } from "./helpers.mjs";
+import { makeSlowServer, startSlowHttp } from "./peers/slow2.mjs";
 
 const PIN_2026 = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
 
+/** What a `slow` handler did, as arrays (see peers/slow2.mjs). */
+const recorder = (seen) => ({
+  started: (id) => seen.started.push(id),
+  aborted: (_id, reason) => seen.aborted.push(reason),
+  completed: (id) => seen.completed.push(id),
+});
 /** A 2.x McpServer with `slow` (progress every 100 ms, honours its signal). */
-function makeServer(seen) {
-  const server = new McpServer({ name: "slow-2x", version: "0.0.0" }, { capabilities: { tools: {} } });
-  server.registerTool("slow", { inputSchema: z.object({ steps: z.number() }) }, async ({ steps }, ctx) => {
-    const signal = ctx.mcpReq.signal;
-    const token = ctx.mcpReq._meta?.progressToken;
-    seen.started.push(ctx.mcpReq.id);
-    for (let i = 1; i <= steps; i++) {
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 100);
-        signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-      });
-      if (signal.aborted) {
-        seen.aborted.push(String(signal.reason));
-        return { content: [{ type: "text", text: "aborted" }] };
-      }
-      if (token !== undefined) {
-        await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } }).catch(() => {});
-      }
-    }
-    seen.completed.push(ctx.mcpReq.id);
-    return { content: [{ type: "text", text: `done ${steps}` }] };
-  });
-  return server;
-}
+const makeServer = (seen) => makeSlowServer(recorder(seen));
+/** The same over Streamable HTTP on 127.0.0.1. */
+const startHttp = (seen) => startSlowHttp(recorder(seen));
 
 const newSeen = () => ({ started: [], aborted: [], completed: [] });
 const outCancels = (log) => log.filter((r) => r.dir === "out" && r.message.method === "notifications/cancelled").map((r) => r.message);
@@ -167,18 +149,3 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
   });
 });
 
-async function startHttp(seen) {
-  const handler = createMcpHandler(() => makeServer(seen));
-  const nodeHandler = toNodeHandler(handler);
-  const server = http.createServer((req, res) => nodeHandler(req, res));
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = new URL(`http://127.0.0.1:${server.address().port}/mcp`);
-  return {
-    url,
-    close: async () => {
-      await handler.close?.();
-      server.closeAllConnections?.();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}

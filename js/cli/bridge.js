@@ -117,16 +117,7 @@ async function httpOut(parsed, relayOptions) {
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   const upstream = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-  let done;
-  const finished = new Promise((resolve) => (done = resolve));
-  const relay = createRelay({
-    upstream,
-    ...relayOptions,
-    onUpstreamClose: () => {
-      say(`the connection to ${url.href} closed: every request in flight was answered with an error`);
-      done(FAILED);
-    },
-  });
+  const { relay, finished, done } = relayTo(upstream, relayOptions, `the connection to ${url.href} closed`);
   await relay.start();
   const downstream = new StdioServerTransport();
   relay.connect(downstream);
@@ -155,16 +146,7 @@ async function stdioOut(parsed, relayOptions) {
   const shell = process.platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", command] } : { command: "/bin/sh", args: ["-c", `exec ${command}`] };
   // The child gets this process's environment, as a command run from this shell would.
   const upstream = new StdioClientTransport({ ...shell, env: { ...process.env }, stderr: "inherit" });
-  let done;
-  const finished = new Promise((resolve) => (done = resolve));
-  const relay = createRelay({
-    upstream,
-    ...relayOptions,
-    onUpstreamClose: () => {
-      say(`the server process ended: every request in flight was answered with an error`);
-      done(FAILED);
-    },
-  });
+  const { relay, finished } = relayTo(upstream, relayOptions, "the server process ended");
   try {
     await relay.start();
   } catch (error) {
@@ -229,6 +211,24 @@ async function stdioOut(parsed, relayOptions) {
   await new Promise((resolve) => server.close(resolve));
   await relay.close().catch(() => {});
   return status;
+}
+
+/**
+ * A relay to `upstream`; `finished` resolves with FAILED when the upstream ends (`ended` says
+ * how, on stderr), or with what `done` is given.
+ */
+function relayTo(upstream, relayOptions, ended) {
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  const relay = createRelay({
+    upstream,
+    ...relayOptions,
+    onUpstreamClose: () => {
+      say(`${ended}: every request in flight was answered with an error`);
+      done(FAILED);
+    },
+  });
+  return { relay, finished, done };
 }
 
 /** Resolves with OK at SIGINT/SIGTERM. */

@@ -338,22 +338,9 @@ impl Relay {
         let mut routes: Vec<(u64, Route)> = self.routes.drain().collect();
         routes.sort_by_key(|(up, _)| *up);
         for (_, route) in routes {
-            if let Some(d) = self.links.get_mut(&route.link) {
-                d.upstream_ids.remove(&route.id);
-                if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
-                    self.output.push_back(RelayOutput::Fail {
-                        link: route.link,
-                        id: route.id,
-                        failure: Failure::UpstreamClosed,
-                    });
-                }
-            }
+            self.fail(route, Failure::UpstreamClosed);
         }
-        if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
-            for (link, id) in waiting {
-                self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::UpstreamClosed });
-            }
-        }
+        self.fail_handshake(Failure::UpstreamClosed);
         self.upstream.close();
         self.server_requests.clear();
         self.drain();
@@ -517,22 +504,9 @@ impl Relay {
         let id = RequestId::Number(up as i64);
         // It never left: settled as answered (no cancel will be sent for it).
         let _ = self.upstream.handle_incoming_response(&id, MessageFields(u32::MAX), None);
-        if let Some(d) = self.links.get_mut(&route.link) {
-            d.upstream_ids.remove(&route.id);
-            if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
-                self.output.push_back(RelayOutput::Fail {
-                    link: route.link,
-                    id: route.id,
-                    failure: Failure::SendFailed,
-                });
-            }
-        }
+        self.fail(route, Failure::SendFailed);
         if matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up) {
-            if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
-                for (link, id) in waiting {
-                    self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::HandshakeFailed });
-                }
-            }
+            self.fail_handshake(Failure::HandshakeFailed);
         }
         self.drain();
     }
@@ -594,9 +568,7 @@ impl Relay {
                     return Backward::Drop;
                 };
                 if failed {
-                    for (link, id) in waiting {
-                        self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::HandshakeFailed });
-                    }
+                    self.fail_waiting(waiting, Failure::HandshakeFailed);
                 } else {
                     self.handshake = Handshake::Done { initialized: false };
                     if let Some(revision) = self.upstream.revision() {
@@ -638,6 +610,33 @@ impl Relay {
         }
         self.server_requests.insert(id, link);
         Backward::Downstream { link, id: None, progress_token: None, related: None }
+    }
+
+    /// The request of `route` is over without an answer from the server: its client gets
+    /// `failure` as its response (unless the client cancelled it).
+    fn fail(&mut self, route: Route, failure: Failure) {
+        let Some(d) = self.links.get_mut(&route.link) else { return };
+        d.upstream_ids.remove(&route.id);
+        if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
+            self.output.push_back(RelayOutput::Fail { link: route.link, id: route.id, failure });
+        }
+    }
+
+    /// The pending handshake will not be answered: the `initialize` requests waiting for it
+    /// get `failure`, and the next one is sent upstream again.
+    fn fail_handshake(&mut self, failure: Failure) {
+        if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
+            self.fail_waiting(waiting, failure);
+        }
+    }
+
+    fn fail_waiting(&mut self, waiting: Vec<(Link, RequestId)>, failure: Failure) {
+        for (link, id) in waiting {
+            if let Some(d) = self.links.get_mut(&link) {
+                let _ = d.session.handle_outgoing_response(&id);
+            }
+            self.output.push_back(RelayOutput::Fail { link, id, failure });
+        }
     }
 
     /// Client `link`'s `initialize` `id` is answered by the relay: its session learns the
@@ -694,15 +693,8 @@ impl Relay {
         match out {
             Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Upstream, t)),
             Output::Cancelled { request_id: RequestId::Number(up), cause: CancelCause::TimedOut(_) } if up > 0 => {
-                let Some(route) = self.routes.remove(&(up as u64)) else { return };
-                let Some(d) = self.links.get_mut(&route.link) else { return };
-                d.upstream_ids.remove(&route.id);
-                if d.session.handle_outgoing_response(&route.id) == super::OutgoingResponseVerdict::Send {
-                    self.output.push_back(RelayOutput::Fail {
-                        link: route.link,
-                        id: route.id,
-                        failure: Failure::Timeout,
-                    });
+                if let Some(route) = self.routes.remove(&(up as u64)) {
+                    self.fail(route, Failure::Timeout);
                 }
             }
             Output::PeerCancelled { request_id, reason } => {

@@ -68,8 +68,44 @@ const RENAMED: [(&str, &str); 3] =
 /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
 pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
     check_keys(options, &SESSION_KEYS, "CancellationSession")?;
+    settings(options, "CancellationSession")
+}
+
+/// The options of `createRelay()`: the relay's own (read by the JS layer) and its upstream
+/// session's, which are read here.
+#[cfg(feature = "relay")]
+const RELAY_KEYS: [&str; 16] = [
+    "upstream",
+    "maxInFlightPerClient",
+    "onEvent",
+    "onUpstreamClose",
+    "onError",
+    "transport",
+    "protocolVersion",
+    "tombstoneCapacity",
+    "inboundCapacity",
+    "maxReasonBytes",
+    "exposeErrorReasons",
+    "genericReason",
+    "timeoutReason",
+    "timeout",
+    "maxTotalTimeout",
+    "resetTimeoutOnProgress",
+];
+
+/// Reads the options of `createRelay(options)`: its upstream session's settings.
+///
+/// # Errors
+/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
+#[cfg(feature = "relay")]
+pub fn relay(options: &JsValue) -> Result<SessionOptions, JsValue> {
+    check_keys(options, &RELAY_KEYS, "createRelay")?;
+    settings(options, "createRelay")
+}
+
+/// The session settings in `options` (whose keys were checked), for `what`'s messages.
+fn settings(options: &JsValue, what: &str) -> Result<SessionOptions, JsValue> {
     let defaults = ReasonPolicy::default();
-    let what = "CancellationSession";
     let transport = match string(options, "transport", what)?.as_deref() {
         None | Some("stdio") => TransportKind::Messages,
         Some("streamable-http") => TransportKind::StreamableHttp,

@@ -52,15 +52,16 @@ pub struct RelayCore {
 
 #[wasm_bindgen(js_class = RelayCore)]
 impl RelayCore {
-    /// A relay. `upstream`: the upstream session's options as `CancellationSessionOptions`
-    /// (`transport`, timeouts, reason policy, capacities; `onEvent` only says whether
-    /// events are made); `seed` a random number for the id maps; `max_in_flight` per client.
+    /// A relay. `options`: `createRelay()`'s options (`RelayOptions`): every name is checked
+    /// here; the upstream session's settings are read here (`transport`, timeouts, reason
+    /// policy, capacities; `onEvent` only says whether events are made), the relay's own by
+    /// the JS layer. `seed` a random number for the id maps; `max_in_flight` per client.
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
     #[wasm_bindgen(constructor)]
-    pub fn new(upstream: JsValue, seed: f64, max_in_flight: u32) -> Result<RelayCore, JsValue> {
-        let settings = options::session(&upstream)?;
+    pub fn new(options: JsValue, seed: f64, max_in_flight: u32) -> Result<RelayCore, JsValue> {
+        let settings = options::relay(&options)?;
         let mut config = RelayConfig::default();
         config.upstream = settings.config;
         config.upstream.hash_seed = seed.to_bits();
@@ -137,12 +138,16 @@ impl RelayCore {
         }
     }
 
-    /// A message from client `link` (as `SessionCore.incoming`, plus `task`: whether
-    /// `params.task` is an object). Returns the `forward` code. Never throws.
+    /// A message from client `link`, or from the server when `link` is −1 (as
+    /// `SessionCore.incoming`: its method, id and the members `read`; `status` is
+    /// `params.status`, `task` whether `params.task` is an object). Returns the `forward` code
+    /// for a client's message, the `backward` code for the server's (a server's response with
+    /// `method_code` −1: its result members come with `upstreamResponse` when asked). Never
+    /// throws.
     #[allow(clippy::too_many_arguments)]
-    pub fn downstream(
+    pub fn message(
         &mut self,
-        link: u32,
+        link: i32,
         method_code: i32,
         method_name: Option<String>,
         id_tag: u32,
@@ -156,6 +161,7 @@ impl RelayCore {
         reason_tag: u32,
         reason: Option<String>,
         task_id: Option<String>,
+        status: Option<String>,
         task: bool,
     ) -> u32 {
         let mut message = read_message(
@@ -167,11 +173,19 @@ impl RelayCore {
             (reason_tag, reason.as_deref()),
             task_id.as_deref(),
         );
+        message.status = status.as_deref();
         message.task = task;
+        match u32::try_from(link) {
+            Ok(link) => self.downstream_message(Link(link), &message),
+            Err(_) => self.upstream_message(&message),
+        }
+    }
+
+    fn downstream_message(&mut self, link: Link, message: &Message<'_>) -> u32 {
         let now = self.now();
         self.forward_id = f64::NAN;
         self.forward_token = f64::NAN;
-        match self.relay.handle_downstream(Link(link), &message, now) {
+        match self.relay.handle_downstream(link, message, now) {
             Forward::Upstream { id, progress_token } => {
                 self.forward_id = id.map_or(f64::NAN, |v| v as f64);
                 self.forward_token = progress_token.map_or(f64::NAN, |v| v as f64);
@@ -194,40 +208,6 @@ impl RelayCore {
     #[wasm_bindgen(getter, js_name = forwardToken)]
     pub fn forward_token(&self) -> f64 {
         self.forward_token
-    }
-
-    /// A message from the server (as `SessionCore.incoming`; a response with `method_code`
-    /// −1, whose result members come with `upstreamResponse` when asked). Returns the
-    /// `backward` code. Never throws.
-    #[allow(clippy::too_many_arguments)]
-    pub fn upstream(
-        &mut self,
-        method_code: i32,
-        method_name: Option<String>,
-        id_tag: u32,
-        id_num: f64,
-        id_str: Option<String>,
-        read: u32,
-        params_tag: u32,
-        arg_tag: u32,
-        arg_num: f64,
-        arg_str: Option<String>,
-        reason_tag: u32,
-        reason: Option<String>,
-        task_id: Option<String>,
-        status: Option<String>,
-    ) -> u32 {
-        let mut message = read_message(
-            (method_code, method_name.as_deref()),
-            (id_tag, id_num, id_str.as_deref()),
-            read,
-            params_tag,
-            (arg_tag, arg_num, arg_str.as_deref()),
-            (reason_tag, reason.as_deref()),
-            task_id.as_deref(),
-        );
-        message.status = status.as_deref();
-        self.upstream_message(&message)
     }
 
     /// A response from the server with the result or error members the core asked for
