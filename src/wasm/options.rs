@@ -37,10 +37,9 @@ pub struct SessionOptions {
     pub protocol_version: Option<String>,
 }
 
-const SESSION_KEYS: [&str; 16] = [
-    "send",
-    "closeStream",
-    "onTimeout",
+/// The settings of a session, in `CancellationSession`'s options and `createRelay`'s (for
+/// its upstream session).
+const SETTINGS_KEYS: [&str; 12] = [
     "onEvent",
     "protocolVersion",
     "transport",
@@ -53,8 +52,10 @@ const SESSION_KEYS: [&str; 16] = [
     "timeout",
     "maxTotalTimeout",
     "resetTimeoutOnProgress",
-    "role",
 ];
+
+/// `CancellationSession`'s own options.
+const SESSION_KEYS: [&str; 4] = ["send", "closeStream", "onTimeout", "role"];
 
 const TRACK_KEYS: [&str; 5] = ["signal", "params", "timeout", "maxTotalTimeout", "resetTimeoutOnProgress"];
 
@@ -67,31 +68,13 @@ const RENAMED: [(&str, &str); 3] =
 /// # Errors
 /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
 pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
-    check_keys(options, &SESSION_KEYS, "CancellationSession")?;
+    check_keys(options, &[&SESSION_KEYS, &SETTINGS_KEYS], "CancellationSession")?;
     settings(options, "CancellationSession")
 }
 
-/// The options of `createRelay()`: the relay's own (read by the JS layer) and its upstream
-/// session's, which are read here.
+/// `createRelay()`'s own options (read by the JS layer).
 #[cfg(feature = "relay")]
-const RELAY_KEYS: [&str; 16] = [
-    "upstream",
-    "maxInFlightPerClient",
-    "onEvent",
-    "onUpstreamClose",
-    "onError",
-    "transport",
-    "protocolVersion",
-    "tombstoneCapacity",
-    "inboundCapacity",
-    "maxReasonBytes",
-    "exposeErrorReasons",
-    "genericReason",
-    "timeoutReason",
-    "timeout",
-    "maxTotalTimeout",
-    "resetTimeoutOnProgress",
-];
+const RELAY_KEYS: [&str; 4] = ["upstream", "maxInFlightPerClient", "onUpstreamClose", "onError"];
 
 /// Reads the options of `createRelay(options)`: its upstream session's settings.
 ///
@@ -99,7 +82,7 @@ const RELAY_KEYS: [&str; 16] = [
 /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
 #[cfg(feature = "relay")]
 pub fn relay(options: &JsValue) -> Result<SessionOptions, JsValue> {
-    check_keys(options, &RELAY_KEYS, "createRelay")?;
+    check_keys(options, &[&RELAY_KEYS, &SETTINGS_KEYS], "createRelay")?;
     settings(options, "createRelay")
 }
 
@@ -160,7 +143,7 @@ pub struct TrackOptions {
 /// # Errors
 /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
 pub fn track(options: &JsValue) -> Result<TrackOptions, JsValue> {
-    check_keys(options, &TRACK_KEYS, "track()")?;
+    check_keys(options, &[&TRACK_KEYS], "track()")?;
     let signal = get(options, "signal");
     let signal = if signal.is_undefined() || signal.is_null() {
         None
@@ -173,7 +156,7 @@ pub fn track(options: &JsValue) -> Result<TrackOptions, JsValue> {
 }
 
 /// Refuses an options value that is not an object, and any member not in `known`.
-fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsValue> {
+fn check_keys(options: &JsValue, known: &[&[&str]], what: &str) -> Result<(), JsValue> {
     if options.is_undefined() || options.is_null() {
         return Ok(());
     }
@@ -186,7 +169,7 @@ fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsVal
     }
     for name in Object::keys(options.unchecked_ref::<Object>()).iter() {
         let Some(name) = name.as_string() else { continue };
-        if known.contains(&name.as_str()) {
+        if known.iter().any(|names| names.contains(&name.as_str())) {
             continue;
         }
         let mut message = [what, ": unknown option `", &name, "`"].concat();
@@ -194,7 +177,7 @@ fn check_keys(options: &JsValue, known: &[&str], what: &str) -> Result<(), JsVal
             message.push_str(&[" (renamed `", new, "` in 1.0)"].concat());
         }
         message.push_str("; known options:");
-        for (i, option) in known.iter().enumerate() {
+        for (i, option) in known.iter().flat_map(|names| names.iter()).enumerate() {
             message.push_str(if i == 0 { " " } else { ", " });
             message.push_str(option);
         }

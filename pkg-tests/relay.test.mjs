@@ -1,0 +1,121 @@
+// createRelay() at the message level: raw JSON-RPC clients (ids 0, 1 and "1") and a raw
+// server on the MCP SDK's InMemoryTransport, every assertion on what each side received.
+// (The bridge command on real peers: bridge.test.mjs; the core's rules: tests/core_relay.rs.)
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { createRelay, InvalidArgumentError } from "mcp-cancel";
+
+import { sleep, until } from "./helpers.mjs";
+
+/** A raw end: what it receives goes to `got`; `send(message)` sends. */
+async function end(transport) {
+  const got = [];
+  transport.onmessage = (m) => got.push(m);
+  await transport.start();
+  return { got, send: (m) => transport.send({ jsonrpc: "2.0", ...m }), transport };
+}
+
+/** A relay with a raw server and `n` raw clients (each connected). */
+async function setup(n, options = {}) {
+  const [serverSide, relayUp] = InMemoryTransport.createLinkedPair();
+  const server = await end(serverSide);
+  const errors = [];
+  const relay = createRelay({ upstream: relayUp, onError: (e) => errors.push(e), ...options });
+  await relay.start();
+  const clients = [];
+  for (let i = 0; i < n; i++) {
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    const handle = relay.connect(theirs);
+    await theirs.start();
+    clients.push({ ...(await end(mine)), handle });
+  }
+  return { relay, server, clients, errors };
+}
+
+const call = (id, extra = {}) => ({ id, method: "tools/call", params: { name: "slow", ...extra } });
+const cancel = (requestId) => ({ method: "notifications/cancelled", params: { requestId, reason: "stop" } });
+const cancels = (got) => got.filter((m) => m.method === "notifications/cancelled");
+
+describe("createRelay", () => {
+  test("ids 0, 1 and \"1\" from three clients: distinct upstream ids, answers back under each client's own id, one cancel crosses for the right request", async () => {
+    const { relay, server, clients } = await setup(3);
+    const ids = [0, 1, "1"];
+    for (const [i, c] of clients.entries()) await c.send(call(ids[i], { _meta: { progressToken: ids[i] } }));
+    await until(() => server.got.length === 3, 2000, "three calls upstream");
+    const up = server.got.map((m) => m.id);
+    assert.equal(new Set(up).size, 3, "distinct upstream ids");
+    assert.deepEqual(server.got.map((m) => m.params._meta.progressToken), up, "the progress token is the relay's too");
+    // Client 2 ("1") cancels; client 1 (1) must not be touched.
+    await clients[2].send(cancel("1"));
+    await until(() => cancels(server.got).length === 1, 2000, "the cancel upstream");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: up[2], reason: "stop" });
+    // Progress and answers come back under each client's own token and id; the cancelled one's are dropped.
+    for (const u of up) {
+      await server.send({ method: "notifications/progress", params: { progressToken: u, progress: 1 } });
+      await server.send({ id: u, result: { content: [] } });
+    }
+    await until(() => clients[0].got.length === 2 && clients[1].got.length === 2, 2000, "answers");
+    await sleep(50);
+    assert.deepEqual(clients[0].got, [
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 0, progress: 1 } },
+      { jsonrpc: "2.0", id: 0, result: { content: [] } },
+    ]);
+    assert.deepEqual(clients[1].got.map((m) => m.id ?? m.params.progressToken), [1, 1]);
+    assert.deepEqual(clients[2].got, [], "nothing late reaches the client that cancelled");
+    assert.equal(relay.inFlight, 0);
+    await relay.close();
+  });
+
+  test("an upstream timeout cancels upstream and answers the client -32001", async () => {
+    const { relay, server, clients } = await setup(1, { timeout: 100 });
+    await clients[0].send(call("t"));
+    await until(() => clients[0].got.length === 1, 2000, "the client's error");
+    assert.deepEqual(clients[0].got[0], { jsonrpc: "2.0", id: "t", error: { code: -32001, message: "Request timed out" } });
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: server.got[0].id, reason: "Request timed out" });
+    await relay.close();
+  });
+
+  test("the server's own request: to its only client, refused with two; a client's batch is refused", async () => {
+    const { relay, server, clients } = await setup(1);
+    await server.send({ id: 70, method: "sampling/createMessage", params: {} });
+    await until(() => clients[0].got.length === 1, 2000, "the server's request at the client");
+    await clients[0].send({ id: 70, result: { role: "assistant" } });
+    await until(() => server.got.some((m) => m.id === 70), 2000, "the answer upstream");
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    relay.connect(theirs);
+    await theirs.start();
+    const second = await end(mine);
+    await server.send({ id: 71, method: "sampling/createMessage", params: {} });
+    await until(() => server.got.some((m) => m.id === 71), 2000, "the refusal");
+    assert.equal(server.got.find((m) => m.id === 71).error.code, -32000);
+    await second.transport.send([{ jsonrpc: "2.0", ...call(5) }]);
+    await until(() => second.got.length === 1, 2000, "the batch's refusal");
+    assert.equal(second.got[0].error.code, -32600);
+    await relay.close();
+  });
+
+  test("a client that disconnects has its requests cancelled upstream; close() sends its clients' cancels before closing", async () => {
+    const { relay, server, clients } = await setup(2);
+    await clients[0].send(call(1));
+    await clients[1].send(call(1));
+    await until(() => server.got.length === 2, 2000, "two calls upstream");
+    clients[0].handle.disconnect();
+    await until(() => cancels(server.got).length === 1, 2000, "the disconnect's cancel");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: server.got[0].id, reason: "Client disconnected" });
+    await relay.close();
+    assert.deepEqual(cancels(server.got)[1].params, { requestId: server.got[1].id, reason: "Client disconnected" });
+  });
+
+  test("bad options and transports are InvalidArgumentErrors that say what is wrong", () => {
+    const t = { start: async () => {}, send: async () => {}, close: async () => {} };
+    assert.throws(() => createRelay(), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION");
+    assert.throws(() => createRelay({ upstream: {} }), (e) => e.code === "ERR_INVALID_TRANSPORT");
+    assert.throws(() => createRelay({ upstream: t, bogus: 1 }), (e) => e.code === "ERR_INVALID_OPTION" && /unknown option `bogus`/.test(e.message));
+    assert.throws(() => createRelay({ upstream: t, timeout: -1 }), (e) => e.code === "ERR_INVALID_OPTION" && /timeout/.test(e.message));
+    assert.throws(() => createRelay({ upstream: t, maxInFlightPerClient: 0 }), (e) => e.code === "ERR_INVALID_OPTION");
+    assert.throws(() => createRelay({ upstream: t, onError: "x" }), (e) => e.code === "ERR_INVALID_OPTION");
+    assert.throws(() => createRelay({ upstream: t }).connect({}), (e) => e.code === "ERR_INVALID_TRANSPORT");
+  });
+});
