@@ -41,7 +41,7 @@ export type Revision = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
 /** Why a cancel of ours was not sent. */
 export type NotSentWhy = "not-in-flight" | "handshake" | "task-settled";
 /** Why a peer's cancel was ignored. */
-export type IgnoredWhy = "malformed" | "not-in-flight" | "wrong-direction" | "already-cancelled" | "handshake" | "peer-may-not-cancel";
+export type IgnoredWhy = "malformed" | "not-in-flight" | "wrong-direction" | "already-cancelled" | "handshake" | "peer-may-not-cancel" | "task-augmented";
 
 /**
  * Every cancellation event, as given to the `onEvent` option. `direction` is "outbound" for

@@ -306,10 +306,10 @@ function incoming(core, w, message) {
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
-    return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined);
+    return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
   }
   const r = readParams(w, message, need, true);
-  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status);
+  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
 }
 
 function incomingResponse(core, w, id, message) {

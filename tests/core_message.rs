@@ -489,3 +489,34 @@ fn reusing_the_id_of_a_watched_request_whose_task_still_runs_settles_that_reques
     );
     assert!(outputs(&mut session).iter().all(|o| !matches!(o, Output::Settled(_))));
 }
+
+#[test]
+fn a_notification_never_cancels_the_peers_task_augmented_request_in_a_revision_with_tasks() {
+    let request = |id: i64, task: bool| {
+        let params = if task { json!({ "name": "slow", "task": { "ttl": 1000 } }) } else { json!({ "name": "slow" }) };
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params })
+    };
+    let cancel = |id: i64| json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } });
+    let mut s = Session::new(Config { revision: Revision::parse("2025-11-25"), ..Config::default() });
+    assert_eq!(incoming(&mut s, &request(1, true)), Verdict::Pass);
+    assert_eq!(incoming(&mut s, &request(2, false)), Verdict::Pass);
+    assert_eq!(incoming(&mut s, &cancel(1)), Verdict::Drop, "2025-11-25: a task is cancelled with tasks/cancel");
+    assert_eq!(incoming(&mut s, &cancel(2)), Verdict::Pass);
+    let ignored: Vec<Event> = std::iter::from_fn(|| s.poll_output())
+        .filter_map(|o| match o {
+            Output::Event(e) if matches!(e.kind, EventKind::CancelIgnored { .. }) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(ignored.as_slice(), [Event { kind: EventKind::CancelIgnored { why: Ignored::TaskAugmented, .. }, .. }]));
+
+    // Before tasks existed, `params.task` means nothing: the request is cancelled like any other.
+    let mut old = Session::new(Config { revision: Revision::parse("2025-06-18"), ..Config::default() });
+    let _ = incoming(&mut old, &request(1, true));
+    assert_eq!(incoming(&mut old, &cancel(1)), Verdict::Pass);
+
+    // A host that reads only what it is asked: a tools/call request needs `params.task`.
+    let mut fresh = Session::new(Config::default());
+    let bare = Message::new(PeerValue::Number(3.0), MethodName::Known(Method::ToolsCall));
+    assert_eq!(fresh.handle_incoming(&bare, 0), Verdict::NeedFields(MessageFields::TASK));
+}

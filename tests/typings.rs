@@ -120,3 +120,27 @@ fn the_typings_have_no_event_the_core_does_not_make_but_send_failed() {
         assert!(made.contains(ty) || ty == "send-failed", "js/index.d.ts has an event {ty:?} the core never makes");
     }
 }
+
+/// The string literals of `export type <name> = "a" | "b" …;` in the typings.
+fn literal_union(name: &str) -> BTreeSet<String> {
+    let dts = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/js/index.d.ts")).unwrap();
+    let start = dts.find(&format!("export type {name} =")).expect("the union is in js/index.d.ts");
+    let end = start + dts[start..].find(';').unwrap();
+    dts[start..end].split('"').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+#[test]
+fn the_reasons_a_cancel_is_ignored_or_not_sent_are_the_same_in_the_typings() {
+    let ignored = [
+        Ignored::Malformed,
+        Ignored::NotInFlight,
+        Ignored::WrongDirection,
+        Ignored::AlreadyCancelled,
+        Ignored::Handshake,
+        Ignored::PeerMayNotCancel,
+        Ignored::TaskAugmented,
+    ];
+    assert_eq!(literal_union("IgnoredWhy"), ignored.iter().map(|i| i.as_str().to_owned()).collect());
+    let not_sent = [NotSent::NotInFlight, NotSent::Handshake, NotSent::TaskSettled];
+    assert_eq!(literal_union("NotSentWhy"), not_sent.iter().map(|n| n.as_str().to_owned()).collect());
+}

@@ -83,7 +83,8 @@ fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
 fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let name = (code(method) == 0).then(|| method.to_owned());
-    s.incoming(code(method), name, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, None)
+    // `params.task` read (absent): a request that may be task-augmented needs it.
+    s.incoming(code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
 }
 
 /// A `notifications/cancelled { requestId, reason }` from the peer.
@@ -105,6 +106,7 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
         Some(reason.to_owned()),
         None,
         None,
+        false,
     )
 }
 

@@ -245,6 +245,10 @@ pub enum Ignored {
     /// In this revision the peer may not send this cancel (2026-07-28: a server may only
     /// end our `subscriptions/listen`): a protocol violation by the peer.
     PeerMayNotCancel,
+    /// The request is task-augmented (`params.task`): it is cancelled with `tasks/cancel`,
+    /// never with `notifications/cancelled` (2025-11-25 §Cancellation: "MUST NOT" for tasks;
+    /// the `io.modelcontextprotocol/tasks` extension of 2026-07-28 alike).
+    TaskAugmented,
 }
 
 impl Event {
@@ -336,7 +340,7 @@ impl NotSent {
 
 impl Ignored {
     /// `"malformed"`, `"not-in-flight"`, `"wrong-direction"`, `"already-cancelled"`,
-    /// `"handshake"` or `"peer-may-not-cancel"`.
+    /// `"handshake"`, `"peer-may-not-cancel"` or `"task-augmented"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -346,6 +350,7 @@ impl Ignored {
             Self::AlreadyCancelled => "already-cancelled",
             Self::Handshake => "handshake",
             Self::PeerMayNotCancel => "peer-may-not-cancel",
+            Self::TaskAugmented => "task-augmented",
         }
     }
 }
@@ -378,6 +383,7 @@ mod tests {
             Ignored::AlreadyCancelled,
             Ignored::Handshake,
             Ignored::PeerMayNotCancel,
+            Ignored::TaskAugmented,
         ] {
             assert_eq!(name(json(&i)), i.as_str());
         }

@@ -54,6 +54,8 @@ pub(super) struct Inbound {
     pub(super) method: Name,
     /// The host keeps resources for it ([`Session::watch_inbound`](super::Session::watch_inbound)).
     pub(super) watched: bool,
+    /// It is task-augmented (`params.task`): only `tasks/cancel` cancels it.
+    pub(super) task: bool,
 }
 
 impl Session {
@@ -95,7 +97,9 @@ impl Session {
             return false;
         }
         self.peer_cancelled.remove(&id);
-        if let Some((old, request)) = self.inbound.insert(id, Inbound { method: Name::from(method), watched: false }) {
+        if let Some((old, request)) =
+            self.inbound.insert(id, Inbound { method: Name::from(method), watched: false, task: false })
+        {
             if request.watched {
                 self.outputs.push_back(Output::InboundSettled(old.clone()));
             }
@@ -105,6 +109,16 @@ impl Session {
             }));
         }
         true
+    }
+
+    /// Records that the peer's request `id` (in flight) is task-augmented (`params.task`):
+    /// a `notifications/cancelled` for it is then ignored ([`Ignored::TaskAugmented`]) in a
+    /// revision with tasks. [`Self::handle_incoming`] does this for a request read with
+    /// [`MessageFields::TASK`](super::MessageFields::TASK).
+    pub fn mark_inbound_task(&mut self, id: &RequestId) {
+        if let Some(request) = self.inbound.get_mut(id) {
+            request.task = true;
+        }
     }
 
     /// Classifies a `notifications/cancelled` from the peer.
@@ -158,6 +172,9 @@ impl Session {
             None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
+            Some(request) if request.task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
+                Ignored::TaskAugmented
+            }
             Some(_) => {
                 let Some(request) = self.inbound.remove(&id) else { return InboundCancelVerdict::Ignore };
                 self.emit(Event::inbound(EventKind::CancelReceived {

@@ -197,6 +197,8 @@ impl Method {
                 Some(Method::Cancelled) => Fields(Fields::PARAMS.0 | Fields::REQUEST_ID.0 | Fields::REASON.0),
                 Some(Method::Progress) => Fields::PROGRESS_TOKEN,
                 Some(Method::TaskStatus) => Fields(Fields::TASK_ID.0 | Fields::STATUS.0),
+                // A request that may be task-augmented (2025-11-25 §Tasks): only tasks/cancel cancels it.
+                Some(Method::ToolsCall | Method::SamplingCreateMessage | Method::ElicitationCreate) => Fields::TASK,
                 _ => Fields::NONE,
             }
         } else {
@@ -504,7 +506,9 @@ impl Session {
         if !matches!(message.id, PeerValue::Absent) {
             // A request from the peer.
             if let (Ok(id), Some(name)) = (message.id.to_request_id(), message.method.as_str()) {
-                let _ = self.handle_request(id, name);
+                if self.handle_request(id.clone(), name) && message.task {
+                    self.mark_inbound_task(&id);
+                }
             }
             return Verdict::Pass;
         }

@@ -218,6 +218,7 @@ impl SessionCore {
         reason: Option<String>,
         task_id: Option<String>,
         status: Option<String>,
+        task: bool,
     ) -> u32 {
         let mut message = read_message(
             (method_code, method_name.as_deref()),
@@ -229,6 +230,7 @@ impl SessionCore {
             task_id.as_deref(),
         );
         message.status = status.as_deref();
+        message.task = task;
         let verdict = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
