@@ -105,6 +105,7 @@ class Relay {
     upstream.onmessage = (message) => this.#fromUpstream(message);
     upstream.onclose = () => {
       if (this.#closed) return;
+      this.#streams.clear();
       this.#core.upstreamClosed();
       this.#flush();
       this.#options.onUpstreamClose?.();
@@ -381,13 +382,13 @@ class Relay {
 
   #cancel(out) {
     if (out.side === "upstream") {
-      if (out.via === "stream-close") {
-        const controller = this.#streams.get(out.requestId);
-        this.#streams.delete(out.requestId);
-        controller?.abort(out.reason ?? "Request cancelled");
-        return;
-      }
-      this.#send(this.#upstream, cancelMessage(out));
+      // The request's own stream (per-request streams) closes with every cancel: in
+      // 2026-07-28 that is the cancel; before, it follows the notification (a client may
+      // close a stream at any time) and no answer is waited for on it any more.
+      const controller = this.#streams.get(out.requestId);
+      this.#streams.delete(out.requestId);
+      if (out.via !== "stream-close") this.#send(this.#upstream, cancelMessage(out));
+      controller?.abort(out.reason ?? "Request cancelled");
       return;
     }
     const client = this.#clients.get(out.link);
