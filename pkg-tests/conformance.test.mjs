@@ -2,8 +2,10 @@
 // conformance … --json` in a child process, against the real peers of the peer matrix — the
 // TypeScript SDK 1.32.2 McpServer, Python `mcp` 2.3.0 and 1.30.0, server-everything, an SDK
 // 2.x server over Streamable HTTP on 127.0.0.1 (2026-07-28) — and in --client mode against
-// the SDK 1.32.2 Client alone and behind guardTransport. Each asserts the results already
-// known from the peer matrix (pkg-tests/peers.test.mjs, /work/shared/mcp-cancellation.md).
+// the SDK 1.32.2 Client (the initialize era) and the SDK 2.x Client pinned to 2026-07-28
+// (`--protocol-version 2026-07-28`: the suite is a 2026-07-28 server), each alone and behind
+// guardTransport. Each asserts the results already known from the peer matrix
+// (pkg-tests/peers.test.mjs, /work/shared/mcp-cancellation.md) or observed with this suite.
 // The results tables are printed as test diagnostics.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -190,8 +192,9 @@ describe("mcp-cancel conformance --server", { timeout: 120000 }, () => {
   });
 });
 
-describe("mcp-cancel conformance --client", { timeout: 60000 }, () => {
+describe("mcp-cancel conformance --client", { timeout: 90000 }, () => {
   const client = (guard) => ["--client", `${NODE} ${repo}pkg-tests/peers/sdk1-client.mjs${guard ? " --guard" : ""}`, "--json"];
+  const client2 = (guard) => ["--client", `${NODE} ${repo}pkg-tests/peers/sdk2-client.mjs${guard ? " --guard" : ""}`, "--protocol-version", "2026-07-28", "--json"];
 
   test("the SDK 1.32.2 Client alone fails every scenario", async (t) => {
     const { code, report } = await cli(client(false));
@@ -208,7 +211,8 @@ describe("mcp-cancel conformance --client", { timeout: 60000 }, () => {
     assert.match(check(report, "client-no-cancel-after-completion", "no-cancel-for-finished").detail, /cancel for 1 \(tools\/call\) .*not-in-flight/);
     assert.match(check(report, "client-never-cancels-initialize", "initialize-not-cancelled").detail, /cancel for 0 \(initialize\) .*handshake/);
     assert.match(check(report, "client-cancels-task-with-tasks-cancel", "tasks-cancel-sent").detail, /no tasks\/cancel/);
-    assert.match(check(report, "client-cancels-task-with-tasks-cancel", "no-notification-for-task").detail, /notifications\/cancelled for the task's tools\/call/);
+    // The session's verdict: the notification came after the CreateTaskResult, so the call is no longer in flight.
+    assert.match(check(report, "client-cancels-task-with-tasks-cancel", "no-notification-for-task").detail, /notifications\/cancelled for the task's tools\/call 1 .*\(the session: cancel ignored \(not-in-flight\)\)/);
   });
 
   test("the SDK 1.32.2 Client behind guardTransport passes every scenario", async (t) => {
@@ -219,6 +223,64 @@ describe("mcp-cancel conformance --client", { timeout: 60000 }, () => {
     assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /reason "Request cancelled"/);
     assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /no error after 2 late message/);
     assert.match(check(report, "client-cancels-task-with-tasks-cancel", "tasks-cancel-sent").detail, /1 tasks\/cancel \{ taskId: "conformance-task-1" \}/);
+  });
+
+  test("2026-07-28, the SDK 2.x Client pinned, alone: cancels over stdio with a notification and nothing after completion, but the late answer reaches onerror", async (t) => {
+    const { code, report } = await cli(client2(false));
+    table(t, "SDK 2.x Client pinned to 2026-07-28, alone", report);
+    assert.equal(code, 1);
+    assert.equal(report.revision, "2026-07-28");
+    assert.equal(report.offeredVersion, "2026-07-28");
+    assert.deepEqual(statuses(report), {
+      "client-cancels-in-flight": "fail",
+      "client-no-cancel-after-completion": "pass",
+      "client-never-cancels-initialize": "n/a",
+      "client-cancels-task-with-tasks-cancel": "n/a",
+    });
+    const inFlight = scenario(report, "client-cancels-in-flight");
+    assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /^1 cancel\(s\) for tools\/call 0 .*reason "AbortError: This operation was aborted"\), _meta version "2026-07-28"$/);
+    assert.equal(check(report, "client-cancels-in-flight", "every-cancel-valid").status, "pass");
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /unknown token.*unknown message ID/);
+    // 2026-07-28: server/discover at connect, no initialize; the suite's results carry resultType.
+    const lines = inFlight.evidence.lines;
+    assert.ok(lines.some((l) => /← server\/discover /.test(l)), lines.join("\n"));
+    assert.ok(!lines.some((l) => /initialize/.test(l)), lines.join("\n"));
+    assert.equal(inFlight.evidence.wire.find((w) => w.dir === "in" && w.message.method === "tools/call").message.params._meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert.match(scenario(report, "client-never-cancels-initialize").summary, /2026-07-28 has no initialize/);
+    assert.match(scenario(report, "client-cancels-task-with-tasks-cancel").summary, /io\.modelcontextprotocol\/tasks extension/);
+    assert.equal(scenario(report, "client-never-cancels-initialize").evidence.wire.length, 0, "an n/a scenario of a fixed revision starts no client");
+  });
+
+  test("2026-07-28, the SDK 2.x Client pinned behind guardTransport passes what applies", async (t) => {
+    const { code, report } = await cli(client2(true));
+    table(t, "SDK 2.x Client pinned to 2026-07-28 + guardTransport", report);
+    assert.equal(code, 0);
+    assert.deepEqual(statuses(report), {
+      "client-cancels-in-flight": "pass",
+      "client-no-cancel-after-completion": "pass",
+      "client-never-cancels-initialize": "n/a",
+      "client-cancels-task-with-tasks-cancel": "n/a",
+    });
+    assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /reason "Request cancelled"\), _meta version "2026-07-28"/);
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /no error after 2 late message/);
+    // The suite keeps a server's books (role "server"): in 2026-07-28 the client's cancel is valid.
+    const events = scenario(report, "client-cancels-in-flight").evidence.events;
+    assert.ok(events.some((e) => e.type === "cancel-received" && e.method === "tools/call" && e.requestId === 0), JSON.stringify(events));
+    assert.ok(!events.some((e) => e.type === "cancel-ignored"), JSON.stringify(events));
+  });
+
+  test("a client of the other era never connects, and the report says why", async () => {
+    const [legacyOn2026, pinnedOnLegacy] = await Promise.all([
+      cli(["--client", `${NODE} ${repo}pkg-tests/peers/sdk1-client.mjs`, "--protocol-version", "2026-07-28", "--scenario", "client-cancels-in-flight", "--json"]),
+      cli(["--client", `${NODE} ${repo}pkg-tests/peers/sdk2-client.mjs`, "--scenario", "client-cancels-in-flight", "--json"]),
+    ]);
+    assert.equal(legacyOn2026.code, 1);
+    const legacy = check(legacyOn2026.report, "client-cancels-in-flight", "client-connected");
+    assert.equal(legacy.status, "fail");
+    assert.match(legacy.detail, /the client sent no 2026-07-28 request \(its first: initialize.*run without --protocol-version/);
+    assert.ok(scenario(legacyOn2026.report, "client-cancels-in-flight").evidence.lines.some((l) => /→ error 0 \{"code":-32022/.test(l)));
+    assert.equal(pinnedOnLegacy.code, 1);
+    assert.match(check(pinnedOnLegacy.report, "client-cancels-in-flight", "client-connected").detail, /never sent initialize \(it sent server\/discover.*--protocol-version 2026-07-28/);
   });
 });
 
@@ -237,6 +299,7 @@ describe("mcp-cancel conformance: usage and output", { timeout: 30000 }, () => {
       [["--server", "node x.mjs", "--scenario", "nope"], /--scenario nope: no such server scenario/],
       [["--server", "node x.mjs", "--protocol-version", "2025-01-01"], /expected one of 2024-11-05/],
       [["--client", "node c.mjs", "--tool", "slow"], /--tool applies to --server and --url/],
+      [["--client", "node c.mjs", "--protocol-version", "2026-13-01"], /--protocol-version 2026-13-01: expected one of 2024-11-05/],
       [["--server", "node x.mjs", "--bogus"], /Unknown option '--bogus'/],
     ];
     const runs = await Promise.all(cases.map(([args]) => cli(args)));

@@ -2,12 +2,15 @@
 // each scenario it spawns the client command with MCP_CONFORMANCE_SCENARIO (the scenario's
 // name) and MCP_CONFORMANCE_CONTEXT (the JSON of its `context`) in the environment, and
 // speaks MCP server-side over the child's stdin/stdout with the MCP SDK's
-// StdioServerTransport. Whether each cancel the client sends is valid — for a request in
-// flight, not the handshake, not a duplicate, well formed — is the verdict of mcp-cancel's
-// CancellationSession keeping the server's books (its `cancel-received` / `cancel-ignored`
-// events); the suite only records what arrived. A client reports the errors its application
-// saw (e.g. `client.onerror`) as one line on stderr, `{"conformance":{"errors":["…"]}}`;
-// without it, "late answer not surfaced" is not observable.
+// StdioServerTransport: as an `initialize`-era server (2024-11-05 .. 2025-11-25; by default
+// the revision the client offers) or, with `protocolVersion: "2026-07-28"`, as a 2026-07-28
+// server (`server/discover`, every request carrying the `_meta` version envelope, results with
+// `resultType`). Whether each cancel the client sends is valid — for a request in flight, not
+// the handshake, not a task-augmented request, not a duplicate, well formed — is the verdict
+// of mcp-cancel's CancellationSession keeping the server's books (`role: "server"`; its
+// `cancel-received` / `cancel-ignored` events); the suite only records what arrived. A client
+// reports the errors its application saw (e.g. `client.onerror`) as one line on stderr,
+// `{"conformance":{"errors":["…"]}}`; without it, "late answer not surfaced" is not observable.
 
 import { spawn } from "node:child_process";
 
@@ -18,17 +21,52 @@ import { describe, describeEvent } from "./connection.js";
 import { REVISIONS, revisionsOf } from "./scenarios.js";
 import { SetupError } from "./server-runner.js";
 
-/** The revisions the suite's server negotiates (those with `initialize`). */
-const HANDSHAKE_REVISIONS = REVISIONS.filter((r) => r !== "2026-07-28");
+/** The revision without `initialize`: `server/discover`, the version in each request's `_meta`. */
+const DISCOVER_ERA = "2026-07-28";
+/** The revisions the suite's server negotiates with `initialize`. */
+const HANDSHAKE_REVISIONS = REVISIONS.filter((r) => r !== DISCOVER_ERA);
 const NEWEST_HANDSHAKE = HANDSHAKE_REVISIONS.at(-1);
 const SERVER_INFO = Object.freeze({ name: "mcp-cancel-conformance", version: "1.0.0" });
+/** The `_meta` keys of the 2026-07-28 envelope. */
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+/** 2026-07-28: the error for a request whose version the server does not support. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/**
+ * What the suite's server speaks, in words (for the report's header).
+ *
+ * @param {string | undefined} protocolVersion `--protocol-version`, if given
+ * @returns {string}
+ */
+export function describeServerRevision(protocolVersion) {
+  if (protocolVersion === DISCOVER_ERA) return `a ${DISCOVER_ERA} server (server/discover, the _meta version envelope; no initialize)`;
+  if (protocolVersion !== undefined) return `a ${protocolVersion} server (initialize)`;
+  return `an initialize-era server (${HANDSHAKE_REVISIONS[0]} to ${NEWEST_HANDSHAKE}, the revision the client offers)`;
+}
+
+/**
+ * Why a scenario does not apply to `revision`, or `undefined` when it does.
+ *
+ * @param {any} scenario
+ * @param {string} revision
+ * @returns {string | undefined}
+ */
+function outside(scenario, revision) {
+  const except = scenario.except?.find((e) => e.revision === revision);
+  if (except !== undefined) return except.why;
+  const revisions = revisionsOf(scenario.source);
+  if (revisions.includes(revision)) return undefined;
+  return `applies to ${revisions.length === 1 ? revisions[0] : `${revisions[0]} to ${revisions.at(-1)}`}; this run is ${revision}`;
+}
 
 /**
  * Runs every client scenario in order, one client process each.
  *
  * @param {{ command: string, args: string[] }} client the client command
  * @param {readonly any[]} scenarios the client scenarios to run
- * @param {{ timeoutMs: number }} options
+ * @param {{ timeoutMs: number, protocolVersion?: string }} options `protocolVersion`: the one
+ *   revision the suite's server speaks (default: any of the initialize era, as the client offers)
  * @param {(result: any) => void} [onResult] called with each scenario's result as it ends
  * @returns {Promise<{ results: any[], revision: string | undefined }>}
  * @throws {SetupError} when the client command cannot be started
@@ -51,12 +89,18 @@ export async function runClientSuite(client, scenarios, options, onResult = () =
  *
  * @param {any} scenario
  * @param {{ command: string, args: string[] }} client
- * @param {{ timeoutMs: number }} options
+ * @param {{ timeoutMs: number, protocolVersion?: string }} options
  * @returns {Promise<any>} the scenario's result (as the server runner's, plus `revision` and `exit`)
  * @throws {SetupError} when the client command cannot be started
  */
 export async function runClientScenario(scenario, client, options) {
-  const server = new SuiteServer(scenario);
+  const server = new SuiteServer(scenario, options.protocolVersion);
+  // A revision fixed by --protocol-version: a scenario outside it is n/a without a client.
+  const why = server.revision !== undefined ? outside(scenario, server.revision) : undefined;
+  if (why !== undefined) {
+    server.stop();
+    return server.notApplicable(scenario, why, { exit: "not started: the scenario does not apply" });
+  }
   const child = spawn(client.command, client.args, {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, MCP_CONFORMANCE_SCENARIO: scenario.name, MCP_CONFORMANCE_CONTEXT: JSON.stringify(scenario.context ?? {}) },
@@ -93,8 +137,15 @@ export async function runClientScenario(scenario, client, options) {
 
 /** The suite's server for one client scenario. */
 class SuiteServer {
-  constructor(scenario) {
+  /**
+   * @param {any} scenario
+   * @param {string} [protocolVersion] the one revision to speak; default: the initialize era, as the client offers
+   */
+  constructor(scenario, protocolVersion) {
     this.scenario = scenario;
+    this.pinned = protocolVersion;
+    /** 2026-07-28: no initialize; the client connects with its first request in that revision. */
+    this.discoverEra = protocolVersion === DISCOVER_ERA;
     this.behaviour = scenario.server ?? {};
     this.startedAt = performance.now();
     /** @type {{ at: number, dir: "out" | "in", message: any, dropped?: boolean, by?: string }[]} */
@@ -105,10 +156,16 @@ class SuiteServer {
     this.tasks = new Map();
     /** The tools/call ids that were task-augmented, and each one's task. */
     this.taskCalls = new Map();
-    this.revision = undefined;
-    this.initializeId = undefined;
+    /** The revision in use: fixed in 2026-07-28, else what `initialize` negotiated. */
+    this.revision = this.discoverEra ? DISCOVER_ERA : undefined;
+    /** Set when the client connected: its `initialize`, or (2026-07-28) its first request of that revision. */
+    this.connected = false;
     // The server's books: the client's requests in flight and its cancels, judged by the session.
-    this.session = new CancellationSession({ onEvent: (event) => this.events.push({ at: this.now(), event }) });
+    this.session = new CancellationSession({
+      role: "server",
+      ...(this.discoverEra ? { protocolVersion: DISCOVER_ERA } : {}),
+      onEvent: (event) => this.events.push({ at: this.now(), event }),
+    });
   }
 
   now() {
@@ -140,8 +197,18 @@ class SuiteServer {
     this.transport.send(message).catch((error) => this.notes.push(`write failed: ${describe(error)}`));
   }
 
+  /**
+   * A result body in the revision's shape: in 2026-07-28 with `resultType` and the server's
+   * info in `_meta`, and for a cacheable result (`server/discover`, `tools/list`) the cache hint.
+   */
+  resultOf(result, { cacheable = false } = {}) {
+    if (!this.discoverEra) return result;
+    return { ...result, resultType: "complete", ...(cacheable ? { ttlMs: 0, cacheScope: "private" } : {}), _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
+  }
+
   /** A response through the session: not sent when the client validly cancelled the request. */
   respond(id, body) {
+    if (body.result !== undefined) body = { result: this.resultOf(body.result, { cacheable: body.cacheable }) };
     const message = { jsonrpc: "2.0", id, ...body };
     const out = this.session.beforeSend(message);
     if (out === undefined) {
@@ -157,15 +224,48 @@ class SuiteServer {
     record.dropped = this.session.shouldDropIncoming(message);
     if (Array.isArray(message) || typeof message.method !== "string" || message.id === undefined) return;
     const { id, method, params } = message;
+    if (this.discoverEra && !this.modernRequest(id, method, params)) return;
     switch (method) {
       case "initialize":
+        if (this.discoverEra) break;
         return this.initialize(id, params);
+      case "server/discover":
+        if (!this.discoverEra) break;
+        return this.respond(id, { result: { supportedVersions: [DISCOVER_ERA], capabilities: { tools: {} } }, cacheable: true });
       case "ping":
+        if (this.discoverEra) break; // 2026-07-28 has no ping
         return this.respond(id, { result: {} });
       case "tools/list":
-        return this.respond(id, { result: { tools: this.tools() } });
+        return this.respond(id, { result: { tools: this.tools() }, cacheable: true });
       case "tools/call":
         return this.callTool(id, params);
+    }
+    if (!this.discoverEra) return this.legacyRequest(id, method, params);
+    return this.respond(id, { error: { code: -32601, message: `Method not found: ${method}` } });
+  }
+
+  /**
+   * 2026-07-28: a request must carry the version in `_meta`; one that does not (an
+   * `initialize`, a request of another revision) is answered with the unsupported-version
+   * error, as a 2026-07-28-only server does. The first one that does connects the client.
+   *
+   * @returns {boolean} whether the request is of 2026-07-28 and should be served
+   */
+  modernRequest(id, method, params) {
+    const requested = params?._meta?.[VERSION_KEY] ?? (method === "initialize" ? params?.protocolVersion : undefined);
+    if (requested === DISCOVER_ERA) {
+      this.connected = true;
+      return true;
+    }
+    const text = requested === undefined ? `${method} without the ${VERSION_KEY} _meta key` : `${method} for ${JSON.stringify(requested)}`;
+    this.notes.push(`${text}: answered ${UNSUPPORTED_PROTOCOL_VERSION} (the suite's server speaks only ${DISCOVER_ERA})`);
+    this.respond(id, { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [DISCOVER_ERA], requested: requested ?? null } } });
+    return false;
+  }
+
+  /** The initialize era's task methods (2025-11-25), and Method not found for the rest. */
+  legacyRequest(id, method, params) {
+    switch (method) {
       case "tasks/get":
         return this.taskRequest(id, params, (task) => task);
       case "tasks/cancel":
@@ -182,9 +282,10 @@ class SuiteServer {
   }
 
   initialize(id, params) {
-    this.initializeId = id;
+    this.connected = true;
     const offered = params?.protocolVersion;
-    const version = HANDSHAKE_REVISIONS.includes(offered) ? offered : NEWEST_HANDSHAKE;
+    // The legacy negotiation: the offered revision when the server speaks it, else its own.
+    const version = this.pinned ?? (HANDSHAKE_REVISIONS.includes(offered) ? offered : NEWEST_HANDSHAKE);
     this.revision = version;
     const capabilities = { tools: {} };
     if (this.behaviour.tasks && version === "2025-11-25") capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -205,7 +306,7 @@ class SuiteServer {
     const name = params?.name;
     if (name === "fast") return this.respond(id, { result: { content: [{ type: "text", text: "fast" }] } });
     if (name !== "slow") return this.respond(id, { error: { code: -32602, message: `Unknown tool: ${name}` } });
-    if (params?.task !== undefined && this.behaviour.tasks) return this.createTask(id, params);
+    if (params?.task !== undefined && this.behaviour.tasks && !this.discoverEra) return this.createTask(id, params);
     const token = params?._meta?.progressToken;
     const signal = this.session.inboundSignal(id);
     let step = 0;
@@ -227,7 +328,7 @@ class SuiteServer {
         for (let i = 0; i < (late.progress ?? 0) && token !== undefined; i++) {
           this.write({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step + i + 1, total: 100 } }, "probe");
         }
-        if (late.result) this.write({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "slow: late" }] } }, "probe");
+        if (late.result) this.write({ jsonrpc: "2.0", id, result: this.resultOf({ content: [{ type: "text", text: "slow: late" }] }) }, "probe");
       });
     });
   }
@@ -250,28 +351,46 @@ class SuiteServer {
 
   /** The scenario's result: its checks evaluated against what was recorded. */
   result(scenario, exit, stderr) {
-    const base = { name: scenario.name, role: scenario.role, description: scenario.description, specReferences: scenario.specReferences, revision: this.revision };
     const evidence = {
-      wire: this.wire,
-      events: this.events,
-      notes: this.notes,
       stderr: stderr.trim() ? stderr.trim().split("\n").slice(-8) : undefined,
       exit: exit.killed ? `killed: ${exit.killed}` : exit.signal ? `exited on ${exit.signal}` : `exited with code ${exit.code} at +${exit.at} ms`,
     };
-    const revisions = revisionsOf(scenario.source);
-    if (this.revision !== undefined && !revisions.includes(this.revision)) {
-      const why = `applies to ${revisions.join(", ")}; the client negotiated ${this.revision}`;
-      return { ...base, status: "n/a", summary: why, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: why })), ...evidence };
-    }
+    const why = this.revision !== undefined ? outside(scenario, this.revision) : undefined;
+    if (why !== undefined) return this.notApplicable(scenario, why, evidence);
     const ctx = { server: this, stderr };
-    const connected = this.initializeId !== undefined;
-    const checks = connected
+    const checks = this.connected
       ? scenario.checks.map((check) => ({ ...check, ...evaluate(check, ctx) }))
       : scenario.checks.map((check) => ({ ...check, status: "n/a", detail: "the client never connected" }));
-    if (!connected) checks.push({ id: "client-connected", name: "ClientConnected", description: "The client sent initialize.", level: "MUST", status: "fail", detail: `the client never sent initialize (${evidence.exit})` });
+    if (!this.connected) {
+      checks.push({ id: "client-connected", name: "ClientConnected", description: "The client connected (initialize; in 2026-07-28 a request of that revision).", level: "MUST", status: "fail", detail: `${this.neverConnected()} (${evidence.exit})` });
+    }
     const status = checks.some((c) => c.status === "fail") ? "fail" : checks.some((c) => c.status === "pass") ? "pass" : "n/a";
     const shown = checks.filter((c) => c.status === status);
-    return { ...base, status, summary: (shown.length ? shown : checks).map((c) => c.detail).join("; "), checks, ...evidence };
+    return { ...this.about(scenario), status, summary: (shown.length ? shown : checks).map((c) => c.detail).join("; "), checks, ...this.record(), ...evidence };
+  }
+
+  /** The result of a scenario that does not apply to this run's revision. */
+  notApplicable(scenario, why, evidence) {
+    return { ...this.about(scenario), status: "n/a", summary: why, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: why })), ...this.record(), ...evidence };
+  }
+
+  about(scenario) {
+    return { name: scenario.name, role: scenario.role, description: scenario.description, specReferences: scenario.specReferences, revision: this.revision };
+  }
+
+  record() {
+    return { wire: this.wire, events: this.events, notes: this.notes };
+  }
+
+  /** Why the client never connected, in words: what it sent instead, if anything. */
+  neverConnected() {
+    const first = this.wire.find((r) => r.dir === "in" && typeof r.message?.method === "string" && r.message.id !== undefined);
+    if (this.discoverEra) {
+      if (first === undefined) return `the client sent no request`;
+      return `the client sent no ${DISCOVER_ERA} request (its first: ${first.message.method}, without that version in _meta${first.message.method === "initialize" ? ": it speaks the initialize era, run without --protocol-version" : ""})`;
+    }
+    if (first?.message.method === "server/discover") return `the client never sent initialize (it sent server/discover, which an initialize-era server does not know: run with --protocol-version ${DISCOVER_ERA} for a ${DISCOVER_ERA} server)`;
+    return "the client never sent initialize";
   }
 }
 
@@ -284,7 +403,7 @@ const CHECKS = {
     if (received.length === 0) return fail(`no cancel for a ${method} in flight reached the server`);
     const first = received[0];
     const reason = first.event.reason !== undefined ? ` (reason ${JSON.stringify(first.event.reason)})` : " (no reason)";
-    const text = `${received.length} cancel(s) for ${method} ${JSON.stringify(first.event.requestId)} at +${first.at} ms${reason}`;
+    const text = `${received.length} cancel(s) for ${method} ${JSON.stringify(first.event.requestId)} at +${first.at} ms${reason}${envelopeNote(ctx, first.event.requestId)}`;
     return received.length === count ? pass(text) : fail(`${text}; expected ${count}`);
   },
 
@@ -318,13 +437,10 @@ const CHECKS = {
   noNotificationForTask(_, ctx) {
     const taskCallIds = new Set(ctx.server.taskCalls.keys());
     if (taskCallIds.size === 0) return fail("the client made no task-augmented tools/call");
-    const notes = ctx.server.wire.filter(
-      (r) => r.dir === "in" && r.message.method === "notifications/cancelled" && taskCallIds.has(JSON.stringify(r.message.params?.requestId)),
-    );
-    if (notes.length > 0) {
-      const verdict = ctx.server.events.find((e) => e.at >= notes[0].at && ["cancel-ignored", "cancel-received"].includes(e.event.type));
-      return fail(`notifications/cancelled for the task's tools/call ${JSON.stringify(notes[0].message.params.requestId)} at +${notes[0].at} ms${verdict ? ` (the session: ${describeEvent(verdict.event)})` : ""}`);
-    }
+    // The session ignores every notifications/cancelled for a task's tools/call: `task-augmented`
+    // while the call is unanswered, `not-in-flight` once its CreateTaskResult went out.
+    const forTask = inboundEvents(ctx, "cancel-ignored").find((e) => taskCallIds.has(JSON.stringify(e.event.requestId)));
+    if (forTask !== undefined) return fail(`notifications/cancelled for the task's tools/call ${JSON.stringify(forTask.event.requestId)} at +${forTask.at} ms (the session: ${describeEvent(forTask.event)})`);
     return CHECKS.noInvalidCancels({}, ctx);
   },
 };
@@ -335,6 +451,19 @@ function evaluate(check, ctx) {
   } catch (error) {
     return fail(`could not evaluate: ${describe(error)}`);
   }
+}
+
+/**
+ * 2026-07-28: whether the client's notifications/cancelled for `requestId` carried the version
+ * in `_meta` (the spec requires the envelope on requests only; the SDK 2.x client sends it on
+ * notifications too). Empty in the initialize era.
+ */
+function envelopeNote(ctx, requestId) {
+  if (!ctx.server.discoverEra) return "";
+  const note = ctx.server.wire.find((r) => r.dir === "in" && r.message.method === "notifications/cancelled" && r.message.params?.requestId === requestId);
+  if (note === undefined) return "";
+  const version = note.message.params?._meta?.[VERSION_KEY];
+  return version === undefined ? ", no _meta version envelope" : `, _meta version ${JSON.stringify(version)}`;
 }
 
 /** Which request a cancelled id was, in words ("cancel for 0 (initialize)"). */

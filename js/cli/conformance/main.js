@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 
-import { runClientSuite } from "./client-runner.js";
+import { describeServerRevision, runClientSuite } from "./client-runner.js";
 import { details, header, jsonReport, row, tableHead } from "./report.js";
 import { CLIENT_SCENARIOS, REVISIONS, SERVER_SCENARIOS } from "./scenarios.js";
 import { describeTarget, runServerSuite, SetupError } from "./server-runner.js";
@@ -23,12 +23,17 @@ const USAGE = `usage: mcp-cancel conformance (--server "<command>" | --url <url>
                             MCP_CONFORMANCE_CONTEXT; the client may report the errors its
                             application saw as a stderr line {"conformance":{"errors":[…]}}
 
-server options
+server options (--server, --url)
   --tool <name>             a slow tool to cancel (it should run 0.5–5 s, ideally with progress)
   --arguments '<json>'      its arguments (a JSON object; default {})
   --task-tool <name>        a tool to call task-augmented (2025-11-25)
   --task-arguments '<json>' its arguments (a JSON object; default {})
   --protocol-version <v>    the revision to offer (default 2025-11-25; 2026-07-28 uses server/discover)
+
+client options (--client)
+  --protocol-version <v>    the one revision the suite's server speaks (default: any of
+                            2024-11-05 to 2025-11-25 with initialize, as the client offers;
+                            2026-07-28: server/discover and the _meta version envelope)
 
   --scenario <name>         run only this scenario (repeatable)
   --timeout <ms>            longest wait for one answer (default 10000)
@@ -85,14 +90,14 @@ async function run(options) {
   let run;
   if (options.mode === "client") {
     const scenarios = selected(CLIENT_SCENARIOS, options.scenarios);
-    const head = `mcp-cancel conformance ${VERSION}: client ${describeTarget(options.target)} (stdio)\n  the suite is the server over the client's stdin/stdout\n\n${tableHead()}`;
+    const head = `mcp-cancel conformance ${VERSION}: client ${describeTarget(options.target)} (stdio)\n  the suite is the server over the client's stdin/stdout: ${describeServerRevision(options.protocolVersion)}\n\n${tableHead()}`;
     let headed = false;
     const { results, revision } = await runClientSuite(options.target, scenarios, options, (r) => {
       if (!headed) print(head);
       headed = true;
       print(row(r, width));
     });
-    run = { mode: "client", target: { command: options.target.command, args: options.target.args }, targetText: describeTarget(options.target), transport: "stdio", revision, results };
+    run = { mode: "client", target: { command: options.target.command, args: options.target.args }, targetText: describeTarget(options.target), transport: "stdio", offered: options.protocolVersion, revision, results };
   } else {
     const scenarios = selected(SERVER_SCENARIOS, options.scenarios);
     const transport = options.target.kind === "http" ? "streamable-http" : "stdio";
@@ -169,19 +174,21 @@ function parseOptions(args) {
     if (!Number.isInteger(ms) || ms < 100 || ms > 600000) throw new UsageError(`--timeout ${parsed.timeout}: expected a whole number of milliseconds from 100 to 600000`);
     options.timeoutMs = ms;
   }
+  if (parsed["protocol-version"] !== undefined && !REVISIONS.includes(parsed["protocol-version"])) {
+    throw new UsageError(`--protocol-version ${parsed["protocol-version"]}: expected one of ${REVISIONS.join(", ")}`);
+  }
   if (parsed.client !== undefined) {
-    for (const o of ["tool", "arguments", "task-tool", "task-arguments", "protocol-version"]) {
+    for (const o of ["tool", "arguments", "task-tool", "task-arguments"]) {
       if (parsed[o] !== undefined) throw new UsageError(`--${o} applies to --server and --url (a server under test), not to --client`);
     }
     options.mode = "client";
     options.target = { kind: "stdio", ...command("--client", parsed.client) };
+    // The revision the suite's server speaks; without it, the initialize era as the client offers.
+    options.protocolVersion = parsed["protocol-version"];
   } else {
     options.mode = "server";
     options.target = parsed.server !== undefined ? { kind: "stdio", ...command("--server", parsed.server) } : { kind: "http", url: httpUrl(parsed.url) };
-    if (parsed["protocol-version"] !== undefined) {
-      if (!REVISIONS.includes(parsed["protocol-version"])) throw new UsageError(`--protocol-version ${parsed["protocol-version"]}: expected one of ${REVISIONS.join(", ")}`);
-      options.protocolVersion = parsed["protocol-version"];
-    }
+    if (parsed["protocol-version"] !== undefined) options.protocolVersion = parsed["protocol-version"];
     if (parsed.arguments !== undefined && parsed.tool === undefined) throw new UsageError("--arguments needs --tool");
     if (parsed["task-arguments"] !== undefined && parsed["task-tool"] === undefined) throw new UsageError("--task-arguments needs --task-tool");
     if (parsed.tool !== undefined) {

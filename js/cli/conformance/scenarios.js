@@ -400,13 +400,14 @@ export const SERVER_SCENARIOS = Object.freeze([
  * suite spawns the client command once per scenario with `MCP_CONFORMANCE_SCENARIO` set to
  * the scenario's name and `MCP_CONFORMANCE_CONTEXT` to the JSON of its `context`, and speaks
  * MCP server-side over the child's stdin/stdout. `instructions` is what the client must do.
- * `server` is how the suite's server behaves in it.
+ * `server` is how the suite's server behaves in it. `except`: a revision where it is n/a
+ * and why (the scenario's `source` already excludes it; the reason says more).
  */
 export const CLIENT_SCENARIOS = Object.freeze([
   {
     name: "client-cancels-in-flight",
     role: "client",
-    description: "The client cancels a tool call it aborts while it runs: one cancel, of the revision's kind; the late answer the server still sends is not surfaced as an error.",
+    description: "The client cancels a tool call it aborts while it runs: one cancel (over stdio a notifications/cancelled in every revision); the late answer the server still sends is not surfaced as an error.",
     specReferences: [SPEC.behaviour, SPEC.timing],
     source: { introducedIn: "2024-11-05" },
     transports: ["stdio"],
@@ -414,7 +415,7 @@ export const CLIENT_SCENARIOS = Object.freeze([
     context: { tool: "slow", settleMs: 1000 },
     server: { lateAnswer: { afterMs: 150, progress: 1, result: true } },
     steps: [
-      "answer initialize",
+      "answer initialize (2026-07-28: server/discover, if the client asks)",
       "tools/call slow: send notifications/progress every 100 ms",
       "on a valid cancel (the session's verdict) stop, then 150 ms later send one late progress and the result anyway (the race the spec allows)",
       "wait for the client to exit",
@@ -459,7 +460,7 @@ export const CLIENT_SCENARIOS = Object.freeze([
     instructions: "Call the tool `fast` (arguments {}) with an AbortSignal, await its result, then abort the signal; wait `settleMs`; exit.",
     context: { tool: "fast", settleMs: 500 },
     server: {},
-    steps: ["answer initialize", "tools/call fast: answer at once", "wait for the client to exit"],
+    steps: ["answer initialize (2026-07-28: server/discover, if the client asks)", "tools/call fast: answer at once", "wait for the client to exit"],
     checks: [
       {
         id: "no-cancel-for-finished",
@@ -479,6 +480,7 @@ export const CLIENT_SCENARIOS = Object.freeze([
     specReferences: [SPEC.behaviour],
     source: { introducedIn: "2024-11-05", removedIn: "2026-07-28" },
     transports: ["stdio"],
+    except: [{ revision: "2026-07-28", why: "2026-07-28 has no initialize (server/discover is an ordinary request, which a client may cancel)" }],
     instructions: "Connect with a handshake timeout of `connectTimeoutMs` (the server answers initialize only after `initializeDelayMs`); whether it fails or not, wait `settleMs`; exit.",
     context: { connectTimeoutMs: 500, initializeDelayMs: 1500, settleMs: 1300 },
     server: { initializeDelayMs: 1500 },
@@ -502,6 +504,7 @@ export const CLIENT_SCENARIOS = Object.freeze([
     specReferences: [SPEC.tasks, SPEC.behaviour],
     source: { introducedIn: "2025-11-25", removedIn: "2026-07-28" },
     transports: ["stdio"],
+    except: [{ revision: "2026-07-28", why: "2026-07-28 moves tasks to the io.modelcontextprotocol/tasks extension, which the suite's server does not implement" }],
     instructions: "Call the tool `slow` as a task-augmented request (params.task { ttl: 60000 }) with an AbortSignal, wait for the CreateTaskResult, then abort the signal; wait `settleMs`; exit.",
     context: { tool: "slow", settleMs: 1000 },
     server: { tasks: true },
@@ -519,7 +522,7 @@ export const CLIENT_SCENARIOS = Object.freeze([
       {
         id: "no-notification-for-task",
         name: "NoCancelledNotificationForTask",
-        description: "No notifications/cancelled names the task's tools/call, and every cancel is one the session accepts.",
+        description: "No notifications/cancelled names the task's tools/call (the session ignores one: task-augmented while the call is unanswered, not-in-flight after its CreateTaskResult), and every cancel is one the session accepts.",
         level: "MUST",
         spec: SPEC.tasks,
         quote: "For task-augmented requests, the tasks/cancel request MUST be used instead of the notifications/cancelled notification",

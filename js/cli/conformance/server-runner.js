@@ -426,12 +426,12 @@ async function probe(ctx, message, verdict, step) {
 }
 
 /**
- * What a receiving session makes of `message`: the rules of the revision, from mcp-cancel,
- * as evidence that a probe is invalid.
+ * What a receiving server's session makes of `message` (`role: "server"`): the rules of the
+ * revision, from mcp-cancel, as evidence that a probe is invalid.
  */
 function judge(message, revision) {
   const events = [];
-  const session = new CancellationSession({ protocolVersion: revision, onEvent: (e) => events.push(e) });
+  const session = new CancellationSession({ role: "server", protocolVersion: revision, onEvent: (e) => events.push(e) });
   try {
     session.shouldDropIncoming(message);
   } finally {
