@@ -45,4 +45,9 @@ export class CancellationSession extends Session {
 
 export const guardTransport = createGuardTransport(CancellationSession);
 
+/** The relay is for Node (its .wasm is built for Node): a clear error here, not a missing export. */
+export function createRelay() {
+  throw new UsageError("mcp-cancel: createRelay() runs in Node only (a relay between MCP transports is a server-side job)", "ERR_NODE_ONLY", undefined);
+}
+
 export { InvalidArgumentError, McpCancelError, UsageError };

@@ -288,7 +288,8 @@ export type UsageErrorCode =
   | "ERR_REENTRANT_CALL"
   | "ERR_SEND_REQUIRED"
   | "ERR_CLOSED"
-  | "ERR_NOT_INITIALIZED";
+  | "ERR_NOT_INITIALIZED"
+  | "ERR_NODE_ONLY";
 /** A value passed by the caller is not acceptable. */
 export class InvalidArgumentError extends McpCancelError {
   readonly code: InvalidArgumentErrorCode;
@@ -456,5 +457,6 @@ export interface Relay {
  * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`.
+ * @throws {UsageError} `ERR_NODE_ONLY` in the browser build (the relay's .wasm is Node's).
  */
 export function createRelay(options: RelayOptions): Relay;
