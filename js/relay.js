@@ -88,8 +88,7 @@ class Relay {
   #clients = new Map();
   /** The request signals of upstream requests (transports with a stream per request), by upstream id. */
   #streams = new Map();
-  /** The upstream id of the handshake the relay sent, and its result once answered. */
-  #handshakeId = undefined;
+  /** The result of the shared handshake, once the core says which response it is. */
   #handshakeResult = undefined;
   #timer = undefined;
   #closed = false;
@@ -256,7 +255,6 @@ class Relay {
         Number.isNaN(upToken) || params === null || typeof params !== "object"
           ? { ...message, id: upId }
           : { ...message, id: upId, params: { ...params, _meta: { ...params._meta, progressToken: upToken } } };
-      if (message.method === "initialize") this.#handshakeId = upId;
     }
     let sendOptions;
     if (!Number.isNaN(upId) && this.#upstream.hasPerRequestStream === true) {
@@ -306,7 +304,6 @@ class Relay {
         verdict = core.upstreamResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
       }
       if (idTag === w.tags.number) this.#streams.delete(id);
-      if (id === this.#handshakeId && message.result !== undefined) this.#handshakeResult = message.result;
     } else {
       const name = code === 0 ? message.method.slice(0, w.maxPeerString) : undefined;
       let need = code >= 0 ? w.incoming[code] : 0;
@@ -333,12 +330,13 @@ class Relay {
       const message_ = `mcp-cancel relay: no single client can take this request (${this.#clients.size} connected)`;
       this.#send(this.#upstream, { jsonrpc: "2.0", id, error: { code: UNROUTABLE, message: message_ } });
     }
-    this.#flush();
+    this.#flush(message);
   }
 
   // ----- the core's output -----
 
-  #flush() {
+  /** Does what the core's output says; `current` is the server's message being handled, if any. */
+  #flush(current) {
     const core = this.#core;
     if (core === undefined) return;
     for (let out = core.poll(); out !== undefined; out = core.poll()) {
@@ -357,6 +355,9 @@ class Relay {
             id: out.id,
             error: { code: UNROUTABLE, message: "mcp-cancel relay: the client this request went to disconnected" },
           });
+          break;
+        case "keep-handshake-result":
+          this.#handshakeResult = current?.result;
           break;
         case "answer-handshake": {
           const client = this.#clients.get(out.link);

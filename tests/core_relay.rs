@@ -175,7 +175,11 @@ fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
     );
     assert_eq!(
         outputs(&mut r),
-        vec![RelayOutput::UpstreamVersion("2025-11-25".into()), RelayOutput::AnswerHandshake { link: b, id: n(0) }]
+        vec![
+            RelayOutput::KeepHandshakeResult,
+            RelayOutput::UpstreamVersion("2025-11-25".into()),
+            RelayOutput::AnswerHandshake { link: b, id: n(0) }
+        ]
     );
     assert_eq!(down(&mut r, c, &init(7)), Forward::AnswerHandshake);
     let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });

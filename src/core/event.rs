@@ -327,6 +327,9 @@ impl TaskCancelOutcome {
 }
 
 impl NotSent {
+    /// Every reason, in declaration order.
+    pub const ALL: [NotSent; 3] = [NotSent::NotInFlight, NotSent::Handshake, NotSent::TaskSettled];
+
     /// `"not-in-flight"`, `"handshake"` or `"task-settled"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -339,6 +342,17 @@ impl NotSent {
 }
 
 impl Ignored {
+    /// Every reason, in declaration order (for hosts and tests that list them).
+    pub const ALL: [Ignored; 7] = [
+        Ignored::Malformed,
+        Ignored::NotInFlight,
+        Ignored::WrongDirection,
+        Ignored::AlreadyCancelled,
+        Ignored::Handshake,
+        Ignored::PeerMayNotCancel,
+        Ignored::TaskAugmented,
+    ];
+
     /// `"malformed"`, `"not-in-flight"`, `"wrong-direction"`, `"already-cancelled"`,
     /// `"handshake"`, `"peer-may-not-cancel"` or `"task-augmented"`.
     #[must_use]
@@ -373,18 +387,10 @@ mod tests {
         for o in [TaskCancelOutcome::Cancelled, TaskCancelOutcome::AlreadyTerminal, TaskCancelOutcome::Error] {
             assert_eq!(name(json(&o)), o.as_str());
         }
-        for n in [NotSent::NotInFlight, NotSent::Handshake, NotSent::TaskSettled] {
+        for n in NotSent::ALL {
             assert_eq!(name(json(&n)), n.as_str());
         }
-        for i in [
-            Ignored::Malformed,
-            Ignored::NotInFlight,
-            Ignored::WrongDirection,
-            Ignored::AlreadyCancelled,
-            Ignored::Handshake,
-            Ignored::PeerMayNotCancel,
-            Ignored::TaskAugmented,
-        ] {
+        for i in Ignored::ALL {
             assert_eq!(name(json(&i)), i.as_str());
         }
         for k in [TimeoutKind::Timeout, TimeoutKind::MaxTotal] {

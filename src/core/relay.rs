@@ -186,6 +186,10 @@ pub enum RelayOutput {
     },
     /// Answer the server's request `id` with an error: the client it went to disconnected.
     Refuse(RequestId),
+    /// The server's response being handled ([`Relay::handle_upstream`]) is the result of
+    /// the shared handshake: keep its `result`, to answer every later client's `initialize`
+    /// with ([`RelayOutput::AnswerHandshake`], [`Forward::AnswerHandshake`]).
+    KeepHandshakeResult,
     /// Answer client `link`'s held `initialize` `id` with the upstream's handshake result.
     AnswerHandshake {
         /// The client.
@@ -571,6 +575,7 @@ impl Relay {
                     self.fail_waiting(waiting, Failure::HandshakeFailed);
                 } else {
                     self.handshake = Handshake::Done { initialized: false };
+                    self.output.push_back(RelayOutput::KeepHandshakeResult);
                     if let Some(revision) = self.upstream.revision() {
                         self.output.push_back(RelayOutput::UpstreamVersion(revision.as_str().to_owned()));
                     }

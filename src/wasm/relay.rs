@@ -313,6 +313,8 @@ impl RelayCore {
     ///   `tasks/cancel` request's own id;
     /// - `{ type: "fail", link, id, code, message }` — answer the client's request with this error;
     /// - `{ type: "refuse", id }` — answer the server's request `id` with an error;
+    /// - `{ type: "keep-handshake-result" }` — the server's response just passed in is the
+    ///   shared handshake's: keep its `result` for `answer-handshake`;
     /// - `{ type: "answer-handshake", link, id }`;
     /// - `{ type: "upstream-version", version }`;
     /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`.
@@ -360,6 +362,7 @@ impl RelayCore {
                 set("type", &JsValue::from_str("refuse"));
                 set("id", &id_to_js(&id));
             }
+            RelayOutput::KeepHandshakeResult => set("type", &JsValue::from_str("keep-handshake-result")),
             RelayOutput::AnswerHandshake { link, id } => {
                 set("type", &JsValue::from_str("answer-handshake"));
                 set("link", &JsValue::from_f64(f64::from(link.0)));
