@@ -496,7 +496,8 @@ fn a_notification_never_cancels_the_peers_task_augmented_request_in_a_revision_w
         let params = if task { json!({ "name": "slow", "task": { "ttl": 1000 } }) } else { json!({ "name": "slow" }) };
         json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params })
     };
-    let cancel = |id: i64| json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } });
+    let cancel =
+        |id: i64| json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } });
     let mut s = Session::new(Config { revision: Revision::parse("2025-11-25"), ..Config::default() });
     assert_eq!(incoming(&mut s, &request(1, true)), Verdict::Pass);
     assert_eq!(incoming(&mut s, &request(2, false)), Verdict::Pass);
@@ -508,7 +509,10 @@ fn a_notification_never_cancels_the_peers_task_augmented_request_in_a_revision_w
             _ => None,
         })
         .collect();
-    assert!(matches!(ignored.as_slice(), [Event { kind: EventKind::CancelIgnored { why: Ignored::TaskAugmented, .. }, .. }]));
+    assert!(matches!(
+        ignored.as_slice(),
+        [Event { kind: EventKind::CancelIgnored { why: Ignored::TaskAugmented, .. }, .. }]
+    ));
 
     // Before tasks existed, `params.task` means nothing: the request is cancelled like any other.
     let mut old = Session::new(Config { revision: Revision::parse("2025-06-18"), ..Config::default() });
