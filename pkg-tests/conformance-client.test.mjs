@@ -1,0 +1,150 @@
+// `mcp-cancel conformance --client` (issue #15) and the command's usage: the suite as the
+// server over the child's stdio, against the SDK 1.32.2 Client (the initialize era) and the SDK
+// 2.x Client pinned to 2026-07-28 (`--protocol-version 2026-07-28`), each alone and behind
+// guardTransport. (Server mode: conformance.test.mjs; split so each file stays well inside the
+// per-file time bound of npm test.)
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { NODE, NODE_SERVER, SLOW, check, cli, repo, scenario, statuses, table } from "./conformance-helpers.mjs";
+
+describe("mcp-cancel conformance --client", { timeout: 90000 }, () => {
+  const client = (guard) => ["--client", `${NODE} ${repo}pkg-tests/peers/sdk1-client.mjs${guard ? " --guard" : ""}`, "--json"];
+  const client2 = (guard) => ["--client", `${NODE} ${repo}pkg-tests/peers/sdk2-client.mjs${guard ? " --guard" : ""}`, "--protocol-version", "2026-07-28", "--json"];
+
+  test("the SDK 1.32.2 Client alone fails every scenario", async (t) => {
+    const { code, report } = await cli(client(false));
+    table(t, "SDK 1.32.2 Client alone", report);
+    assert.equal(code, 1);
+    assert.deepEqual(statuses(report), {
+      "client-cancels-in-flight": "fail",
+      "client-no-cancel-after-completion": "fail",
+      "client-never-cancels-initialize": "fail",
+      "client-cancels-task-with-tasks-cancel": "fail",
+    });
+    assert.equal(check(report, "client-cancels-in-flight", "cancel-sent").status, "pass", "it does send the cancel");
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /unknown message ID/);
+    assert.match(check(report, "client-no-cancel-after-completion", "no-cancel-for-finished").detail, /cancel for 1 \(tools\/call\) .*not-in-flight/);
+    assert.match(check(report, "client-never-cancels-initialize", "initialize-not-cancelled").detail, /cancel for 0 \(initialize\) .*handshake/);
+    assert.match(check(report, "client-cancels-task-with-tasks-cancel", "tasks-cancel-sent").detail, /no tasks\/cancel/);
+    // The session's verdict: the notification came after the CreateTaskResult, so the call is no longer in flight.
+    assert.match(check(report, "client-cancels-task-with-tasks-cancel", "no-notification-for-task").detail, /notifications\/cancelled for the task's tools\/call 1 .*\(the session: cancel ignored \(not-in-flight\)\)/);
+  });
+
+  test("the SDK 1.32.2 Client behind guardTransport passes every scenario", async (t) => {
+    const { code, report } = await cli(client(true));
+    table(t, "SDK 1.32.2 Client + guardTransport", report);
+    assert.equal(code, 0);
+    assert.deepEqual(new Set(Object.values(statuses(report))), new Set(["pass"]));
+    assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /reason "Request cancelled"/);
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /no error after 2 late message/);
+    assert.match(check(report, "client-cancels-task-with-tasks-cancel", "tasks-cancel-sent").detail, /1 tasks\/cancel \{ taskId: "conformance-task-1" \}/);
+  });
+
+  test("2026-07-28, the SDK 2.x Client pinned, alone: cancels over stdio with a notification and nothing after completion, but the late answer reaches onerror", async (t) => {
+    const { code, report } = await cli(client2(false));
+    table(t, "SDK 2.x Client pinned to 2026-07-28, alone", report);
+    assert.equal(code, 1);
+    assert.equal(report.revision, "2026-07-28");
+    assert.equal(report.offeredVersion, "2026-07-28");
+    assert.deepEqual(statuses(report), {
+      "client-cancels-in-flight": "fail",
+      "client-no-cancel-after-completion": "pass",
+      "client-never-cancels-initialize": "n/a",
+      "client-cancels-task-with-tasks-cancel": "n/a",
+    });
+    const inFlight = scenario(report, "client-cancels-in-flight");
+    assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /^1 cancel\(s\) for tools\/call 0 .*reason "AbortError: This operation was aborted"\), _meta version "2026-07-28"$/);
+    assert.equal(check(report, "client-cancels-in-flight", "every-cancel-valid").status, "pass");
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /unknown token.*unknown message ID/);
+    // 2026-07-28: server/discover at connect, no initialize; the suite's results carry resultType.
+    const lines = inFlight.evidence.lines;
+    assert.ok(lines.some((l) => /← server\/discover /.test(l)), lines.join("\n"));
+    assert.ok(!lines.some((l) => /initialize/.test(l)), lines.join("\n"));
+    assert.equal(inFlight.evidence.wire.find((w) => w.dir === "in" && w.message.method === "tools/call").message.params._meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert.match(scenario(report, "client-never-cancels-initialize").summary, /2026-07-28 has no initialize/);
+    assert.match(scenario(report, "client-cancels-task-with-tasks-cancel").summary, /io\.modelcontextprotocol\/tasks extension/);
+    assert.equal(scenario(report, "client-never-cancels-initialize").evidence.wire.length, 0, "an n/a scenario of a fixed revision starts no client");
+  });
+
+  test("2026-07-28, the SDK 2.x Client pinned behind guardTransport passes what applies", async (t) => {
+    const { code, report } = await cli(client2(true));
+    table(t, "SDK 2.x Client pinned to 2026-07-28 + guardTransport", report);
+    assert.equal(code, 0);
+    assert.deepEqual(statuses(report), {
+      "client-cancels-in-flight": "pass",
+      "client-no-cancel-after-completion": "pass",
+      "client-never-cancels-initialize": "n/a",
+      "client-cancels-task-with-tasks-cancel": "n/a",
+    });
+    assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /reason "Request cancelled"\), _meta version "2026-07-28"/);
+    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /no error after 2 late message/);
+    // The suite keeps a server's books (role "server"): in 2026-07-28 the client's cancel is valid.
+    const events = scenario(report, "client-cancels-in-flight").evidence.events;
+    assert.ok(events.some((e) => e.type === "cancel-received" && e.method === "tools/call" && e.requestId === 0), JSON.stringify(events));
+    assert.ok(!events.some((e) => e.type === "cancel-ignored"), JSON.stringify(events));
+  });
+
+  test("a client of the other era never connects, and the report says why", async () => {
+    const [legacyOn2026, pinnedOnLegacy] = await Promise.all([
+      cli(["--client", `${NODE} ${repo}pkg-tests/peers/sdk1-client.mjs`, "--protocol-version", "2026-07-28", "--scenario", "client-cancels-in-flight", "--json"]),
+      cli(["--client", `${NODE} ${repo}pkg-tests/peers/sdk2-client.mjs`, "--scenario", "client-cancels-in-flight", "--json"]),
+    ]);
+    assert.equal(legacyOn2026.code, 1);
+    const legacy = check(legacyOn2026.report, "client-cancels-in-flight", "client-connected");
+    assert.equal(legacy.status, "fail");
+    assert.match(legacy.detail, /the client sent no 2026-07-28 request \(its first: initialize.*run without --protocol-version/);
+    assert.ok(scenario(legacyOn2026.report, "client-cancels-in-flight").evidence.lines.some((l) => /→ error 0 \{"code":-32022/.test(l)));
+    assert.equal(pinnedOnLegacy.code, 1);
+    assert.match(check(pinnedOnLegacy.report, "client-cancels-in-flight", "client-connected").detail, /never sent initialize \(it sent server\/discover.*--protocol-version 2026-07-28/);
+  });
+});
+
+describe("mcp-cancel conformance: usage and output", { timeout: 30000 }, () => {
+  test("usage errors exit 2 with a message that says what is wrong", async () => {
+    const cases = [
+      [[], /give one of --server, --url or --client/],
+      [["--server", "a", "--url", "http://127.0.0.1:1/mcp"], /give only one of --server, --url/],
+      [["--url", "not a url"], /--url "not a url": not a URL/],
+      [["--url", "ftp://127.0.0.1/x"], /expected an http: or https: URL/],
+      [["--server", "node x.mjs", "--tool", "slow", "--arguments", "{ms:1}"], /--arguments '\{ms:1\}': not JSON/],
+      [["--server", "node x.mjs", "--tool", "slow", "--arguments", "[1]"], /expected a JSON object/],
+      [["--server", "node x.mjs", "--arguments", "{}"], /--arguments needs --tool/],
+      [["--server", "node 'x.mjs"], /unterminated ' quote/],
+      [["--server", "node x.mjs | tee log"], /"\|" is shell syntax/],
+      [["--server", "node x.mjs", "--scenario", "nope"], /--scenario nope: no such server scenario/],
+      [["--server", "node x.mjs", "--protocol-version", "2025-01-01"], /expected one of 2024-11-05/],
+      [["--client", "node c.mjs", "--tool", "slow"], /--tool applies to --server and --url/],
+      [["--client", "node c.mjs", "--protocol-version", "2026-13-01"], /--protocol-version 2026-13-01: expected one of 2024-11-05/],
+      [["--server", "node x.mjs", "--bogus"], /Unknown option '--bogus'/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => cli(args)));
+    cases.forEach(([args, message], i) => {
+      const { code, stderr } = runs[i];
+      assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+      assert.match(stderr, message, args.join(" "));
+      assert.match(stderr, /usage: mcp-cancel conformance/);
+    });
+  });
+
+  test("a command that cannot start or a server that cannot be reached exits 2", async () => {
+    const missing = await cli(["--server", "/nonexistent/mcp-server --stdio", "--json"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot start \/nonexistent\/mcp-server --stdio: .*ENOENT/);
+    assert.equal(missing.report.ok, false);
+    const refused = await cli(["--url", "http://127.0.0.1:9/mcp"]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /cannot connect to http:\/\/127\.0\.0\.1:9\/mcp/);
+  });
+
+  test("the terminal report: a table row per scenario, the failed ones with their wire lines", async () => {
+    const { code, stdout } = await cli(["--server", NODE_SERVER, ...SLOW, "--scenario", "cancel-unknown-request", "--scenario", "cancel-id-zero"]);
+    assert.equal(code, 1);
+    assert.match(stdout, /SCENARIO +RESULT +EVIDENCE/);
+    assert.match(stdout, /cancel-unknown-request +pass +no reply to 2 invalid cancel/);
+    assert.match(stdout, /cancel-id-zero +FAIL/);
+    assert.match(stdout, /cancel-id-zero: FAILED[^\n]*\n +✗ cancel-honoured \(SHOULD https:\/\/modelcontextprotocol\.io\/specification\/2025-11-25\/basic\/utilities\/cancellation#behavior-requirements\)/);
+    assert.match(stdout, /→ notifications\/cancelled \{"requestId":0,"reason":"conformance: cancel id 0"\} +\[the session's cancel\]/);
+    assert.match(stdout, /2 scenarios: 1 pass, 1 fail, 0 n\/a/);
+  });
+});
