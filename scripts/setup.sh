@@ -38,8 +38,12 @@ fi
 
 # npm packages (the SDK, server-everything, binaryen's wasm-opt, playwright-core, ...).
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: the registry mirror lacks the other platforms' optional
+  # binaries (@tailwindcss/oxide-darwin-arm64, ..., pulled in by mcp-use), so the lock file
+  # cannot list them and `npm ci` refuses it as out of sync. With an up-to-date lock file
+  # `npm install` installs the same versions and leaves the lock file unchanged.
+  say "installing npm packages (npm install, from package-lock.json)"
+  npm install --no-audit --no-fund
 fi
 
 if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
