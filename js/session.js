@@ -65,10 +65,19 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const w = wire;
       const code = typeof method === "string" ? (w.codes.get(method) ?? 0) : -2;
       const name = code === 0 ? method : undefined;
-      // The hot path, without options: only scalars cross; a refusal is made again by
-      // `core.track` below, which throws it.
+      // The hot paths, without options or with only a signal: only scalars cross; anything
+      // else, and a refusal, goes to `core.track` below, which reads the options, decides
+      // and throws what is wrong.
       if (options === undefined) {
-        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name) === 0) return;
+        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, false) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, false) === 0) return;
+      } else {
+        const signal = onlySignal(options);
+        // As `fetch()`: a request whose signal already aborted is not sent.
+        if (signal?.aborted) throw signal.reason;
+        if (signal !== undefined && (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, true) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, true) === 0)) {
+          this.#tracked(core, id, signal);
+          return;
+        }
       }
       const tag = callerTag(w, id);
       const num = tag === w.tags.number ? id : 0;
@@ -248,6 +257,19 @@ function sendSignal(options) {
     throw new InvalidArgumentError("beforeSend(): option `signal` must be an AbortSignal", "ERR_INVALID_OPTION", signal);
   }
   return signal;
+}
+
+/**
+ * The signal of `track()` options that are `{ signal }` alone, with an object that has an
+ * `addEventListener` function (an `AbortSignal`): the shape the fast path takes; else
+ * `undefined`. Anything else — other or inherited members, a signal of the wrong type — is
+ * read and judged by the core.
+ */
+function onlySignal(options) {
+  if (options === null || typeof options !== "object") return undefined;
+  for (const key in options) if (key !== "signal") return undefined;
+  const signal = options.signal;
+  return signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function" ? signal : undefined;
 }
 
 /** A message with a `method` and an `id`: the only kind a signal can belong to. */

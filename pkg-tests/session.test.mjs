@@ -144,6 +144,33 @@ describe("typed errors", () => {
   });
 });
 
+  // track(id, method, { signal }) is read in JS (only scalars cross); every other shape goes
+  // through the core's own reading. The two must refuse and accept the same things.
+  test("track() options: { signal } alone and every other shape give the same answers", () => {
+    const invalidOption = (name) => (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION" && e.message.includes(name);
+    const { session, sent } = recorder();
+    const ac = new AbortController();
+    assert.throws(() => session.track(1, "tools/call", { signal: ac.signal, bogus: 1 }), invalidOption("`bogus`"));
+    assert.throws(() => session.track(1, "tools/call", { signal: "no" }), invalidOption("`signal`"));
+    assert.throws(() => session.track(1, "tools/call", { signal: {} }), invalidOption("`signal`"));
+    assert.throws(() => session.track({}, "tools/call", { signal: ac.signal }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
+    assert.throws(() => session.track(1, 5, { signal: ac.signal }), (e) => e.code === "ERR_INVALID_ARGUMENT");
+    assert.equal(session.inFlightCount, 0, "nothing refused was tracked");
+    // Options are read as JS reads them (an inherited `signal` counts, as in `fetch()`).
+    session.track(1, "tools/call", Object.create({ signal: ac.signal }));
+    // `{ signal: undefined }` and `{ signal: null }`: no signal.
+    session.track(2, "tools/call", { signal: undefined });
+    session.track(3, "tools/call", { signal: null });
+    session.track(4, "tools/call", { signal: ac.signal });
+    assert.throws(() => session.track(4, "tools/call", { signal: ac.signal }), (e) => e instanceof UsageError && e.code === "ERR_ALREADY_IN_FLIGHT");
+    ac.abort("stop");
+    assert.deepEqual(sent.map((m) => m.params.requestId), [1, 4], "only the requests tracked with the signal are cancelled");
+    // Without `send` (sans-IO) a signal has nowhere to send its cancel: refused, as in 0.x.
+    const { session: bare } = sansIo();
+    assert.throws(() => bare.track(5, "tools/call", { signal: new AbortController().signal }), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED");
+    assert.equal(bare.isInFlight(5), false);
+  });
+
 describe("shouldDropIncoming / beforeSend on wire messages", () => {
   test("an SDK-style cancel for a request in flight goes out once with the reason policy applied", () => {
     const { session } = recorder();

@@ -54,7 +54,9 @@ enum Capture {
 
 struct State {
     core: Session,
-    callbacks: Callbacks,
+    /// Shared with each `flush` (cloning an `Rc`, not the handles: a clone of `Callbacks`
+    /// is an externref-table entry per function).
+    callbacks: Rc<Callbacks>,
     /// The session's one timer: its handle and deadline (ms), and its callback.
     timer: Option<(JsValue, u64)>,
     timer_closure: Option<Closure<dyn FnMut()>>,
@@ -103,7 +105,7 @@ impl SessionCore {
         }
         let state = Rc::new(RefCell::new(State {
             core,
-            callbacks: settings.callbacks,
+            callbacks: Rc::new(settings.callbacks),
             timer: None,
             timer_closure: None,
             local_reason: JsValue::UNDEFINED,
@@ -365,8 +367,10 @@ impl SessionCore {
         }
     }
 
-    /// `track(id, method)` without options, the hot path: only scalars cross, nothing is
-    /// thrown. `0`: tracked; `1`: refused (nothing changed: call `track` for the error).
+    /// `track(id, method)` without options, or with only a signal (`watch`: the JS layer
+    /// checked it is a signal that has not aborted, and listens to it), the hot path: only
+    /// scalars cross, nothing is thrown. `0`: tracked; `1`: refused (nothing changed: call
+    /// `track` for the error).
     #[wasm_bindgen(js_name = trackPlain)]
     pub fn track_plain(
         &self,
@@ -375,14 +379,19 @@ impl SessionCore {
         id_str: Option<String>,
         method_code: i32,
         method_name: Option<String>,
+        watch: bool,
     ) -> u32 {
         let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 1 };
         let method = method_name_of(method_code, method_name.as_deref());
         let Some(name) = method.as_str() else { return 1 };
         let tracked = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+            // A signal's abort sends a cancel: `track` says what is missing.
+            if watch && st.callbacks.send.is_none() && st.callbacks.close_stream.is_none() {
+                return 1;
+            }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            st.core.track_entry(id, method.known(), name, None, false, None, None, false, now).is_ok()
+            st.core.track_entry(id, method.known(), name, None, false, None, None, watch, now).is_ok()
         };
         self.flush_if_needed();
         u32::from(!tracked)
@@ -576,8 +585,8 @@ impl SessionCore {
 }
 
 impl SessionCore {
-    fn callbacks(&self) -> Callbacks {
-        self.state.try_borrow().map(|st| st.callbacks.clone()).unwrap_or_default()
+    fn callbacks(&self) -> Rc<Callbacks> {
+        self.state.try_borrow().map(|st| Rc::clone(&st.callbacks)).unwrap_or_default()
     }
 
     /// Does the core's output, if any; re-arms the timer when the next deadline changed.
@@ -689,15 +698,13 @@ fn on_timer(weak: &Weak<RefCell<State>>) {
 /// is kept in `captured` instead of going to `send`.
 fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
     loop {
-        let (outputs, callbacks) = {
+        // One output at a time: a callback may call the session, which may queue more.
+        let (output, callbacks) = {
             let Ok(mut st) = state.try_borrow_mut() else { return };
-            if !st.core.has_output() {
-                break;
-            }
-            let outputs: Vec<Output> = std::iter::from_fn(|| st.core.poll_output()).collect();
-            (outputs, st.callbacks.clone())
+            let Some(output) = st.core.poll_output() else { break };
+            (output, Rc::clone(&st.callbacks))
         };
-        for output in outputs {
+        {
             match output {
                 Output::Transmit(t) => {
                     if capture == Capture::FirstMessage && !matches!(t.action, CancelAction::CloseStream(_)) {
