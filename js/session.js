@@ -110,7 +110,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (core === undefined) return undefined;
       const entry = this.#watched.get(id);
       if (entry?.controller !== undefined) return entry.controller.signal;
-      if (!core.watch(id)) return undefined;
+      if (!watch(core, false, id)) return undefined;
       const controller = new AbortController();
       if (entry === undefined) this.#watched.set(id, { controller });
       else entry.controller = controller;
@@ -122,7 +122,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (core === undefined) return undefined;
       const known = this.#inbound.get(id);
       if (known !== undefined) return known.signal;
-      if (!core.watchInbound(id)) return undefined;
+      if (!watch(core, true, id)) return undefined;
       const controller = new AbortController();
       this.#inbound.set(id, controller);
       return controller.signal;
@@ -179,7 +179,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (request && signal.aborted) throw signal.reason;
       const verdict = outgoing(core, w, message ?? EMPTY);
       if (verdict === w.verdicts.pass) {
-        if (request && core.watch(message.id)) this.#tracked(core, message.id, signal);
+        if (request && watch(core, false, message.id)) this.#tracked(core, message.id, signal);
         return message;
       }
       if (verdict === w.verdicts.replace) return core.replacement(message);
@@ -270,6 +270,17 @@ function onlySignal(options) {
   for (const key in options) if (key !== "signal") return undefined;
   const signal = options.signal;
   return signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function" ? signal : undefined;
+}
+
+/**
+ * Marks our request `id` (or with `inbound`, the peer's) as watched: `true`, or `false` when
+ * it is not in flight. A number or string id crosses as scalars; any other value goes to
+ * the core's own reading, which throws `ERR_INVALID_REQUEST_ID`.
+ */
+function watch(core, inbound, id) {
+  const r = typeof id === "number" ? core.watchPlain(inbound, NUMBER, id, undefined) : typeof id === "string" ? core.watchPlain(inbound, STRING, 0, id) : 2;
+  if (r !== 2) return r === 1;
+  return inbound ? core.watchInbound(id) : core.watch(id);
 }
 
 /** A message with a `method` and an `id`: the only kind a signal can belong to. */
