@@ -75,7 +75,7 @@ for (const f of files) console.log(`  ${f.path}: ${f.raw} bytes, ${f.gzip} gzip`
 const start = startup(20);
 console.log(`  import → first track(): median ${start.medianMs.toFixed(1)} ms of ${start.runs} processes (Node's floor ${start.floorMs.toFixed(1)} ms)`);
 const paired = pairedStartup(20);
-console.log(`  import + first track() over a bare node process: +${paired.addedMs.toFixed(1)} ms (median of ${paired.runs} alternating pairs; bare node ${paired.bareMs.toFixed(1)} ms)`);
+console.log(`  import + first track() over a bare node process: +${paired.addedMs.toFixed(1)} ms (median of ${paired.runs} alternating pairs; bare node ${paired.bareMs.toFixed(1)} ms); over Node's floor: +${paired.overFloorMs.toFixed(1)} ms`);
 
 let criterion = [];
 if (withCriterion) {
@@ -196,7 +196,7 @@ md.push("| file | what | bytes | gzip -9 |");
 md.push("|---|---|---:|---:|");
 for (const f of files) md.push(`| \`${f.path}\` | ${f.what} | ${f.raw.toLocaleString("en-US")} | ${f.gzip.toLocaleString("en-US")} |`);
 md.push("");
-md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node --input-type=module -e ""\` (a bare node process running an ES module), ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms).`);
+md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node --input-type=module -e ""\` (a bare node process running an ES module), ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms). Against the same probe importing a one-class CommonJS file instead (bench/fixtures/empty.cjs: Node's own cost of starting its module loader and a first dynamic import, which \`-e ""\` never pays), run in the same alternation: **+${paired.overFloorMs.toFixed(1)} ms**.`);
 md.push("");
 md.push(`Start-up, \`await import("mcp-cancel")\` to the first \`track()\` returning, in ${start.runs} fresh \`node\` processes: median **${start.medianMs.toFixed(1)} ms** (min ${start.minMs.toFixed(1)}, max ${start.maxMs.toFixed(1)}). The same probe importing a one-class CommonJS file (bench/fixtures/empty.cjs) takes ${start.floorMs.toFixed(1)} ms: Node's own floor for a first dynamic import.`);
 md.push("");

@@ -71,18 +71,25 @@ export function pairedStartup(runs = 20) {
   };
   const withPackage = ["--input-type=module", "-e", probe("mcp-cancel")];
   const bare = ["--input-type=module", "-e", ""];
+  // Node's own part: the same probe importing a one-class CommonJS file. A bare `-e ""`
+  // never starts the module loader; any first dynamic import does.
+  const withFloor = ["--input-type=module", "-e", probe("./bench/fixtures/empty.cjs")];
   wall(withPackage);
   wall(bare);
+  wall(withFloor);
   const diffs = [];
   const bares = [];
+  const overFloor = [];
   for (let i = 0; i < runs; i++) {
     const a = wall(withPackage);
     const b = wall(bare);
+    const f = wall(withFloor);
     diffs.push(a - b);
     bares.push(b);
+    overFloor.push(a - f);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
-  return { runs, addedMs: med(diffs), bareMs: med(bares) };
+  return { runs, addedMs: med(diffs), bareMs: med(bares), overFloorMs: med(overFloor) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
