@@ -71,10 +71,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (options === undefined) {
         if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, false) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, false) === 0) return;
       } else {
+        // An aborted signal goes to `core.track` too: it throws the signal's reason, after
+        // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        // As `fetch()`: a request whose signal already aborted is not sent.
-        if (signal?.aborted) throw signal.reason;
-        if (signal !== undefined && (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, true) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, true) === 0)) {
+        if (signal !== undefined && !signal.aborted && (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, true) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, true) === 0)) {
           this.#tracked(core, id, signal);
           return;
         }

@@ -137,6 +137,23 @@ describe("typed errors", () => {
     assert.equal(session.isInFlight(0), true);
   });
 
+  test("sans-IO cancel() called again from an event handler: each call returns its own message", () => {
+    const inner = [];
+    let session;
+    session = new CancellationSession({
+      onEvent: (e) => {
+        // The first event of the outer cancel: cancel another request from inside it.
+        if (inner.length === 0 && session.isInFlight(2)) inner.push(session.cancel(2, "inner"));
+      },
+    });
+    session.track(1, "tools/call");
+    session.track(2, "tools/call");
+    const outer = session.cancel(1, "outer");
+    assert.deepEqual(outer?.params, { requestId: 1, reason: "outer" });
+    assert.equal(inner.length, 1, "the handler ran during the outer cancel");
+    assert.deepEqual(inner[0]?.params, { requestId: 2, reason: "inner" });
+  });
+
   test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
     for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
       assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
@@ -165,6 +182,8 @@ describe("typed errors", () => {
     assert.throws(() => session.track(4, "tools/call", { signal: ac.signal }), (e) => e instanceof UsageError && e.code === "ERR_ALREADY_IN_FLIGHT");
     ac.abort("stop");
     assert.deepEqual(sent.map((m) => m.params.requestId), [1, 4], "only the requests tracked with the signal are cancelled");
+    // What is wrong with the id is said before the signal's having aborted (as the core does).
+    assert.throws(() => session.track({}, "tools/call", { signal: AbortSignal.abort("late") }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
     // Without `send` (sans-IO) a signal has nowhere to send its cancel: refused, as in 0.x.
     const { session: bare } = sansIo();
     assert.throws(() => bare.track(5, "tools/call", { signal: new AbortController().signal }), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED");

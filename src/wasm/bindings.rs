@@ -708,13 +708,18 @@ fn on_timer(weak: &Weak<RefCell<State>>) {
 /// is kept in `captured` instead of going to `send`.
 fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
     loop {
-        // One output at a time: a callback may call the session, which may queue more.
-        let (output, callbacks) = {
+        // Everything queued so far, before any callback runs: a callback may call the
+        // session, and that call's own flush must see only what it queued itself (a
+        // sans-IO `cancel()` returns the first message of its own).
+        let (outputs, callbacks) = {
             let Ok(mut st) = state.try_borrow_mut() else { return };
-            let Some(output) = st.core.poll_output() else { break };
-            (output, Rc::clone(&st.callbacks))
+            if !st.core.has_output() {
+                break;
+            }
+            let outputs: Vec<Output> = std::iter::from_fn(|| st.core.poll_output()).collect();
+            (outputs, Rc::clone(&st.callbacks))
         };
-        {
+        for output in outputs {
             match output {
                 Output::Transmit(t) => {
                     if capture == Capture::FirstMessage && !matches!(t.action, CancelAction::CloseStream(_)) {
