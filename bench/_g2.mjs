@@ -1,0 +1,11 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { guardTransport } from "mcp-cancel";
+const [c, s] = InMemoryTransport.createLinkedPair();
+const server = new McpServer({ name: "b", version: "0" });
+server.registerTool("echo", {}, async () => ({ content: [{ type: "text", text: "x".repeat(100) }] }));
+await server.connect(s);
+const client = new Client({ name: "c", version: "0" });
+await client.connect(process.argv[2] === "plain" ? c : guardTransport(c));
+for (let i = 0; i < 30000; i++) await client.callTool({ name: "echo", arguments: {} });
