@@ -30,8 +30,11 @@ function check(ok, what) {
   if (!ok) throw new Error(`bench self-check failed: ${what}`);
 }
 
-/** The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js() } with fresh state each. */
-function cases({ quick }) {
+/**
+ * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js() } with fresh
+ * state each; `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ */
+export function cases({ quick, Session = CancellationSession }) {
   const out = [];
   const flights1 = quick ? [1, 100] : [1, 100, 10_000];
   for (const ids of ["number", "string"]) {
@@ -43,7 +46,7 @@ function cases({ quick }) {
         ids,
         inFlight,
         mcp() {
-          const s = new CancellationSession({ send: noop });
+          const s = new Session({ send: noop });
           const keep = [];
           for (let i = 0; i < inFlight - 1; i++) {
             const ac = new AbortController();
@@ -90,7 +93,7 @@ function cases({ quick }) {
         ids,
         inFlight,
         mcp() {
-          const s = new CancellationSession({ send: noop });
+          const s = new Session({ send: noop });
           for (let i = 0; i < inFlight - 1; i++) s.track(fillerId(ids, i), METHOD);
           const next = idSource(ids);
           return () => {
@@ -123,7 +126,7 @@ function cases({ quick }) {
         ids,
         inFlight,
         mcp() {
-          const s = new CancellationSession({ send: noop });
+          const s = new Session({ send: noop });
           const keep = [];
           for (let i = 0; i < inFlight - 1; i++) {
             const ac = new AbortController();
@@ -172,7 +175,7 @@ function cases({ quick }) {
         ids,
         inFlight,
         mcp() {
-          const s = new CancellationSession({ send: noop });
+          const s = new Session({ send: noop });
           for (let i = 0; i < inFlight - 1; i++) s.shouldDropIncoming({ jsonrpc: "2.0", id: fillerId(ids, i), method: METHOD, params: {} });
           const next = idSource(ids);
           return () => {

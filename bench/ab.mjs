@@ -1,0 +1,77 @@
+// A/B of two builds in one process: scenarios 1-3 of bench/ops.mjs with this checkout's
+// package ("new"), another build's ("old") and the pure-JS baseline, each case's three
+// tasks in one tinybench run, rounds repeated. On a shared, noisy machine this is the
+// comparison to trust: whole `npm run bench` runs of the same build differ by more than
+// most changes do.
+//
+//   git worktree add /tmp/old <rev> && (cd /tmp/old && npm install && bash scripts/build.sh)
+//   node bench/ab.mjs /tmp/old            # after `bash scripts/build.sh` here
+//   node bench/ab.mjs /tmp/old --quick    # fewer cases (no 10,000 in flight)
+//
+// The other build is loaded from `<dir>/dist/node/index.cjs` (its Node entry, with its
+// own .wasm). Prints, per case, ns per operation and the ratios new/old and each/baseline.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+
+import { Bench } from "tinybench";
+
+import { cases } from "./ops.mjs";
+
+const BATCH = 100;
+
+const dir = process.argv[2];
+if (!dir || dir.startsWith("--")) {
+  console.error("usage: node bench/ab.mjs <directory of another build of mcp-cancel> [--quick] [--rounds N]");
+  process.exit(2);
+}
+const entry = resolve(dir, "dist/node/index.cjs");
+if (!existsSync(entry)) {
+  console.error(`bench/ab.mjs: ${entry} does not exist (build that checkout with bash scripts/build.sh)`);
+  process.exit(2);
+}
+const quick = process.argv.includes("--quick");
+const roundsAt = process.argv.indexOf("--rounds");
+const rounds = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 3;
+
+const Old = createRequire(import.meta.url)(entry).CancellationSession;
+const mine = cases({ quick });
+const theirs = cases({ quick, Session: Old });
+
+const best = new Map();
+const keep = (name, ns) => best.set(name, Math.min(best.get(name) ?? Infinity, ns));
+for (let round = 0; round < rounds; round++) {
+  for (const [i, c] of mine.entries()) {
+    const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
+    const bench = new Bench({ time: 300, warmupTime: 150, iterations: 32 });
+    // Alternate the order per round: whatever runs first in a Bench has a colder cache.
+    const tasks = [
+      [`${key}|new`, c.mcp()],
+      [`${key}|old`, theirs[i].mcp()],
+      [`${key}|js`, c.js()],
+    ];
+    for (const [name, fn] of round % 2 ? tasks.reverse() : tasks) bench.add(name, fn, { async: false });
+    await bench.run();
+    for (const task of bench.tasks) {
+      if (task.result.state !== "completed") throw new Error(`${task.name}: ${task.result.state} ${task.result.error ?? ""}`);
+      keep(task.name, (task.result.latency.p50 * 1e6) / BATCH);
+    }
+  }
+}
+
+const rows = mine.map((c) => {
+  const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
+  const [nw, old, js] = ["new", "old", "js"].map((k) => best.get(`${key}|${k}`));
+  return {
+    scenario: c.scenario,
+    ids: c.ids,
+    "in flight": c.inFlight,
+    "new ns": Math.round(nw),
+    "old ns": Math.round(old),
+    "js ns": Math.round(js),
+    "new/old": (nw / old).toFixed(2),
+    "new/js": (nw / js).toFixed(2),
+    "old/js": (old / js).toFixed(2),
+  };
+});
+console.table(rows);
