@@ -30,6 +30,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     #watched = new Map();
     /** The controllers of the peer's requests whose signal was asked for, by request id. */
     #inbound = new Map();
+    /** Releases the JS objects of our watched request `id` (the `settled` hook). */
+    #settled;
 
     constructor(options) {
       constants();
@@ -57,6 +59,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         },
         inboundSettled: (id) => inbound.delete(id),
       };
+      this.#settled = hooks.settled;
       this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
     }
 
@@ -137,9 +140,9 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (core === undefined) return false;
       const verdict =
         typeof response === "number" ? core.response(NUMBER, response, undefined) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
-      if ((verdict & 0xff) !== NEED) return verdict === DROP;
+      if ((verdict & 0xff) !== NEED) return (verdict & SETTLED) === 0 ? verdict === DROP : settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
-      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY) === DROP;
+      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled) === DROP;
     }
 
     shouldDropProgress(token) {
@@ -160,7 +163,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
       let verdict;
       try {
-        verdict = incoming(core, wire, message ?? EMPTY);
+        verdict = incoming(core, wire, message ?? EMPTY, this.#settled);
       } catch {
         // A member whose getter throws is not JSON from a peer: not ours to judge.
         return message;
@@ -321,19 +324,21 @@ let NUMBER = -1;
 let STRING = -1;
 let DROP = -1;
 let NEED = -1;
+let SETTLED = 0;
 
 function prepare(c) {
   NUMBER = c.tags.number;
   STRING = c.tags.string;
   DROP = c.verdicts.drop;
   NEED = c.verdicts.needFields;
+  SETTLED = c.verdicts.settled;
   return tables(c);
 }
 
-function incoming(core, w, message) {
+function incoming(core, w, message, settled) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message.id, message);
+  if (code === -1) return incomingResponse(core, w, message.id, message, settled);
   const id = message.id;
   const idTag = peerTag(w, id);
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
@@ -345,12 +350,22 @@ function incoming(core, w, message) {
   return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
 }
 
-function incomingResponse(core, w, id, message) {
+/**
+ * A verdict of `core.response` without its `SETTLED` flag; with it, the watched request `id`
+ * settled and its objects are released here (the core did not call the `settled` hook).
+ */
+function settledBy(verdict, id, settled) {
+  if ((verdict & SETTLED) === 0) return verdict;
+  settled(id);
+  return verdict & ~SETTLED;
+}
+
+function incomingResponse(core, w, id, message, settled) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
   let verdict = core.response(idTag, idNum, idStr);
-  if ((verdict & 0xff) !== w.verdicts.needFields) return verdict;
+  if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
   verdict = core.incomingResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);

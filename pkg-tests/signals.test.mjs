@@ -48,6 +48,25 @@ describe("signals", () => {
     assert.equal(sent.length, 0);
   });
 
+  test("the listener goes at the response by number id, string id or whole message, and not at another's", () => {
+    const { session } = recorder();
+    const [a, b, c] = [countingSignal(), countingSignal(), countingSignal()];
+    session.track(1, "tools/call", { signal: a });
+    session.track("req-1", "tools/call", { signal: b });
+    session.track(2, "tools/call", { signal: c });
+    assert.equal(session.shouldDropResponse("req-1"), false);
+    assert.deepEqual([a.live, b.live, c.live], [1, 0, 1]);
+    assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: 1, result: {} }), false);
+    assert.deepEqual([a.live, b.live, c.live], [0, 0, 1]);
+    assert.equal(session.shouldDropResponse({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "x" } }), false);
+    assert.deepEqual([a.live, b.live, c.live], [0, 0, 0]);
+    // A request tracked with the same id again gets its own listener, released in turn.
+    session.track(1, "tools/call", { signal: a });
+    assert.equal(a.live, 1);
+    session.shouldDropResponse(1);
+    assert.equal(a.live, 0);
+  });
+
   test("one signal reused for many requests does not collect listeners", () => {
     const { session, sent } = recorder();
     const signal = countingSignal();

@@ -348,6 +348,18 @@ impl Session {
 
     /// Queues [`Output::Settled`] for a watched request that can no longer be cancelled
     /// (a request whose task still runs is not settled until the task ends).
+    /// Takes the [`Output::Settled`] of our request `id` when it is all the output there is
+    /// (after [`Self::handle_response`] completed a watched request): for a host that then
+    /// releases the request's objects itself, one call across its boundary less per request.
+    /// `false`, and nothing taken, otherwise.
+    pub fn take_settled(&mut self, id: &RequestId) -> bool {
+        let only = self.outputs.len() == 1 && matches!(self.outputs.front(), Some(Output::Settled(s)) if s == id);
+        if only {
+            self.outputs.clear();
+        }
+        only
+    }
+
     pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
         if watched && !self.task_of_request.contains_key(id) {
             self.outputs.push_back(Output::Settled(id.clone()));

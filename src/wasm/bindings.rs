@@ -28,6 +28,9 @@ mod code {
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
     pub const REPLACE: u32 = 3;
+    /// Added to `PASS` or `DROP` by `response`: the response settled a watched request,
+    /// whose `settled` hook is not called (the JS layer releases its objects itself).
+    pub const SETTLED: u32 = 0x80;
 }
 
 fn verdict_code(v: Verdict) -> u32 {
@@ -172,9 +175,13 @@ impl SessionCore {
         }
         set(&obj, "tags", &tags);
         let verdicts = Object::new();
-        for (name, value) in
-            [("pass", code::PASS), ("drop", code::DROP), ("needFields", code::NEED_FIELDS), ("replace", code::REPLACE)]
-        {
+        for (name, value) in [
+            ("pass", code::PASS),
+            ("drop", code::DROP),
+            ("needFields", code::NEED_FIELDS),
+            ("replace", code::REPLACE),
+            ("settled", code::SETTLED),
+        ] {
             set(&verdicts, name, &JsValue::from_f64(f64::from(value)));
         }
         set(&obj, "verdicts", &verdicts);
@@ -243,15 +250,20 @@ impl SessionCore {
     }
 
     /// A response from the peer, by id only (the first call: the core answers `2 | fields
-    /// << 8` when it needs members of the result or error, then `incomingResponse`).
+    /// << 8` when it needs members of the result or error, then `incomingResponse`). With
+    /// `code::SETTLED` added when it settled a watched request and that was all the output:
+    /// the `settled` hook is not called for it.
     pub fn response(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
         let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
-        let verdict = {
+        let (verdict, settled) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            st.core.handle_incoming_response(&id, Fields::NONE, None)
+            let verdict = st.core.handle_incoming_response(&id, Fields::NONE, None);
+            let settled =
+                st.core.has_output() && !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
+            (verdict, settled)
         };
         self.flush_if_needed();
-        verdict_code(verdict)
+        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
     /// A response from the peer with the response members the core asked for:
