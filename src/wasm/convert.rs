@@ -173,19 +173,19 @@ pub fn reason_from_js(v: &JsValue) -> Reason {
 /// member and there are no such objects.
 #[derive(Clone, Default)]
 pub struct JsHooks {
-    cancelled: Option<Function>,
-    tasks_cancel: Option<Function>,
-    request_cancelled: Option<Function>,
-    settled: Option<Function>,
-    peer_cancelled: Option<Function>,
-    inbound_settled: Option<Function>,
+    cancelled: Option<Hook>,
+    tasks_cancel: Option<Hook>,
+    request_cancelled: Option<Hook>,
+    settled: Option<Hook>,
+    peer_cancelled: Option<Hook>,
+    inbound_settled: Option<Hook>,
 }
 
 impl JsHooks {
     /// `{ cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled }`
     /// of a JS object (functions), or none.
     pub fn from_js(hooks: &JsValue) -> Self {
-        let function = |name| get(hooks, name).dyn_into::<Function>().ok();
+        let function = |name| get(hooks, name).dyn_into::<Function>().ok().map(JsCast::unchecked_into::<Hook>);
         Self {
             cancelled: function("cancelled"),
             tasks_cancel: function("tasksCancel"),
@@ -220,23 +220,33 @@ impl JsHooks {
     pub fn cancelled(&self, n: &CancelNotification) -> JsValue {
         let Some(build) = &self.cancelled else { return notification_to_js(n) };
         let reason = n.reason.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-        build.call2(&JsValue::UNDEFINED, &id_to_js(&n.request_id), &reason).unwrap_or_else(|_| notification_to_js(n))
+        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&n.request_id), &reason)
     }
 
     /// The `tasks/cancel` request of `r`.
     pub fn tasks_cancel(&self, r: &crate::core::TaskCancelRequest) -> JsValue {
         let Some(build) = &self.tasks_cancel else { return task_cancel_to_js(r) };
-        build
-            .call2(&JsValue::UNDEFINED, &id_to_js(&r.id), &JsValue::from_str(&r.task_id))
-            .unwrap_or_else(|_| task_cancel_to_js(r))
+        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&r.id), &JsValue::from_str(&r.task_id))
     }
 }
 
-/// Calls a hook of the JS layer, if there is one; what it throws is dropped (our own code,
-/// which does not throw).
-fn call(hook: Option<&Function>, a: &JsValue, b: &JsValue) {
+#[wasm_bindgen]
+extern "C" {
+    /// `Function.prototype.call` with two arguments, for the JS layer's own hooks, which do
+    /// not throw (they build an object literal, abort a controller — whose listeners' errors
+    /// the host reports, they never reach the caller — or remove a listener). Not wrapped to
+    /// catch: `call2` of js-sys makes a closure and an `arguments` object per call.
+    #[wasm_bindgen(extends = Function, typescript_type = "Function")]
+    #[derive(Clone)]
+    pub type Hook;
+    #[wasm_bindgen(method, js_name = call)]
+    fn call_hook(this: &Hook, context: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+}
+
+/// Calls a hook of the JS layer, if there is one.
+fn call(hook: Option<&Hook>, a: &JsValue, b: &JsValue) {
     if let Some(f) = hook {
-        let _ = f.call2(&JsValue::UNDEFINED, a, b);
+        f.call_hook(&JsValue::UNDEFINED, a, b);
     }
 }
 
