@@ -49,7 +49,13 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
           const entry = watched.get(id);
           if (entry === undefined) return;
           watched.delete(id);
-          if (entry.listener !== undefined) entry.signal.removeEventListener("abort", entry.listener);
+          if (entry.listener === undefined) return;
+          // The caller's signal: an `AbortSignal`, or an object with `addEventListener` only
+          // (then the listener stays, and does nothing). Nothing it throws reaches the wasm
+          // module, which calls this hook.
+          try {
+            entry.signal.removeEventListener?.("abort", entry.listener);
+          } catch {}
         },
         peerCancelled: (id, reason) => {
           const controller = inbound.get(id);
@@ -103,9 +109,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
      */
     #tracked(core, id, signal) {
       if (signal === undefined || signal === null) return;
-      const listener = () => core.signalAborted(id, signal.reason);
+      const watched = this.#watched;
+      // Only while this request is the one watched under `id`: a signal-like object that
+      // cannot remove its listener (no `removeEventListener`) must not cancel a later
+      // request with the same id, or call a closed session.
+      const listener = () => {
+        if (watched.get(id)?.listener === listener) core.signalAborted(id, signal.reason);
+      };
       signal.addEventListener("abort", listener);
-      this.#watched.set(id, { signal, listener });
+      watched.set(id, { signal, listener });
     }
 
     signal(id) {

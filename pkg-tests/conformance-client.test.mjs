@@ -56,7 +56,11 @@ describe("mcp-cancel conformance --client", { timeout: 90000 }, () => {
     const inFlight = scenario(report, "client-cancels-in-flight");
     assert.match(check(report, "client-cancels-in-flight", "cancel-sent").detail, /^1 cancel\(s\) for tools\/call 0 .*reason "AbortError: This operation was aborted"\), _meta version "2026-07-28"$/);
     assert.equal(check(report, "client-cancels-in-flight", "every-cancel-valid").status, "pass");
-    assert.match(check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail, /unknown token.*unknown message ID/);
+    // Both late messages reach the client's onerror; in which order the SDK reports them
+    // varies from run to run (one full run saw the answer's error first).
+    const surfaced = check(report, "client-cancels-in-flight", "late-answer-not-surfaced").detail;
+    assert.match(surfaced, /unknown token/);
+    assert.match(surfaced, /unknown message ID/);
     // 2026-07-28: server/discover at connect, no initialize; the suite's results carry resultType.
     const lines = inFlight.evidence.lines;
     assert.ok(lines.some((l) => /← server\/discover /.test(l)), lines.join("\n"));

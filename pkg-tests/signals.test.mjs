@@ -67,6 +67,28 @@ describe("signals", () => {
     assert.equal(a.live, 0);
   });
 
+  test("a signal-like object without removeEventListener: settling works, and its late abort cancels nothing", () => {
+    const { session, sent } = recorder();
+    const listeners = [];
+    const signal = { aborted: false, reason: undefined, addEventListener: (kind, f) => listeners.push(f) };
+    session.track(1, "tools/call", { signal });
+    assert.equal(session.shouldDropResponse(1), false, "the response settles it without an error");
+    // The same id again, without a signal: the old listener must not cancel it.
+    session.track(1, "tools/call");
+    signal.aborted = true;
+    signal.reason = "late";
+    for (const f of listeners) f();
+    assert.equal(sent.length, 0);
+    assert.equal(session.isInFlight(1), true);
+    // After close(), an abort calls nothing (the session's wasm object is freed by then).
+    signal.aborted = false;
+    session.track(2, "tools/call", { signal });
+    session.close();
+    signal.aborted = true;
+    for (const f of listeners) f();
+    assert.equal(sent.length, 0);
+  });
+
   test("one signal reused for many requests does not collect listeners", () => {
     const { session, sent } = recorder();
     const signal = countingSignal();
