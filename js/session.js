@@ -78,12 +78,12 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // else, and a refusal, goes to `core.track` below, which reads the options, decides
       // and throws what is wrong.
       if (options === undefined) {
-        if (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, false) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, false) === 0) return;
+        if (trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !signal.aborted && (typeof id === "number" ? core.trackPlain(NUMBER, id, undefined, code, name, true) === 0 : typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, true) === 0)) {
+        if (signal !== undefined && !signal.aborted && trackPlain(core, id, code, name, true)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -285,6 +285,15 @@ function onlySignal(options) {
   for (const key in options) if (key !== "signal") return undefined;
   const signal = options.signal;
   return signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function" ? signal : undefined;
+}
+
+/**
+ * `core.trackPlain` for a number or string id: `true` when tracked; `false` when refused or
+ * for any other id (then `core.track` reads everything and throws what is wrong).
+ */
+function trackPlain(core, id, code, name, watch) {
+  if (typeof id === "number") return core.trackPlain(NUMBER, id, undefined, code, name, watch) === 0;
+  return typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, watch) === 0;
 }
 
 /**
