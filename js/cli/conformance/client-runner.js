@@ -421,7 +421,10 @@ const CHECKS = {
     const report = clientReport(ctx.stderr);
     if (report === undefined) return na('not observable: the client reports no errors (print {"conformance":{"errors":[…]}} on stderr)');
     if (report.length === 0) return pass(`the client reported no error after ${late} late message(s)`);
-    return fail(`the client's error handler got ${report.length}: ${report.map((e) => JSON.stringify(e)).join(", ").slice(0, 300)}`);
+    // Each error cut on its own, so every one of them shows (a late answer's error quotes
+    // the whole answer).
+    const shown = report.map((e) => JSON.stringify(String(e).length > 120 ? `${String(e).slice(0, 120)}…` : e));
+    return fail(`the client's error handler got ${report.length}: ${shown.join(", ")}`);
   },
 
   tasksCancelReceived({ count }, ctx) {
