@@ -186,6 +186,10 @@ async function run(guarded) {
       taskStatus = `unknown (${error.message})`;
     }
     timeline.push({ at: now(), text: c.b(`   task ${taskId.slice(0, 8)}… status now: ${taskStatus}`) });
+  } else if (log.some((r) => r.dir === "out" && r.message.params?.task !== undefined)) {
+    // The server may take the cancel that came before its CreateTaskResult and send none:
+    // the client never learns the task's id, so it can neither ask about it nor cancel it.
+    taskStatus = "never known (no CreateTaskResult came)";
   }
   let pingOk = false;
   try {

@@ -22,7 +22,9 @@ describe("demo", { timeout: 60000 }, () => {
     const { stdout } = await run(process.execPath, [demo, "--scenario", "task"], { env: { ...process.env, NO_COLOR: "1" } });
     assert.match(stdout, /tasks\/cancel sent: +SDK alone 0, with mcp-cancel 1/);
     assert.match(stdout, /notifications\/cancelled for the task request: SDK alone 1, with mcp-cancel 0/);
-    assert.match(stdout, /the task's status afterwards: +SDK alone (working|completed), with mcp-cancel cancelled/);
+    // SDK alone: the task runs on, or — when server-everything takes the forbidden cancel
+    // before it answered — its id never reaches the client (a race of the server's).
+    assert.match(stdout, /the task's status afterwards: +SDK alone (working|completed|never known \(no CreateTaskResult came\)), with mcp-cancel cancelled/);
   });
 
   test("a server that cannot start: non-zero exit and a clear message", async () => {
