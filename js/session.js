@@ -152,7 +152,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (core === undefined) return false;
       const verdict =
         typeof response === "number" ? core.response(NUMBER, response, undefined) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
-      if ((verdict & 0xff) !== NEED) return (verdict & SETTLED) === 0 ? verdict === DROP : settledBy(verdict, response, this.#settled) === DROP;
+      if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
       return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled) === DROP;
     }

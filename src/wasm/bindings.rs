@@ -258,8 +258,7 @@ impl SessionCore {
         let (verdict, settled) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let verdict = st.core.handle_incoming_response(&id, Fields::NONE, None);
-            let settled =
-                st.core.has_output() && !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
+            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
             (verdict, settled)
         };
         self.flush_if_needed();
