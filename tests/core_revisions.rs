@@ -720,3 +720,22 @@ fn progress_after_a_deferred_cancel_does_not_rearm_the_requests_timeout() {
     assert!(matches!(s.transmits().as_slice(), [Transmit { action: CancelAction::CancelTask(_), .. }]));
     s.assert_only_events();
 }
+
+/// A peer that answers two of our task-augmented requests with the same task id: the first
+/// request is settled then (its objects are released), and re-tracking its id settles
+/// nothing of the other one (found by the `ops` fuzz target).
+#[test]
+fn a_task_id_given_twice_settles_the_first_request_and_only_it() {
+    let mut s = session(V2025_11_25, TransportKind::Messages);
+    s.session.track(TrackRequest { watch: true, ..task_request(0) }, 0).unwrap();
+    s.session.track(task_request(1), 0).unwrap();
+    assert_eq!(s.session.handle_response(&n(0), &created("t")), ResponseVerdict::Deliver);
+    assert_eq!(s.session.handle_response(&n(1), &created("t")), ResponseVerdict::Deliver);
+    let settled = |s: &mut Host| -> Vec<Output> {
+        std::iter::from_fn(|| s.session.poll_output()).filter(|o| matches!(o, Output::Settled(_))).collect()
+    };
+    assert_eq!(settled(&mut s), vec![Output::Settled(n(0))], "the watched request whose task id was taken over");
+    // Request 1 (never watched) is tracked again: nothing is reported settled.
+    s.session.track(task_request(1), 0).unwrap();
+    assert_eq!(settled(&mut s), vec![]);
+}

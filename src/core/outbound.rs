@@ -336,7 +336,7 @@ impl Session {
         // is settled (a watched one gets its `Settled` before the new request exists).
         if !self.task_of_request.is_empty() {
             if let Some(task_id) = self.task_of_request.remove(&id) {
-                if let Some(task) = self.tasks.get_mut(&task_id) {
+                if let Some(task) = self.tasks.get_mut(&task_id).filter(|t| t.request_id == id) {
                     if std::mem::take(&mut task.watched) {
                         self.outputs.push_back(Output::Settled(id.clone()));
                     }

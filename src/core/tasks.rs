@@ -109,7 +109,16 @@ impl Session {
     pub(super) fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str, watched: bool) {
         self.task_of_request.insert(id.clone(), task_id.to_owned());
         let task = Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false, watched };
-        self.tasks.insert(task_id.to_owned(), task);
+        // A peer that gives an earlier request's task id again: that request can no longer
+        // be told apart through the task, so it is settled now (as `end_task` would).
+        if let Some(old) = self.tasks.insert(task_id.to_owned(), task) {
+            if old.request_id != *id && self.task_of_request.get(&old.request_id).map(String::as_str) == Some(task_id) {
+                self.task_of_request.remove(&old.request_id);
+                if !self.outbound.contains_key(&old.request_id) {
+                    self.settle(&old.request_id, old.watched);
+                }
+            }
+        }
     }
 
     pub(super) fn end_task(&mut self, task_id: &str) {
