@@ -32,3 +32,10 @@ pub use relay::RelayCore;
 fn start() {
     console_error_panic_hook::set_once();
 }
+
+/// The allocator of the `.wasm`: talc instead of the standard library's dlmalloc — 2.6 KiB
+/// gzip smaller (BENCHMARKS.md "Size"), and no slower on the per-message path (bench/ab.mjs).
+/// Single-threaded: the package's `.wasm` is built without the `atomics` feature.
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
