@@ -50,6 +50,7 @@ impl RequestId {
     /// # Errors
     /// [`InvalidRequestId::NotAnInteger`] for NaN, ±Infinity and fractions;
     /// [`InvalidRequestId::OutOfRange`] outside ±[`MAX_SAFE_INTEGER`].
+    #[inline]
     pub fn from_f64(n: f64) -> Result<Self, InvalidRequestId> {
         if !n.is_finite() || n.fract() != 0.0 {
             return Err(InvalidRequestId::NotAnInteger);

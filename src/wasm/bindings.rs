@@ -622,12 +622,14 @@ impl SessionCore {
 }
 
 /// A request id from a tagged member, taking the string (no copy).
+#[inline]
 pub(super) fn owned_id(
     tag: u32,
     number: f64,
     string: Option<String>,
 ) -> Result<RequestId, crate::core::InvalidRequestId> {
     match (tag, string) {
+        (tag::NUMBER, _) => RequestId::from_f64(number),
         (tag::STRING, Some(s)) => Ok(RequestId::String(s)),
         (tag, s) => peer_value(tag, number, s.as_deref()).to_request_id(),
     }
