@@ -77,3 +77,39 @@ export class SdkStylePending {
     return controller === undefined || !controller.signal.aborted;
   }
 }
+
+/**
+ * The same bookkeeping without the SDK 1.x's leak: the `abort` listener is removed when the
+ * response arrives, as mcp-cancel does (a signal reused for many requests — an agent's "stop"
+ * button — otherwise keeps one closure per request it ever tracked). The reference for
+ * what in scenario 1 is Node's cost of doing it right (`removeEventListener`) rather than
+ * mcp-cancel's own.
+ */
+export class LeakFreePending extends SdkStylePending {
+  constructor(options) {
+    super(options);
+    /** id → { signal, listener } of requests tracked with a signal */
+    this.listeners = new Map();
+  }
+
+  track(id, method, signal) {
+    this.pending.set(id, method);
+    if (signal !== undefined) {
+      const listener = () => {
+        this.listeners.delete(id);
+        this.cancel(id, signal.reason);
+      };
+      signal.addEventListener("abort", listener);
+      this.listeners.set(id, { signal, listener });
+    }
+  }
+
+  onResponse(id) {
+    const entry = this.listeners.get(id);
+    if (entry !== undefined) {
+      this.listeners.delete(id);
+      entry.signal.removeEventListener("abort", entry.listener);
+    }
+    return super.onResponse(id);
+  }
+}

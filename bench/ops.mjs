@@ -5,7 +5,7 @@ import { Bench } from "tinybench";
 
 import { CancellationSession } from "mcp-cancel";
 
-import { DELIVER, LATE, SdkStylePending } from "./baseline.mjs";
+import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
 
 const BATCH = 100;
 const RING = 4096;
@@ -30,9 +30,30 @@ function check(ok, what) {
   if (!ok) throw new Error(`bench self-check failed: ${what}`);
 }
 
+/** Scenario 1 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
+function scenarioOneJs(Pending, ids, inFlight) {
+  const b = new Pending({ send: noop });
+  const keep = [];
+  for (let i = 0; i < inFlight - 1; i++) {
+    const ac = new AbortController();
+    keep.push(ac);
+    b.track(fillerId(ids, i), METHOD, ac.signal);
+  }
+  const next = idSource(ids);
+  return () => {
+    for (let i = 0; i < BATCH; i++) {
+      const id = next();
+      const ac = new AbortController();
+      b.track(id, METHOD, ac.signal);
+      if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
+    }
+    return keep;
+  };
+}
+
 /**
- * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js() } with fresh
- * state each; `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()? }
+ * with fresh state each (`jsLeakFree` for scenario 1 only); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
  */
 export function cases({ quick, Session = CancellationSession }) {
   const out = [];
@@ -64,25 +85,9 @@ export function cases({ quick, Session = CancellationSession }) {
             return keep;
           };
         },
-        js() {
-          const b = new SdkStylePending({ send: noop });
-          const keep = [];
-          for (let i = 0; i < inFlight - 1; i++) {
-            const ac = new AbortController();
-            keep.push(ac);
-            b.track(fillerId(ids, i), METHOD, ac.signal);
-          }
-          const next = idSource(ids);
-          return () => {
-            for (let i = 0; i < BATCH; i++) {
-              const id = next();
-              const ac = new AbortController();
-              b.track(id, METHOD, ac.signal);
-              if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
-            }
-            return keep;
-          };
-        },
+        js: () => scenarioOneJs(SdkStylePending, ids, inFlight),
+        // The baseline that also removes its listener at the response (see LeakFreePending).
+        jsLeakFree: () => scenarioOneJs(LeakFreePending, ids, inFlight),
       });
     }
     // 1b. track → response, no signal: what guardTransport does for each SDK request.
@@ -226,6 +231,7 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
       const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
       bench.add(`${key}|mcp`, c.mcp(), { async: false });
       bench.add(`${key}|js`, c.js(), { async: false });
+      if (c.jsLeakFree) bench.add(`${key}|jsLeakFree`, c.jsLeakFree(), { async: false });
       await bench.run();
       for (const task of bench.tasks) {
         const r = task.result;
@@ -239,12 +245,16 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
     const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
     const mcpNs = best.get(`${key}|mcp`);
     const jsNs = best.get(`${key}|js`);
-    return { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
+    const row = { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
+    const leakFreeNs = best.get(`${key}|jsLeakFree`);
+    if (leakFreeNs !== undefined) Object.assign(row, { leakFreeNs, leakFreeRatio: mcpNs / leakFreeNs });
+    return row;
   });
   for (const r of rows) {
     log(
       `  ${r.scenario.padEnd(3)} ${r.label.padEnd(52)} ${r.ids.padEnd(6)} ${String(r.inFlight).padStart(6)} in flight: ` +
-        `mcp-cancel ${r.mcpNs.toFixed(0).padStart(6)} ns/op, JS ${r.jsNs.toFixed(0).padStart(6)} ns/op, ×${r.ratio.toFixed(2)}`,
+        `mcp-cancel ${r.mcpNs.toFixed(0).padStart(6)} ns/op, JS ${r.jsNs.toFixed(0).padStart(6)} ns/op, ×${r.ratio.toFixed(2)}` +
+        (r.leakFreeNs === undefined ? "" : `; leak-free JS ${r.leakFreeNs.toFixed(0)} ns/op, ×${r.leakFreeRatio.toFixed(2)}`),
     );
   }
   return rows;
