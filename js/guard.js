@@ -4,6 +4,7 @@
 // core's); this file wires callbacks and passes messages through it.
 
 import { InvalidArgumentError } from "./errors.js";
+import { onAbort, reasonOf } from "./signals.js";
 
 /** JSON-RPC error code the SDKs use for a request timeout (-32001, RequestTimeout). */
 const REQUEST_TIMEOUT = -32001;
@@ -103,11 +104,11 @@ function guard(inner, Session, options) {
     const ours = session.signal(id);
     const sdkSignal = sendOptions?.requestSignal;
     if (sdkSignal) {
-      sdkSignal.addEventListener(
-        "abort",
+      onAbort(
+        sdkSignal,
         () => {
           try {
-            session.cancel(id, sdkSignal.reason);
+            session.cancel(id, reasonOf(sdkSignal));
           } catch (error) {
             report(error);
           }

@@ -8,6 +8,7 @@
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
+import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
  * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
@@ -54,7 +55,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
           // (then the listener stays, and does nothing). Nothing it throws reaches the wasm
           // module, which calls this hook.
           try {
-            entry.signal.removeEventListener?.("abort", entry.listener);
+            offAbort(entry.signal, entry.listener);
           } catch {}
         },
         peerCancelled: (id, reason) => {
@@ -83,7 +84,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !signal.aborted && trackPlain(core, id, code, name, true)) {
+        if (signal !== undefined && !isAborted(signal) && trackPlain(core, id, code, name, true)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -114,9 +115,9 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // cannot remove its listener (no `removeEventListener`) must not cancel a later
       // request with the same id, or call a closed session.
       const listener = () => {
-        if (watched.get(id)?.listener === listener) core.signalAborted(id, signal.reason);
+        if (watched.get(id)?.listener === listener) core.signalAborted(id, reasonOf(signal));
       };
-      signal.addEventListener("abort", listener);
+      onAbort(signal, listener);
       watched.set(id, { signal, listener });
     }
 
@@ -191,7 +192,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const w = wire;
       const request = signal !== undefined && isRequestShaped(message);
       // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
-      if (request && signal.aborted) throw signal.reason;
+      if (request && isAborted(signal)) throw reasonOf(signal);
       const verdict = outgoing(core, w, message ?? EMPTY);
       if (verdict === w.verdicts.pass) {
         if (request && watch(core, false, message.id)) this.#tracked(core, message.id, signal);
@@ -268,7 +269,7 @@ function sendSignal(options) {
   }
   const signal = options.signal;
   if (signal === undefined || signal === null) return undefined;
-  if (typeof signal !== "object" || typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean") {
+  if (!isListenable(signal) || typeof isAborted(signal) !== "boolean") {
     throw new InvalidArgumentError("beforeSend(): option `signal` must be an AbortSignal", "ERR_INVALID_OPTION", signal);
   }
   return signal;
@@ -284,7 +285,7 @@ function onlySignal(options) {
   if (options === null || typeof options !== "object") return undefined;
   for (const key in options) if (key !== "signal") return undefined;
   const signal = options.signal;
-  return signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function" ? signal : undefined;
+  return isListenable(signal) ? signal : undefined;
 }
 
 /**

@@ -67,6 +67,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       "pkg/relay-node/package.json",
       "js/relay.js",
       "js/reader.js",
+      "js/signals.js",
       "js/cli/main.js",
       "js/cli/bridge.js",
       "js/cli/conformance/main.js",

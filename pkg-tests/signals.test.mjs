@@ -1,6 +1,7 @@
 // The AbortSignals of the JS layer (the caller's signal's listener, a request's own signal,
 // a peer request's signal): made in JS, aborted and released when the core's output says.
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -46,6 +47,54 @@ describe("signals", () => {
     assert.equal(signal.live, 0);
     signal.fire("late");
     assert.equal(sent.length, 0);
+  });
+
+  test("a native AbortSignal (read through its prototypes): listened to and released, its abort cancels with its reason, an aborted one throws it", () => {
+    const { session, sent } = recorder();
+    const done = new AbortController();
+    session.track(1, "tools/call", { signal: done.signal });
+    assert.equal(getEventListeners(done.signal, "abort").length, 1);
+    assert.equal(session.shouldDropResponse(1), false);
+    assert.equal(getEventListeners(done.signal, "abort").length, 0);
+    done.abort("late");
+    assert.equal(sent.length, 0);
+
+    const stopped = new AbortController();
+    session.track(2, "tools/call", { signal: stopped.signal });
+    stopped.abort("user pressed stop");
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "user pressed stop" } }]);
+    assert.equal(getEventListeners(stopped.signal, "abort").length, 0);
+    assert.equal(session.shouldDropResponse(2), true);
+
+    const reason = new Error("gave up before sending");
+    const before = AbortSignal.abort(reason);
+    assert.throws(() => session.track(3, "tools/call", { signal: before }), (e) => e === reason);
+    assert.throws(() => session.beforeSend({ jsonrpc: "2.0", id: 4, method: "tools/call", params: {} }, { signal: before }), (e) => e === reason);
+    assert.equal(session.isInFlight(3) || session.isInFlight(4), false);
+    assert.equal(sent.length, 1);
+  });
+
+  test("a native AbortSignal: EventTarget.prototype's methods are looked up at each call (a patch made after import sees the listener)", () => {
+    const { session } = recorder();
+    const original = { add: EventTarget.prototype.addEventListener, remove: EventTarget.prototype.removeEventListener };
+    const seen = [];
+    EventTarget.prototype.addEventListener = function (type, listener, options) {
+      seen.push(`add ${type}`);
+      return original.add.call(this, type, listener, options);
+    };
+    EventTarget.prototype.removeEventListener = function (type, listener, options) {
+      seen.push(`remove ${type}`);
+      return original.remove.call(this, type, listener, options);
+    };
+    try {
+      const controller = new AbortController();
+      session.track(1, "tools/call", { signal: controller.signal });
+      session.shouldDropResponse(1);
+    } finally {
+      EventTarget.prototype.addEventListener = original.add;
+      EventTarget.prototype.removeEventListener = original.remove;
+    }
+    assert.deepEqual(seen, ["add abort", "remove abort"]);
   });
 
   test("the listener goes at the response by number id, string id or whole message, and not at another's", () => {

@@ -1,0 +1,71 @@
+// Reading and listening to a caller's AbortSignal without V8's slow path.
+//
+// Node 20 gives every AbortSignal a hidden class of its own, so a member read on a new
+// signal — `signal.aborted`, `signal.reason`, `signal.addEventListener` — misses V8's
+// inline caches and is looked up the slow way: ~450 ns for `aborted` alone, about a tenth
+// of tracking a request with a signal (BENCHMARKS.md, "The caller's signal"). For an
+// `AbortSignal` of this realm the package calls the prototypes' own getters and methods, as
+// Node's own internals do; any other signal-like object (a polyfill, another realm) is used
+// through its own members, as before.
+
+const aborted = getter("aborted");
+const reason = getter("reason");
+const Target = typeof EventTarget === "function" ? EventTarget : undefined;
+const Signal = typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined ? AbortSignal : undefined;
+
+function getter(name) {
+  return typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, name)?.get : undefined;
+}
+
+/** Whether `signal` is an `AbortSignal` of this realm (then its prototypes' members are used). */
+const isAbortSignal = (signal) => Signal !== undefined && signal instanceof Signal;
+
+/**
+ * Whether `signal` (an `AbortSignal`, or any object with `addEventListener`) can be
+ * listened to: the check of `track()`'s fast path.
+ * @param {unknown} signal
+ * @returns {boolean}
+ */
+export function isListenable(signal) {
+  return isAbortSignal(signal) || (signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function");
+}
+
+/**
+ * `signal.aborted`.
+ * @param {any} signal
+ * @returns {boolean}
+ */
+export function isAborted(signal) {
+  return isAbortSignal(signal) ? aborted.call(signal) : signal.aborted;
+}
+
+/**
+ * `signal.reason`.
+ * @param {any} signal
+ * @returns {unknown}
+ */
+export function reasonOf(signal) {
+  return isAbortSignal(signal) ? reason.call(signal) : signal.reason;
+}
+
+/**
+ * `signal.addEventListener("abort", listener, options)`.
+ * @param {any} signal
+ * @param {() => void} listener
+ * @param {AddEventListenerOptions} [options]
+ */
+export function onAbort(signal, listener, options) {
+  if (isAbortSignal(signal)) Target.prototype.addEventListener.call(signal, "abort", listener, options);
+  else signal.addEventListener("abort", listener, options);
+}
+
+/**
+ * `signal.removeEventListener("abort", listener)`, when the signal has that method (a
+ * signal-like object without it keeps the listener; the caller makes it do nothing).
+ * @param {any} signal
+ * @param {() => void} listener
+ */
+export function offAbort(signal, listener) {
+  if (isAbortSignal(signal)) Target.prototype.removeEventListener.call(signal, "abort", listener);
+  else signal.removeEventListener?.("abort", listener);
+}
