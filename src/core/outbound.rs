@@ -3,6 +3,7 @@
 //! Spec: every revision §Cancellation ("MUST only reference requests … believed to still be
 //! in-progress", "SHOULD ignore any response … that arrives afterward"), 2025-11-25 §Tasks.
 
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
@@ -319,9 +320,16 @@ impl Session {
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
-        if self.outbound.contains_key(&id) {
-            return Err(UsageError::AlreadyInFlight(id));
-        }
+        // The handshake has no timeout and cannot be cancelled (read before the entry below
+        // holds the map).
+        let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
+        // One lookup for "already in flight?" and the insert: the entry holds `outbound`,
+        // and what follows touches only the session's other fields.
+        let slot = match self.outbound.entry(id) {
+            Entry::Occupied(o) => return Err(UsageError::AlreadyInFlight(o.key().clone())),
+            Entry::Vacant(v) => v,
+        };
+        let id = slot.key();
         if let Some(token) = &progress_token {
             if self.progress.contains_key(token) {
                 return Err(UsageError::ProgressTokenInUse(token.clone()));
@@ -329,14 +337,14 @@ impl Session {
             self.progress.insert(token.clone(), id.clone());
         }
         if self.tombstones.len() > 0 {
-            self.tombstones.remove(&id);
+            self.tombstones.remove(id);
         }
         // An id whose earlier request started a task that still runs now names the new
         // request: the task can no longer be cancelled through it, so that earlier request
         // is settled (a watched one gets its `Settled` before the new request exists).
         if !self.task_of_request.is_empty() {
-            if let Some(task_id) = self.task_of_request.remove(&id) {
-                if let Some(task) = self.tasks.get_mut(&task_id).filter(|t| t.request_id == id) {
+            if let Some(task_id) = self.task_of_request.remove(id) {
+                if let Some(task) = self.tasks.get_mut(&task_id).filter(|t| t.request_id == *id) {
                     if std::mem::take(&mut task.watched) {
                         self.outputs.push_back(Output::Settled(id.clone()));
                     }
@@ -361,23 +369,25 @@ impl Session {
             }
             _ => Kind::Plain,
         };
-        // The session's default timeouts skip the long-lived `subscriptions/listen`; no
-        // timeout applies to the handshake, which cannot be cancelled.
+        // The session's default timeouts skip the long-lived `subscriptions/listen`.
         let timeout = match timeout {
             Some(t) => t,
             None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
             None => self.config.timeout,
         };
-        let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
         let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
         if let Some(timer) = timer.as_mut() {
-            self.deadlines.schedule(&id, timer);
+            self.deadlines.schedule(id, timer);
         }
-        let name = if known.is_none() { Some(self.intern(method)) } else { None };
+        let name = if known.is_none() { Some(intern(&mut self.methods, method)) } else { None };
         let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
             .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
         let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
-        self.insert_outbound(id, Outbound { method: known, kind, watched: watch, extra });
+        let request = Outbound { method: known, kind, watched: watch, extra };
+        if request.reads_response() {
+            self.reading_responses += 1;
+        }
+        slot.insert(request);
         if scheduled {
             // Only now is the new deadline live (its entry is in `outbound`).
             self.tidy_deadlines();
@@ -667,19 +677,6 @@ impl Session {
         ProgressVerdict::Late
     }
 
-    /// `method` shared with the requests in flight that have the same one: an entry holds
-    /// a pointer instead of a string of its own. At most [`MAX_INTERNED`] methods are kept.
-    pub(super) fn intern(&mut self, method: &str) -> Arc<str> {
-        if let Some(m) = self.methods.iter().find(|m| ***m == *method) {
-            return Arc::clone(m);
-        }
-        let m: Arc<str> = method.into();
-        if self.methods.len() < MAX_INTERNED {
-            self.methods.push(Arc::clone(&m));
-        }
-        m
-    }
-
     pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound) {
         if request.reads_response() {
             self.reading_responses += 1;
@@ -704,4 +701,18 @@ impl Session {
         }
         Some(request)
     }
+}
+
+/// `method` shared with the requests in flight that have the same one (`methods`, the
+/// session's list): an entry holds a pointer instead of a string of its own. At most
+/// [`MAX_INTERNED`] methods are kept.
+fn intern(methods: &mut Vec<Arc<str>>, method: &str) -> Arc<str> {
+    if let Some(m) = methods.iter().find(|m| ***m == *method) {
+        return Arc::clone(m);
+    }
+    let m: Arc<str> = method.into();
+    if methods.len() < MAX_INTERNED {
+        methods.push(Arc::clone(&m));
+    }
+    m
 }

@@ -70,6 +70,15 @@ struct State {
     captured: Option<Transmit>,
 }
 
+impl State {
+    /// Whether the call just made left work for [`SessionCore::flush_if_needed`]: output
+    /// to do, or the session timer to re-arm for a changed next deadline. Read inside the
+    /// call's own borrow: the hot entry points skip the second borrow when there is none.
+    fn busy(&self) -> bool {
+        self.core.has_output() || self.core.poll_timeout() != self.timer.as_ref().map(|(_, at)| *at)
+    }
+}
+
 impl Drop for State {
     /// The session is gone (freed, or collected): its timer must not call the closure
     /// dropped with it.
@@ -240,12 +249,15 @@ impl SessionCore {
         );
         message.status = status.as_deref();
         message.task = task;
-        let verdict = {
+        let (verdict, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-            st.core.handle_incoming(&message, now)
+            let verdict = st.core.handle_incoming(&message, now);
+            (verdict, st.busy())
         };
-        self.flush_if_needed();
+        if busy {
+            self.flush_if_needed();
+        }
         verdict_code(verdict)
     }
 
@@ -255,13 +267,15 @@ impl SessionCore {
     /// the `settled` hook is not called for it.
     pub fn response(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
         let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
-        let (verdict, settled) = {
+        let (verdict, settled, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let verdict = st.core.handle_incoming_response(&id, Fields::NONE, None);
             let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
-            (verdict, settled)
+            (verdict, settled, st.busy())
         };
-        self.flush_if_needed();
+        if busy {
+            self.flush_if_needed();
+        }
         verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
@@ -395,16 +409,19 @@ impl SessionCore {
         let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 1 };
         let method = method_name_of(method_code, method_name.as_deref());
         let Some(name) = method.as_str() else { return 1 };
-        let tracked = {
+        let (tracked, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
             // A signal's abort sends a cancel: `track` says what is missing.
             if watch && st.callbacks.send.is_none() && st.callbacks.close_stream.is_none() {
                 return 1;
             }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            st.core.track_entry(id, method.known(), name, None, false, None, None, watch, now).is_ok()
+            let tracked = st.core.track_entry(id, method.known(), name, None, false, None, None, watch, now).is_ok();
+            (tracked, st.busy())
         };
-        self.flush_if_needed();
+        if busy {
+            self.flush_if_needed();
+        }
         u32::from(!tracked)
     }
 
