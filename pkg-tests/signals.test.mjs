@@ -74,6 +74,36 @@ describe("signals", () => {
     assert.equal(sent.length, 1);
   });
 
+  test("the caller's reason goes on the wire as the reason policy makes it: as is, or capped to maxReasonBytes", () => {
+    const sent = [];
+    const capped = new CancellationSession({ send: (m) => sent.push(m), maxReasonBytes: 8 });
+    const a = new AbortController();
+    capped.track(1, "tools/call", { signal: a.signal });
+    a.abort("user pressed stop");
+    capped.track(2, "tools/call");
+    capped.cancel(2, "stöpped by the user");
+    const asIs = new CancellationSession({ send: (m) => sent.push(m) });
+    const b = new AbortController();
+    asIs.track(3, "tools/call", { signal: b.signal });
+    b.abort("user pressed stop");
+    // A reason that is not a string: the generic reason, whatever the caller's text.
+    const c = new AbortController();
+    asIs.track(4, "tools/call", { signal: c.signal });
+    c.abort(new Error("internal detail"));
+    const sansIo = new CancellationSession({ maxReasonBytes: 4 });
+    sansIo.track(5, "tools/call");
+    assert.deepEqual(
+      [...sent.map((m) => m.params), sansIo.cancel(5, "user pressed stop").params],
+      [
+        { requestId: 1, reason: "user pre" },
+        { requestId: 2, reason: "stöpped" },
+        { requestId: 3, reason: "user pressed stop" },
+        { requestId: 4, reason: "Request cancelled" },
+        { requestId: 5, reason: "user" },
+      ],
+    );
+  });
+
   test("a native AbortSignal: EventTarget.prototype's methods are looked up at each call (a patch made after import sees the listener)", () => {
     const { session } = recorder();
     const original = { add: EventTarget.prototype.addEventListener, remove: EventTarget.prototype.removeEventListener };

@@ -17,8 +17,8 @@ use super::convert::{self, id_to_js, key, peer_value, tag, MAX_PEER_STRING};
 use super::errors;
 use super::options::{self, Callbacks};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, RequestId, Session,
-    TimeoutKind, TrackRequest, Transmit, Verdict,
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, Reason, RequestId,
+    Session, TimeoutKind, TrackRequest, Transmit, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -66,6 +66,9 @@ struct State {
     /// The reason the request being cancelled by the call in progress aborts its own signal
     /// with (the caller's `reason`, or the abort signal's).
     local_reason: JsValue,
+    /// `local_reason` as text when it is a string: a cancel whose reason the policy left as
+    /// it is carries that JS string itself ([`message_of`]).
+    local_text: Option<String>,
     /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
     captured: Option<Transmit>,
 }
@@ -121,6 +124,7 @@ impl SessionCore {
             timer: None,
             timer_closure: None,
             local_reason: JsValue::UNDEFINED,
+            local_text: None,
             captured: None,
         }));
         let weak = Rc::downgrade(&state);
@@ -360,6 +364,7 @@ impl SessionCore {
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
             st.local_reason = JsValue::UNDEFINED;
+            st.local_text = None;
             st.core.handle_outgoing(&message, now, false)
         };
         let verdict = match result {
@@ -529,6 +534,7 @@ impl SessionCore {
             let policy_reason = convert::reason_from_js(&reason);
             st.local_reason = reason;
             let _ = st.core.cancel(&id, &policy_reason);
+            st.local_text = if let Reason::Text(text) = policy_reason { Some(text) } else { None };
         }
         flush(&self.state, Capture::None);
     }
@@ -546,7 +552,9 @@ impl SessionCore {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             st.local_reason = reason;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
-            (st.core.cancel(&id, &policy_reason), capture)
+            let result = st.core.cancel(&id, &policy_reason);
+            st.local_text = if let Reason::Text(text) = policy_reason { Some(text) } else { None };
+            (result, capture)
         };
         flush(&self.state, capture);
         if let Err(e) = result {
@@ -555,7 +563,7 @@ impl SessionCore {
         let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
             return Ok(JsValue::UNDEFINED);
         };
-        Ok(message_of(&transmit.action, &self.callbacks()))
+        Ok(message_of(&self.state, &transmit.action, &self.callbacks()))
     }
 
     /// Follows the rules of protocol `version`; returns the revision followed.
@@ -714,9 +722,17 @@ fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsVal
 }
 
 /// The message of a cancel action (`undefined` for a stream close).
-fn message_of(action: &CancelAction, callbacks: &Callbacks) -> JsValue {
+/// A `notifications/cancelled` whose reason is the caller's own text, left as it is by the
+/// reason policy, carries the caller's JS string itself: no copy out of wasm memory.
+fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Callbacks) -> JsValue {
     match action {
-        CancelAction::Notify(n) => callbacks.messages.cancelled(n),
+        CancelAction::Notify(n) => {
+            let caller = state.try_borrow().ok().and_then(|st| match (&st.local_text, &n.reason) {
+                (Some(text), Some(reason)) if text == reason => Some(st.local_reason.clone()),
+                _ => None,
+            });
+            callbacks.messages.cancelled(n, caller.as_ref())
+        }
         CancelAction::CancelTask(r) => callbacks.messages.tasks_cancel(r),
         _ => JsValue::UNDEFINED,
     }
@@ -790,7 +806,7 @@ fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
             None => Err(no_exit("closeStream")),
         },
         action => match &callbacks.send {
-            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(action, callbacks)).map(|_| ()),
+            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(state, action, callbacks)).map(|_| ()),
             None => Err(no_exit("send")),
         },
     };

@@ -216,11 +216,19 @@ impl JsHooks {
         call(self.inbound_settled.as_ref(), id, &JsValue::UNDEFINED);
     }
 
-    /// The `notifications/cancelled` of `n`.
-    pub fn cancelled(&self, n: &CancelNotification) -> JsValue {
+    /// The `notifications/cancelled` of `n`; `caller_reason`: the caller's JS string when
+    /// it is `n.reason` (no copy of it out of wasm memory).
+    pub fn cancelled(&self, n: &CancelNotification, caller_reason: Option<&JsValue>) -> JsValue {
         let Some(build) = &self.cancelled else { return notification_to_js(n) };
-        let reason = n.reason.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&n.request_id), &reason)
+        let copied;
+        let reason = match caller_reason {
+            Some(r) => r,
+            None => {
+                copied = n.reason.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
+                &copied
+            }
+        };
+        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&n.request_id), reason)
     }
 
     /// The `tasks/cancel` request of `r`.
