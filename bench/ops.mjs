@@ -30,8 +30,11 @@ function check(ok, what) {
   if (!ok) throw new Error(`bench self-check failed: ${what}`);
 }
 
-/** Scenario 1 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
-function scenarioOneJs(Pending, ids, inFlight) {
+/**
+ * A JS baseline (`Pending`: SdkStylePending or LeakFreePending) with `inFlight - 1` requests
+ * in flight, each with its own signal; `keep` holds their controllers.
+ */
+function pendingWithSignals(Pending, ids, inFlight) {
   const b = new Pending({ send: noop });
   const keep = [];
   for (let i = 0; i < inFlight - 1; i++) {
@@ -39,6 +42,12 @@ function scenarioOneJs(Pending, ids, inFlight) {
     keep.push(ac);
     b.track(fillerId(ids, i), METHOD, ac.signal);
   }
+  return { b, keep };
+}
+
+/** Scenario 1 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
+function scenarioOneJs(Pending, ids, inFlight) {
+  const { b, keep } = pendingWithSignals(Pending, ids, inFlight);
   const next = idSource(ids);
   return () => {
     for (let i = 0; i < BATCH; i++) {
@@ -151,13 +160,7 @@ export function cases({ quick, Session = CancellationSession }) {
           };
         },
         js() {
-          const b = new SdkStylePending({ send: noop });
-          const keep = [];
-          for (let i = 0; i < inFlight - 1; i++) {
-            const ac = new AbortController();
-            keep.push(ac);
-            b.track(fillerId(ids, i), METHOD, ac.signal);
-          }
+          const { b, keep } = pendingWithSignals(SdkStylePending, ids, inFlight);
           const next = idSource(ids);
           return () => {
             for (let i = 0; i < BATCH; i++) {
