@@ -117,7 +117,14 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const listener = () => {
         if (watched.get(id)?.listener === listener) core.signalAborted(id, reasonOf(signal));
       };
-      onAbort(signal, listener);
+      try {
+        onAbort(signal, listener);
+      } catch (error) {
+        // Not listened to, so not tracked either (as if its response had come): the
+        // caller's call throws, and the id is free again.
+        this.shouldDropResponse(id);
+        throw error;
+      }
       watched.set(id, { signal, listener });
     }
 

@@ -4,20 +4,27 @@
 // signal — `signal.aborted`, `signal.reason`, `signal.addEventListener` — misses V8's
 // inline caches and is looked up the slow way: ~450 ns for `aborted` alone, about a tenth
 // of tracking a request with a signal (BENCHMARKS.md, "The caller's signal"). For an
-// `AbortSignal` of this realm the package calls the prototypes' own getters and methods, as
-// Node's own internals do; any other signal-like object (a polyfill, another realm) is used
-// through its own members, as before.
+// `AbortSignal` the package calls the prototypes' own getters and methods, as Node's own
+// internals do (members patched on the signal object itself are not consulted); anything
+// else — a polyfill, a signal of another realm, a mock built on `AbortSignal.prototype`, a
+// `Proxy` — is used through its own members, as before: the prototypes' members refuse an
+// object that is not a real signal (they throw), and then its own members are used.
 
 const aborted = getter("aborted");
 const reason = getter("reason");
 const Target = typeof EventTarget === "function" ? EventTarget : undefined;
-const Signal = typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined ? AbortSignal : undefined;
+// The fast path only where this realm's `AbortSignal` is an `EventTarget` (not, e.g., a
+// polyfill installed before this module that does not inherit from it).
+const Signal =
+  typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined && AbortSignal.prototype instanceof Target
+    ? AbortSignal
+    : undefined;
 
 function getter(name) {
   return typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, name)?.get : undefined;
 }
 
-/** Whether `signal` is an `AbortSignal` of this realm (then its prototypes' members are used). */
+/** Whether `signal` claims to be an `AbortSignal` of this realm (then its prototypes' members are tried first). */
 const isAbortSignal = (signal) => Signal !== undefined && signal instanceof Signal;
 
 /**
@@ -36,7 +43,14 @@ export function isListenable(signal) {
  * @returns {boolean}
  */
 export function isAborted(signal) {
-  return isAbortSignal(signal) ? aborted.call(signal) : signal.aborted;
+  if (isAbortSignal(signal)) {
+    try {
+      return aborted.call(signal);
+    } catch {
+      // Not a real signal (its prototype is AbortSignal's): its own member.
+    }
+  }
+  return signal.aborted;
 }
 
 /**
@@ -45,7 +59,14 @@ export function isAborted(signal) {
  * @returns {unknown}
  */
 export function reasonOf(signal) {
-  return isAbortSignal(signal) ? reason.call(signal) : signal.reason;
+  if (isAbortSignal(signal)) {
+    try {
+      return reason.call(signal);
+    } catch {
+      // Not a real signal: its own member.
+    }
+  }
+  return signal.reason;
 }
 
 /**
@@ -55,8 +76,15 @@ export function reasonOf(signal) {
  * @param {AddEventListenerOptions} [options]
  */
 export function onAbort(signal, listener, options) {
-  if (isAbortSignal(signal)) Target.prototype.addEventListener.call(signal, "abort", listener, options);
-  else signal.addEventListener("abort", listener, options);
+  if (isAbortSignal(signal)) {
+    try {
+      Target.prototype.addEventListener.call(signal, "abort", listener, options);
+      return;
+    } catch {
+      // Not a real signal: its own method.
+    }
+  }
+  signal.addEventListener("abort", listener, options);
 }
 
 /**
@@ -66,6 +94,13 @@ export function onAbort(signal, listener, options) {
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
-  if (isAbortSignal(signal)) Target.prototype.removeEventListener.call(signal, "abort", listener);
-  else signal.removeEventListener?.("abort", listener);
+  if (isAbortSignal(signal)) {
+    try {
+      Target.prototype.removeEventListener.call(signal, "abort", listener);
+      return;
+    } catch {
+      // Not a real signal: its own method.
+    }
+  }
+  signal.removeEventListener?.("abort", listener);
 }

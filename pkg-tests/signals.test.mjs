@@ -1,9 +1,11 @@
 // The AbortSignals of the JS layer (the caller's signal's listener, a request's own signal,
 // a peer request's signal): made in JS, aborted and released when the core's output says.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { getEventListeners } from "node:events";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 
 import { CancellationSession } from "mcp-cancel";
 
@@ -125,6 +127,83 @@ describe("signals", () => {
       EventTarget.prototype.removeEventListener = original.remove;
     }
     assert.deepEqual(seen, ["add abort", "remove abort"]);
+  });
+
+  test("not real signals: a mock built on AbortSignal.prototype and a Proxy of a signal are used through their own members", () => {
+    const { session, sent } = recorder();
+    // A test double of the kind made with Object.create(AbortSignal.prototype, …): it
+    // passes `instanceof AbortSignal`, and the prototype's members refuse it.
+    const target = new EventTarget();
+    const mock = Object.create(AbortSignal.prototype, {
+      aborted: { value: false, writable: true },
+      reason: { value: undefined, writable: true },
+      addEventListener: { value: (type, f, o) => target.addEventListener(type, f, o) },
+      removeEventListener: { value: (type, f, o) => target.removeEventListener(type, f, o) },
+    });
+    session.track(1, "tools/call", { signal: mock });
+    mock.aborted = true;
+    mock.reason = "from the mock";
+    target.dispatchEvent(new Event("abort"));
+    assert.deepEqual(sent.map((m) => m.params), [{ requestId: 1, reason: "from the mock" }]);
+    const aborted = Object.create(AbortSignal.prototype, { aborted: { value: true }, reason: { value: "already" }, addEventListener: { value() {} } });
+    assert.throws(() => session.track(2, "tools/call", { signal: aborted }), (e) => e === "already");
+    assert.throws(() => session.beforeSend({ jsonrpc: "2.0", id: 3, method: "tools/call", params: {} }, { signal: aborted }), (e) => e === "already");
+
+    // A Proxy whose methods are bound to the real signal (browsers refuse a Proxy in the
+    // prototypes' members; Node does not): either way it works.
+    const controller = new AbortController();
+    const real = controller.signal;
+    const proxy = new Proxy(real, { get: (t, k) => (typeof t[k] === "function" ? t[k].bind(t) : t[k]) });
+    session.track(4, "tools/call", { signal: proxy });
+    controller.abort("through the proxy");
+    assert.deepEqual(sent.at(-1).params, { requestId: 4, reason: "through the proxy" });
+    assert.equal(session.isInFlight(2) || session.isInFlight(3), false);
+  });
+
+  test("a signal whose addEventListener throws: track() throws that error and the id is not left in flight", () => {
+    const { session } = recorder();
+    const broken = { aborted: false, reason: undefined, addEventListener() { throw new Error("no listeners here"); } };
+    assert.throws(() => session.track(1, "tools/call", { signal: broken }), /no listeners here/);
+    assert.equal(session.isInFlight(1), false);
+    session.track(1, "tools/call"); // the id is free again
+    assert.equal(session.isInFlight(1), true);
+  });
+
+  test("an AbortSignal polyfill installed before import (not an EventTarget): used through its own members", async () => {
+    // A fresh process: the polyfill must replace the global before mcp-cancel is loaded.
+    const script = `
+      class PolySignal {
+        #aborted = false; #reason; #listeners = [];
+        get aborted() { return this.#aborted; }
+        get reason() { return this.#reason; }
+        addEventListener(type, f) { this.#listeners.push(f); }
+        removeEventListener(type, f) { this.#listeners = this.#listeners.filter((g) => g !== f); }
+        fire(reason) { this.#aborted = true; this.#reason = reason; for (const f of this.#listeners) f(); }
+        get count() { return this.#listeners.length; }
+      }
+      globalThis.AbortSignal = PolySignal;
+      const { CancellationSession } = await import("mcp-cancel");
+      const sent = [];
+      const s = new CancellationSession({ send: (m) => sent.push(m) });
+      const a = new PolySignal(), b = new PolySignal();
+      s.track(1, "tools/call", { signal: a });
+      s.track(2, "tools/call", { signal: b });
+      a.fire("stop from a polyfill");
+      s.shouldDropResponse(2);
+      console.log(JSON.stringify({ sent: sent.map((m) => m.params), left: [a.count, b.count] }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { cwd: import.meta.dirname, timeout: 20_000 });
+    assert.deepEqual(JSON.parse(stdout), { sent: [{ requestId: 1, reason: "stop from a polyfill" }], left: [0, 0] });
+  });
+
+  test("a reason with an unpaired surrogate goes on the wire as its UTF-8 conversion makes it (U+FFFD), as before", () => {
+    const { session, sent } = recorder();
+    session.track(1, "tools/call");
+    session.cancel(1, "a\uD800b");
+    const controller = new AbortController();
+    session.track(2, "tools/call", { signal: controller.signal });
+    controller.abort("c\uDC00d");
+    assert.deepEqual(sent.map((m) => m.params.reason), ["a\uFFFDb", "c\uFFFDd"]);
   });
 
   test("the listener goes at the response by number id, string id or whole message, and not at another's", () => {

@@ -534,7 +534,7 @@ impl SessionCore {
             let policy_reason = convert::reason_from_js(&reason);
             st.local_reason = reason;
             let _ = st.core.cancel(&id, &policy_reason);
-            st.local_text = if let Reason::Text(text) = policy_reason { Some(text) } else { None };
+            st.local_text = caller_text(policy_reason);
         }
         flush(&self.state, Capture::None);
     }
@@ -553,7 +553,7 @@ impl SessionCore {
             st.local_reason = reason;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
             let result = st.core.cancel(&id, &policy_reason);
-            st.local_text = if let Reason::Text(text) = policy_reason { Some(text) } else { None };
+            st.local_text = caller_text(policy_reason);
             (result, capture)
         };
         flush(&self.state, capture);
@@ -722,6 +722,17 @@ fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsVal
 }
 
 /// The message of a cancel action (`undefined` for a stream close).
+/// The caller's reason as the text a cancel may carry as the caller's JS string itself: not
+/// when it has U+FFFD, which may stand for an unpaired surrogate of the JS string (its
+/// conversion to UTF-8 replaced it; the copy out of wasm memory sends the replacement).
+fn caller_text(reason: Reason) -> Option<String> {
+    match reason {
+        // U+FFFD in UTF-8 (a byte scan: `str::contains` brought 10 KB of searcher code).
+        Reason::Text(text) if !text.as_bytes().windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) => Some(text),
+        _ => None,
+    }
+}
+
 /// A `notifications/cancelled` whose reason is the caller's own text, left as it is by the
 /// reason policy, carries the caller's JS string itself: no copy out of wasm memory.
 fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Callbacks) -> JsValue {
