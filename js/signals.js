@@ -37,20 +37,32 @@ export function isListenable(signal) {
   return isAbortSignal(signal) || (signal !== null && typeof signal === "object" && typeof signal.addEventListener === "function");
 }
 
+/** What `viaPrototypes` returns when `signal` is not a real `AbortSignal` of this realm. */
+const REFUSED = Symbol("refused");
+
+/**
+ * `member.call(signal, …args)` — `member` one of the prototypes' getters or methods — for
+ * an `AbortSignal` of this realm; `REFUSED` for anything else, and when the member refuses
+ * `signal` by throwing (a mock on `AbortSignal.prototype`, a `Proxy` in browsers): then the
+ * caller uses the object's own member.
+ */
+function viaPrototypes(member, signal, ...args) {
+  if (!isAbortSignal(signal)) return REFUSED;
+  try {
+    return member.call(signal, ...args);
+  } catch {
+    return REFUSED;
+  }
+}
+
 /**
  * `signal.aborted`.
  * @param {any} signal
  * @returns {boolean}
  */
 export function isAborted(signal) {
-  if (isAbortSignal(signal)) {
-    try {
-      return aborted.call(signal);
-    } catch {
-      // Not a real signal (its prototype is AbortSignal's): its own member.
-    }
-  }
-  return signal.aborted;
+  const value = viaPrototypes(aborted, signal);
+  return value === REFUSED ? signal.aborted : value;
 }
 
 /**
@@ -59,14 +71,8 @@ export function isAborted(signal) {
  * @returns {unknown}
  */
 export function reasonOf(signal) {
-  if (isAbortSignal(signal)) {
-    try {
-      return reason.call(signal);
-    } catch {
-      // Not a real signal: its own member.
-    }
-  }
-  return signal.reason;
+  const value = viaPrototypes(reason, signal);
+  return value === REFUSED ? signal.reason : value;
 }
 
 /**
@@ -76,15 +82,9 @@ export function reasonOf(signal) {
  * @param {AddEventListenerOptions} [options]
  */
 export function onAbort(signal, listener, options) {
-  if (isAbortSignal(signal)) {
-    try {
-      Target.prototype.addEventListener.call(signal, "abort", listener, options);
-      return;
-    } catch {
-      // Not a real signal: its own method.
-    }
+  if (viaPrototypes(Target?.prototype.addEventListener, signal, "abort", listener, options) === REFUSED) {
+    signal.addEventListener("abort", listener, options);
   }
-  signal.addEventListener("abort", listener, options);
 }
 
 /**
@@ -94,13 +94,7 @@ export function onAbort(signal, listener, options) {
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
-  if (isAbortSignal(signal)) {
-    try {
-      Target.prototype.removeEventListener.call(signal, "abort", listener);
-      return;
-    } catch {
-      // Not a real signal: its own method.
-    }
+  if (viaPrototypes(Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
+    signal.removeEventListener?.("abort", listener);
   }
-  signal.removeEventListener?.("abort", listener);
 }

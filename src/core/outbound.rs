@@ -384,9 +384,7 @@ impl Session {
             .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
         let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
         let request = Outbound { method: known, kind, watched: watch, extra };
-        if request.reads_response() {
-            self.reading_responses += 1;
-        }
+        count_in(&mut self.reading_responses, &request);
         slot.insert(request);
         if scheduled {
             // Only now is the new deadline live (its entry is in `outbound`).
@@ -678,9 +676,7 @@ impl Session {
     }
 
     pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound) {
-        if request.reads_response() {
-            self.reading_responses += 1;
-        }
+        count_in(&mut self.reading_responses, &request);
         self.outbound.insert(id, request);
     }
 
@@ -715,4 +711,12 @@ fn intern(methods: &mut Vec<Arc<str>>, method: &str) -> Arc<str> {
         methods.push(Arc::clone(&m));
     }
     m
+}
+
+/// Counts `request`, going into `outbound`, among the requests whose responses the core
+/// reads (`Session::reading_responses`; `Session::take_outbound` uncounts it).
+fn count_in(reading_responses: &mut usize, request: &Outbound) {
+    if request.reads_response() {
+        *reading_responses += 1;
+    }
 }
