@@ -126,7 +126,11 @@ fn a_valid_peer_cancel_passes_and_aborts_its_request_and_our_response_to_it_is_d
     assert_eq!(incoming(&mut session, &cancel), Verdict::Pass);
     assert_eq!(
         work(&mut session),
-        vec![Output::PeerCancelled { request_id: s("r-1"), reason: Some("user closed the dialog".into()) }]
+        vec![Output::PeerCancelled {
+            request_id: s("r-1"),
+            reason: Some("user closed the dialog".into()),
+            watched: true
+        }]
     );
     assert_eq!(outgoing(&mut session, &result(json!("r-1"), json!({}))), Ok(Verdict::Drop));
     assert_eq!(session.tombstones(), 0, "a peer's cancel never creates a tombstone");

@@ -251,7 +251,7 @@ fn inbound_cancels_follow_the_revision() {
             assert_eq!(listen, InboundCancelVerdict::Ignore, "{revision}: wrong direction");
             assert_eq!(s.request_state(&n(9)), Some(RequestState::InFlight));
             let aborted = s.take(|o| match o {
-                Output::PeerCancelled { request_id, reason } => Some((request_id.clone(), reason.clone())),
+                Output::PeerCancelled { request_id, reason, .. } => Some((request_id.clone(), reason.clone())),
                 _ => None,
             });
             assert_eq!(aborted, vec![(n(5), Some("r".to_owned()))], "{revision}");

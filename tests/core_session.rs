@@ -335,7 +335,7 @@ fn a_valid_peer_cancel_aborts_its_request_and_suppresses_our_response() {
                     reason: Some("user closed the dialog".into())
                 }
             }),
-            Output::PeerCancelled { request_id: n(5), reason: Some("user closed the dialog".into()) },
+            Output::PeerCancelled { request_id: n(5), reason: Some("user closed the dialog".into()), watched: false },
             Output::Event(Event {
                 direction: Direction::Inbound,
                 kind: EventKind::ResponseSuppressed { request_id: n(5), method: "sampling/createMessage".into() }
@@ -349,7 +349,7 @@ fn a_peer_cancel_for_request_id_zero_works() {
     let mut session = Session::default();
     session.handle_request(n(0), "roots/list");
     assert!(matches!(peer_cancel(&mut session, json!({"requestId": 0})), InboundCancelVerdict::Abort { .. }));
-    assert!(outputs(&mut session).contains(&Output::PeerCancelled { request_id: n(0), reason: None }));
+    assert!(outputs(&mut session).contains(&Output::PeerCancelled { request_id: n(0), reason: None, watched: false }));
 }
 
 #[test]
@@ -633,7 +633,7 @@ fn a_watched_peer_request_is_settled_by_our_response_but_not_once_the_peer_cance
     assert_eq!(non_events(&mut session), vec![Output::InboundSettled(n(1))]);
     assert!(matches!(peer_cancel(&mut session, json!({"requestId": 2})), InboundCancelVerdict::Abort { .. }));
     assert_eq!(session.handle_outgoing_response(&n(2)), OutgoingResponseVerdict::Suppress);
-    assert_eq!(non_events(&mut session), vec![Output::PeerCancelled { request_id: n(2), reason: None }]);
+    assert_eq!(non_events(&mut session), vec![Output::PeerCancelled { request_id: n(2), reason: None, watched: true }]);
 }
 
 #[test]

@@ -123,7 +123,7 @@ fn outs(core: &mut Session) -> Result<Vec<Out>, TestCaseError> {
             }
             Output::Settled(id) => Out::Settled(id),
             Output::InboundSettled(id) => Out::InboundSettled(id),
-            Output::PeerCancelled { request_id, reason } => Out::PeerCancelled(request_id, reason),
+            Output::PeerCancelled { request_id, reason, .. } => Out::PeerCancelled(request_id, reason),
             Output::Event(Event { kind: EventKind::InboundForgotten { request_id, .. }, .. }) => {
                 Out::InboundForgotten(request_id)
             }

@@ -93,7 +93,7 @@ impl Session {
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         if self.inbound.contains_key(&id) {
-            self.emit(Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
+            self.emit(|| Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
             return false;
         }
         self.peer_cancelled.remove(&id);
@@ -103,10 +103,9 @@ impl Session {
             if request.watched {
                 self.outputs.push_back(Output::InboundSettled(old.clone()));
             }
-            self.emit(Event::inbound(EventKind::InboundForgotten {
-                request_id: old,
-                method: request.method.to_string(),
-            }));
+            self.emit(|| {
+                Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method.to_string() })
+            });
         }
         true
     }
@@ -140,12 +139,14 @@ impl Session {
                     super::wire::PeerValue::String(s) => Some(cap_utf8(s, max).to_owned()),
                     _ => None,
                 };
-                self.emit(Event::inbound(EventKind::CancelIgnored {
-                    request_id,
-                    why: Ignored::Malformed,
-                    detail: Some(malformed.message()),
-                    reason,
-                }));
+                self.emit(|| {
+                    Event::inbound(EventKind::CancelIgnored {
+                        request_id,
+                        why: Ignored::Malformed,
+                        detail: Some(malformed.message()),
+                        reason,
+                    })
+                });
                 return InboundCancelVerdict::Ignore;
             }
         };
@@ -155,15 +156,17 @@ impl Session {
                 if let Some(listen) = self.take_outbound(&id) {
                     self.settle(&id, listen.watched);
                 }
-                self.emit(Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
+                self.emit(|| Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
                 return InboundCancelVerdict::ListenEnded { request_id: id };
             }
-            self.emit(Event::inbound(EventKind::CancelIgnored {
-                request_id: Some(id),
-                why: Ignored::PeerMayNotCancel,
-                detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen".to_owned()),
-                reason,
-            }));
+            self.emit(|| {
+                Event::inbound(EventKind::CancelIgnored {
+                    request_id: Some(id),
+                    why: Ignored::PeerMayNotCancel,
+                    detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen".to_owned()),
+                    reason,
+                })
+            });
             return InboundCancelVerdict::Ignore;
         }
         let handshake = self.handshake_method();
@@ -177,17 +180,23 @@ impl Session {
             }
             Some(_) => {
                 let Some(request) = self.inbound.remove(&id) else { return InboundCancelVerdict::Ignore };
-                self.emit(Event::inbound(EventKind::CancelReceived {
-                    request_id: id.clone(),
-                    method: request.method.to_string(),
-                    reason: reason.clone(),
-                }));
+                self.emit(|| {
+                    Event::inbound(EventKind::CancelReceived {
+                        request_id: id.clone(),
+                        method: request.method.to_string(),
+                        reason: reason.clone(),
+                    })
+                });
                 self.peer_cancelled.insert(id.clone(), Tombstone { method: request.method, progress_token: None });
-                self.outputs.push_back(Output::PeerCancelled { request_id: id.clone(), reason: reason.clone() });
+                self.outputs.push_back(Output::PeerCancelled {
+                    request_id: id.clone(),
+                    reason: reason.clone(),
+                    watched: request.watched,
+                });
                 return InboundCancelVerdict::Abort { request_id: id, reason };
             }
         };
-        self.emit(Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason }));
+        self.emit(|| Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason }));
         InboundCancelVerdict::Ignore
     }
 
@@ -202,10 +211,12 @@ impl Session {
         }
         match self.peer_cancelled.remove(id) {
             Some(request) => {
-                self.emit(Event::inbound(EventKind::ResponseSuppressed {
-                    request_id: id.clone(),
-                    method: request.method.to_string(),
-                }));
+                self.emit(|| {
+                    Event::inbound(EventKind::ResponseSuppressed {
+                        request_id: id.clone(),
+                        method: request.method.to_string(),
+                    })
+                });
                 OutgoingResponseVerdict::Suppress
             }
             None => OutgoingResponseVerdict::Send,

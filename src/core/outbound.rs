@@ -440,21 +440,21 @@ impl Session {
         let handshake = self.handshake_method();
         let Some(request) = self.outbound.get_mut(id) else {
             let method = self.tombstones.method(id).map(str::to_owned);
-            self.emit(Event::outbound(EventKind::CancelNotSent {
-                request_id: id.clone(),
-                method,
-                why: NotSent::NotInFlight,
-            }));
+            self.emit(|| {
+                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::NotInFlight })
+            });
             return Ok(false);
         };
         match request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
                 let method = Some(request.name().to_owned());
-                self.emit(Event::outbound(EventKind::CancelNotSent {
-                    request_id: id.clone(),
-                    method,
-                    why: NotSent::NotInFlight,
-                }));
+                self.emit(|| {
+                    Event::outbound(EventKind::CancelNotSent {
+                        request_id: id.clone(),
+                        method,
+                        why: NotSent::NotInFlight,
+                    })
+                });
                 return Ok(false);
             }
             Kind::Task { cancel_pending: false } => {
@@ -465,7 +465,7 @@ impl Session {
                     self.deadlines.unschedule(&mut timer);
                     self.tidy_deadlines();
                 }
-                self.emit(Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
+                self.emit(|| Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
                 self.outputs.push_back(cancelled);
                 return Ok(true);
             }
@@ -490,11 +490,9 @@ impl Session {
         }
         if Some(request.name()) == handshake {
             let method = Some(request.name().to_owned());
-            self.emit(Event::outbound(EventKind::CancelNotSent {
-                request_id: id.clone(),
-                method,
-                why: NotSent::Handshake,
-            }));
+            self.emit(|| {
+                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::Handshake })
+            });
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
         let Some(request) = self.take_outbound(id) else { return Ok(false) };
@@ -502,13 +500,15 @@ impl Session {
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
         if self.config.events {
-            self.emit(Event::outbound(EventKind::CancelSent {
-                request_id: id.clone(),
-                method: request.name().to_owned(),
-                via: if close_stream { Via::StreamClose } else { Via::Notification },
-                reason: wire_reason.clone(),
-                task_id: None,
-            }));
+            self.emit(|| {
+                Event::outbound(EventKind::CancelSent {
+                    request_id: id.clone(),
+                    method: request.name().to_owned(),
+                    via: if close_stream { Via::StreamClose } else { Via::Notification },
+                    reason: wire_reason.clone(),
+                    task_id: None,
+                })
+            });
         }
         let watched = request.watched;
         self.tombstones.insert(id.clone(), request.into_tombstone());
@@ -568,10 +568,12 @@ impl Session {
                 self.cancel_task(id, &task_id);
             }
             if self.config.events {
-                self.emit(Event::outbound(EventKind::LateResponseDropped {
-                    request_id: id.clone(),
-                    method: tombstone.method.to_string(),
-                }));
+                self.emit(|| {
+                    Event::outbound(EventKind::LateResponseDropped {
+                        request_id: id.clone(),
+                        method: tombstone.method.to_string(),
+                    })
+                });
             }
             return ResponseVerdict::Late;
         };
@@ -600,10 +602,12 @@ impl Session {
                         // the CreateTaskResult nobody waits for.
                         self.start_task(id, &task_id, request.name(), watched);
                         self.cancel_task(id, &task_id);
-                        self.emit(Event::outbound(EventKind::LateResponseDropped {
-                            request_id: id.clone(),
-                            method: request.name().to_owned(),
-                        }));
+                        self.emit(|| {
+                            Event::outbound(EventKind::LateResponseDropped {
+                                request_id: id.clone(),
+                                method: request.name().to_owned(),
+                            })
+                        });
                         ResponseVerdict::Late
                     }
                     (None, false) => {
@@ -613,10 +617,12 @@ impl Session {
                     (None, true) => {
                         // An error, or a server that ran it as a plain request: nothing to cancel.
                         self.settle(id, watched);
-                        self.emit(Event::outbound(EventKind::LateResponseDropped {
-                            request_id: id.clone(),
-                            method: request.name().to_owned(),
-                        }));
+                        self.emit(|| {
+                            Event::outbound(EventKind::LateResponseDropped {
+                                request_id: id.clone(),
+                                method: request.name().to_owned(),
+                            })
+                        });
                         ResponseVerdict::Late
                     }
                 }
@@ -641,12 +647,14 @@ impl Session {
                     Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,
                     Some(_) => TaskCancelOutcome::Error,
                 };
-                self.emit(Event::outbound(EventKind::TaskCancelAnswered {
-                    request_id: id.clone(),
-                    task_id: task_id.clone(),
-                    outcome,
-                    code: info.error_code,
-                }));
+                self.emit(|| {
+                    Event::outbound(EventKind::TaskCancelAnswered {
+                        request_id: id.clone(),
+                        task_id: task_id.clone(),
+                        outcome,
+                        code: info.error_code,
+                    })
+                });
                 self.end_task(&task_id);
                 ResponseVerdict::Consumed
             }
@@ -666,12 +674,10 @@ impl Session {
         let Some((id, method)) = self.tombstones.by_progress_token(token) else {
             return ProgressVerdict::Unknown;
         };
-        let event = EventKind::LateProgressDropped {
-            request_id: id.clone(),
-            method: method.to_owned(),
-            progress_token: token.clone(),
-        };
-        self.emit(Event::outbound(event));
+        let (id, method) = (id.clone(), method.to_owned());
+        self.emit(|| {
+            Event::outbound(EventKind::LateProgressDropped { request_id: id, method, progress_token: token.clone() })
+        });
         ProgressVerdict::Late
     }
 

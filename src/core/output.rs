@@ -123,6 +123,9 @@ pub enum Output {
         request_id: RequestId,
         /// The peer's reason, capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
         reason: Option<String>,
+        /// The host watches it ([`Session::watch_inbound`](super::Session::watch_inbound)): it
+        /// keeps resources for this request (e.g. an `AbortSignal`) that this releases.
+        watched: bool,
     },
     /// An event (only with [`Config::events`](super::Config::events)).
     Event(Event),

@@ -702,7 +702,7 @@ impl Relay {
                     self.fail(route, Failure::Timeout);
                 }
             }
-            Output::PeerCancelled { request_id, reason } => {
+            Output::PeerCancelled { request_id, reason, .. } => {
                 // The server cancelled its request: the client it went to gets the cancel.
                 let Some(link) = self.server_requests.remove(&request_id) else { return };
                 let Some(d) = self.links.get_mut(&link) else { return };
@@ -717,7 +717,7 @@ impl Relay {
     fn downstream_output(&mut self, link: Link, out: Output) {
         match out {
             Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Downstream(link), t)),
-            Output::PeerCancelled { request_id, reason } => {
+            Output::PeerCancelled { request_id, reason, .. } => {
                 // The client cancelled its request: cancel the mapped one upstream.
                 let Some(d) = self.links.get_mut(&link) else { return };
                 let Some(up) = d.upstream_ids.remove(&request_id) else { return };

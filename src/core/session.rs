@@ -296,7 +296,7 @@ impl Session {
         let (revision, known) = Revision::negotiated(version);
         let capped = cap_utf8(version, 64).to_owned();
         if self.revision != Some(revision) || !known {
-            self.emit(Event::session(EventKind::RevisionNegotiated { version: capped, revision, known }));
+            self.emit(|| Event::session(EventKind::RevisionNegotiated { version: capped, revision, known }));
         }
         self.revision = Some(revision);
         revision
@@ -366,9 +366,11 @@ impl Session {
         }
     }
 
-    pub(super) fn emit(&mut self, event: Event) {
+    /// Queues the event `make` builds, only with [`Config::events`]: a session that shows
+    /// no events never builds one (their strings are copies).
+    pub(super) fn emit(&mut self, make: impl FnOnce() -> Event) {
         if self.config.events {
-            self.outputs.push_back(Output::Event(event));
+            self.outputs.push_back(Output::Event(make()));
         }
     }
 }

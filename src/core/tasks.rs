@@ -61,11 +61,9 @@ impl Session {
         let Some(task) = self.tasks.get_mut(task_id) else { return false };
         if task.cancel_sent {
             let method = Some(task.method.clone());
-            self.emit(Event::outbound(EventKind::CancelNotSent {
-                request_id: id.clone(),
-                method,
-                why: NotSent::TaskSettled,
-            }));
+            self.emit(|| {
+                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::TaskSettled })
+            });
             return false;
         }
         task.cancel_sent = true;
@@ -90,13 +88,15 @@ impl Session {
                 extra: Some(Box::new(extra)),
             },
         );
-        self.emit(Event::outbound(EventKind::CancelSent {
-            request_id: id.clone(),
-            method,
-            via: Via::TasksCancel,
-            reason: None,
-            task_id: Some(task_id.to_owned()),
-        }));
+        self.emit(|| {
+            Event::outbound(EventKind::CancelSent {
+                request_id: id.clone(),
+                method,
+                via: Via::TasksCancel,
+                reason: None,
+                task_id: Some(task_id.to_owned()),
+            })
+        });
         let action = CancelAction::CancelTask(TaskCancelRequest {
             id: cancel_id,
             task_id: task_id.to_owned(),

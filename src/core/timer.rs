@@ -222,7 +222,7 @@ impl Session {
             };
             if self.config.events {
                 let method = request.name().to_owned();
-                self.emit(Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
+                self.emit(|| Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             }
             let cause = CancelCause::TimedOut(kind);
             if !matches!(self.cancel_with(&id, &Reason::Timeout, cause), Ok(true)) {

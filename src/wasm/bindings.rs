@@ -791,12 +791,14 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                 Output::Cancelled { request_id, cause } => cancelled(state, &callbacks, &request_id, cause),
                 Output::Settled(id) => callbacks.messages.settled(&id_to_js(&id)),
                 Output::InboundSettled(id) => callbacks.messages.inbound_settled(&id_to_js(&id)),
-                Output::PeerCancelled { request_id, reason } => {
+                Output::PeerCancelled { request_id, reason, watched: true } => {
                     // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
-                    // the JS layer aborts the request's signal with it, if one was made.
+                    // the JS layer aborts the request's signal with it.
                     let reason = reason.map_or(JsValue::UNDEFINED, |r| JsValue::from_str(&r));
                     callbacks.messages.peer_cancelled(&id_to_js(&request_id), &reason);
                 }
+                // No signal was made for it: nothing in JS to abort.
+                Output::PeerCancelled { watched: false, .. } => {}
                 Output::Event(event) => {
                     if let Some(on_event) = &callbacks.on_event {
                         // A throwing handler must not break the session: its error is dropped.
