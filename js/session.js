@@ -115,7 +115,11 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // cannot remove its listener (no `removeEventListener`) must not cancel a later
       // request with the same id, or call a closed session.
       const listener = () => {
-        if (watched.get(id)?.listener === listener) core.signalAborted(id, reasonOf(signal));
+        if (watched.get(id)?.listener !== listener) return;
+        const reason = reasonOf(signal);
+        // The id was a number or a string: the core tracked it.
+        const str = typeof id === "string";
+        core.signalAborted(id, str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
       };
       try {
         onAbort(signal, listener);
@@ -152,7 +156,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     }
 
     cancel(id, reason) {
-      return this.#core?.cancel(id, reason);
+      const core = this.#core;
+      if (core === undefined) return undefined;
+      const tag = callerTag(wire, id);
+      return core.cancel(id, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
     }
 
     shouldDropResponse(response) {

@@ -114,6 +114,25 @@ describe("track / cancel / shouldDropResponse", () => {
     assert.equal(session.shouldDropResponse(45), false, "evicted: unknown");
     assert.equal(session.shouldDropResponse(49), true);
   });
+
+  test("a cancel names the request by the caller's own id: a string with an unpaired surrogate is sent as it is", () => {
+    // The id crosses into wasm as UTF-8 (the surrogate becomes U+FFFD there); the message
+    // carries the caller's value, the one the request itself went out with.
+    const id = "job-\uD800";
+    const { session, sent } = recorder();
+    session.track(id, "tools/call");
+    session.cancel(id, "stop");
+    const ac = new AbortController();
+    session.track("other-\uDC00", "tools/call", { signal: ac.signal });
+    ac.abort("stop too");
+    assert.deepEqual(
+      sent.map((m) => m.params.requestId),
+      [id, "other-\uDC00"],
+    );
+    const bare = sansIo();
+    bare.session.track(id, "tools/call");
+    assert.equal(bare.session.cancel(id).params.requestId, id);
+  });
 });
 
 describe("typed errors", () => {

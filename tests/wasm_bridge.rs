@@ -59,6 +59,21 @@ fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
     }
 }
 
+/// `signalAborted` as the JS layer's listener calls it: the id and a string reason as
+/// scalars too.
+fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
+    let (t, n, st) = tagged(&id);
+    let text = reason.as_string();
+    s.signal_aborted(id, t, n, st, reason, text);
+}
+
+/// `cancel` as the JS class calls it.
+fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<JsValue, JsValue> {
+    let (t, n, st) = tagged(&id);
+    let text = reason.as_string();
+    s.cancel(id, t, n, st, reason, text)
+}
+
 fn code(method: &str) -> i32 {
     Method::from_name(method).map_or(0, |m| m.code() as i32)
 }
@@ -158,8 +173,8 @@ fn a_signal_aborting_during_the_request_sends_one_cancel_with_the_string_reason(
     let (session, sent, events, calls) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
-    session.signal_aborted(7.into(), "user pressed stop".into());
-    session.signal_aborted(7.into(), "again".into());
+    signal_aborted(&session, 7.into(), "user pressed stop".into());
+    signal_aborted(&session, 7.into(), "again".into());
     assert_eq!(sent.length(), 1);
     assert_eq!(
         json(&sent.get(0)),
@@ -181,12 +196,16 @@ fn the_default_abort_error_is_not_sent_to_the_peer() {
     let (session, sent, _, _) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
-    session.signal_aborted("a".into(), js("return new DOMException('This operation was aborted', 'AbortError');", &[]));
+    signal_aborted(
+        &session,
+        "a".into(),
+        js("return new DOMException('This operation was aborted', 'AbortError');", &[]),
+    );
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request cancelled"));
 
     let (open, sent, _, _) = session_with("exposeErrorReasons: true");
     track(&open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
-    open.signal_aborted("b".into(), js("return new Error('db password rejected');", &[]));
+    signal_aborted(&open, "b".into(), js("return new Error('db password rejected');", &[]));
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Error: db password rejected"));
 }
 
@@ -197,7 +216,7 @@ fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
     track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
     assert_eq!(response_verdict(&session, 1.into()), SETTLED, "delivered, and it settled the watched request");
     assert_eq!(calls_of(&calls), "", "no hook call: the JS layer removes the listener itself, told by the verdict");
-    session.signal_aborted(1.into(), "late".into());
+    signal_aborted(&session, 1.into(), "late".into());
     assert_eq!(sent.length(), 0);
 }
 
@@ -206,7 +225,7 @@ fn a_timeout_error_reason_sends_the_timeout_reason() {
     let (session, sent, _, _) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
-    session.signal_aborted(3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
+    signal_aborted(&session, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
     assert_eq!(sent.length(), 1);
     assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
 }
@@ -225,7 +244,7 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
     js(
-        "a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); a.signalAborted(9, 'stop');",
+        "a.track(3, 9, undefined, 8, undefined, { signal: b.signal }); a.signalAborted(9, 3, 9, undefined, 'stop', 'stop');",
         &[session_js.clone(), controller],
     );
     let types = js("return a.map((e) => e.type).join(',');", &[events.into()]);
@@ -257,7 +276,7 @@ fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
     let (session, sent, _, calls) = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.watch(5.into()).unwrap());
-    assert!(session.cancel(5.into(), "stop".into()).unwrap().is_undefined(), "with `send`, cancel() returns nothing");
+    assert!(cancel(&session, 5.into(), "stop".into()).unwrap().is_undefined(), "with `send`, cancel() returns nothing");
     assert_eq!(sent.length(), 1);
     assert_eq!(calls_of(&calls), "requestCancelled 5 stop; settled 5");
     assert!(!session.watch(5.into()).unwrap(), "not in flight any more");
@@ -292,7 +311,7 @@ fn bad_ids_and_options_throw_typed_errors() {
         assert!(err.is_instance_of::<js_sys::Error>());
     }
     track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
-    let err = session.cancel(0.into(), JsValue::UNDEFINED).unwrap_err();
+    let err = cancel(&session, 0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
     let err = session.watch(JsValue::NULL).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));

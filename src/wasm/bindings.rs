@@ -69,8 +69,14 @@ struct State {
     /// `local_reason` as text when it is a string: a cancel whose reason the policy left as
     /// it is carries that JS string itself ([`message_of`]).
     local_text: Option<String>,
+    /// The request id the latest `cancel()` or abort named, with the caller's JS value of
+    /// it: the messages and hooks for that id carry that value ([`id_value`]), not a copy
+    /// out of wasm memory.
+    local_id: Option<(RequestId, JsValue)>,
     /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
     captured: Option<Transmit>,
+    /// An empty buffer for [`flush`] (no allocation per flush).
+    spare_outputs: Vec<Output>,
 }
 
 impl State {
@@ -125,6 +131,8 @@ impl SessionCore {
             timer_closure: None,
             local_reason: JsValue::UNDEFINED,
             local_text: None,
+            local_id: None,
+            spare_outputs: Vec::new(),
             captured: None,
         }));
         let weak = Rc::downgrade(&state);
@@ -525,16 +533,26 @@ impl SessionCore {
 
     /// The caller's signal of request `id` aborted with `reason` (the JS layer's listener):
     /// cancels it as `cancel()` does, its message going to `send` whether or not there is
-    /// one. Never throws: the handshake is reported as an event and kept.
+    /// one. Never throws: the handshake is reported as an event and kept. The id and the
+    /// reason cross as `cancel()`'s do.
     #[wasm_bindgen(js_name = signalAborted)]
-    pub fn signal_aborted(&self, id: JsValue, reason: JsValue) {
-        let Ok(id) = convert::id_from_js(&id, "") else { return };
+    pub fn signal_aborted(
+        &self,
+        id: JsValue,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        reason: JsValue,
+        reason_text: Option<String>,
+    ) {
+        let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
         {
             let Ok(mut st) = self.state.try_borrow_mut() else { return };
-            let policy_reason = convert::reason_from_js(&reason);
+            let policy_reason = convert::reason_from_js(&reason, reason_text);
             st.local_reason = reason;
-            let _ = st.core.cancel(&id, &policy_reason);
+            let _ = st.core.cancel(&request_id, &policy_reason);
             st.local_text = caller_text(policy_reason);
+            st.local_id = Some((request_id, id));
         }
         flush(&self.state, Capture::None);
     }
@@ -542,18 +560,33 @@ impl SessionCore {
     /// Cancels our request `id` with `reason` (the one cancel path). Returns the message to
     /// send when the session has no `send` option, else `undefined` (it went to `send`).
     ///
+    /// `id` crosses as the caller's value and as scalars (`id_tag`, a `tag`, with `id_num`
+    /// or `id_str`): the core reads the scalars, and the messages and hooks it makes for
+    /// that id carry the caller's value (no copy out of wasm memory). `reason_text` is
+    /// `reason` when it is a string, else `undefined`.
+    ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`; `UsageError`
     /// `ERR_HANDSHAKE_NOT_CANCELLABLE`.
-    pub fn cancel(&self, id: JsValue, reason: JsValue) -> Result<JsValue, JsValue> {
-        let id = convert::id_from_js(&id, "cancel(): request id")?;
-        let policy_reason = convert::reason_from_js(&reason);
+    pub fn cancel(
+        &self,
+        id: JsValue,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        reason: JsValue,
+        reason_text: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let request_id =
+            owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("cancel(): request id", e, &id))?;
+        let policy_reason = convert::reason_from_js(&reason, reason_text);
         let (result, capture) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             st.local_reason = reason;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
-            let result = st.core.cancel(&id, &policy_reason);
+            let result = st.core.cancel(&request_id, &policy_reason);
             st.local_text = caller_text(policy_reason);
+            st.local_id = Some((request_id, id));
             (result, capture)
         };
         flush(&self.state, capture);
@@ -742,11 +775,26 @@ fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Cal
                 (Some(text), Some(reason)) if text == reason => Some(st.local_reason.clone()),
                 _ => None,
             });
-            callbacks.messages.cancelled(n, caller.as_ref())
+            callbacks.messages.cancelled(n, &id_value(state, &n.request_id), caller.as_ref())
         }
         CancelAction::CancelTask(r) => callbacks.messages.tasks_cancel(r),
         _ => JsValue::UNDEFINED,
     }
+}
+
+/// Request `id` as a JS value: the caller's own when the latest `cancel()` or abort named
+/// it (a string id is not copied out of wasm memory).
+fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
+    if let RequestId::String(_) = id {
+        if let Ok(st) = state.try_borrow() {
+            if let Some((local, value)) = &st.local_id {
+                if local == id {
+                    return value.clone();
+                }
+            }
+        }
+    }
+    id_to_js(id)
 }
 
 /// The session timer fired: expire what is due.
@@ -768,15 +816,18 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
         // Everything queued so far, before any callback runs: a callback may call the
         // session, and that call's own flush must see only what it queued itself (a
         // sans-IO `cancel()` returns the first message of its own).
-        let (outputs, callbacks) = {
+        let (mut outputs, callbacks) = {
             let Ok(mut st) = state.try_borrow_mut() else { return };
             if !st.core.has_output() {
                 break;
             }
-            let outputs: Vec<Output> = std::iter::from_fn(|| st.core.poll_output()).collect();
+            let st = &mut *st;
+            // The buffer of the last flush (none while one runs: a nested flush makes its own).
+            let mut outputs = std::mem::take(&mut st.spare_outputs);
+            outputs.extend(std::iter::from_fn(|| st.core.poll_output()));
             (outputs, Rc::clone(&st.callbacks))
         };
-        for output in outputs {
+        for output in outputs.drain(..) {
             match output {
                 Output::Transmit(t) => {
                     if capture == Capture::FirstMessage && !matches!(t.action, CancelAction::CloseStream(_)) {
@@ -789,7 +840,7 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     transmit(state, &callbacks, &t);
                 }
                 Output::Cancelled { request_id, cause } => cancelled(state, &callbacks, &request_id, cause),
-                Output::Settled(id) => callbacks.messages.settled(&id_to_js(&id)),
+                Output::Settled(id) => callbacks.messages.settled(&id_value(state, &id)),
                 Output::InboundSettled(id) => callbacks.messages.inbound_settled(&id_to_js(&id)),
                 Output::PeerCancelled { request_id, reason, watched: true } => {
                     // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
@@ -806,6 +857,9 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     }
                 }
             }
+        }
+        if let Ok(mut st) = state.try_borrow_mut() {
+            st.spare_outputs = outputs;
         }
     }
     rearm_timer(state);
@@ -835,7 +889,7 @@ fn no_exit(option: &str) -> JsValue {
 /// Our request was cancelled: abort its own signal (if one was asked for); a timeout also
 /// goes to `onTimeout`.
 fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, cause: CancelCause) {
-    let id_js = id_to_js(id);
+    let id_js = id_value(state, id);
     let kind = match cause {
         CancelCause::TimedOut(kind) => kind,
         _ => {

@@ -149,12 +149,19 @@ pub fn id_to_js(id: &RequestId) -> JsValue {
 /// `DOMException`) → [`Reason::from_error`] with its `name` and `message` (which knows the
 /// timeouts of `AbortSignal.timeout()` and the MCP clients); anything else → an error,
 /// described as its JSON.
-pub fn reason_from_js(v: &JsValue) -> Reason {
+///
+/// `text` is `v` when the JS layer saw it is a string (passed as such: no call back into JS
+/// to read it), else `None`.
+pub fn reason_from_js(v: &JsValue, text: Option<String>) -> Reason {
+    match text {
+        Some(s) => Reason::Text(s),
+        None => reason_from_js_object(v),
+    }
+}
+
+fn reason_from_js_object(v: &JsValue) -> Reason {
     if v.is_undefined() {
         return Reason::None;
-    }
-    if let Some(s) = v.as_string() {
-        return Reason::Text(s);
     }
     if let Some(name) = get(v, "name").as_string() {
         let message = get(v, "message").as_string().unwrap_or_default();
@@ -216,9 +223,10 @@ impl JsHooks {
         call(self.inbound_settled.as_ref(), id, &JsValue::UNDEFINED);
     }
 
-    /// The `notifications/cancelled` of `n`; `caller_reason`: the caller's JS string when
-    /// it is `n.reason` (no copy of it out of wasm memory).
-    pub fn cancelled(&self, n: &CancelNotification, caller_reason: Option<&JsValue>) -> JsValue {
+    /// The `notifications/cancelled` of `n`, whose `requestId` is `id` (`n.request_id` as a
+    /// JS value); `caller_reason`: the caller's JS string when it is `n.reason` (no copy of
+    /// it out of wasm memory).
+    pub fn cancelled(&self, n: &CancelNotification, id: &JsValue, caller_reason: Option<&JsValue>) -> JsValue {
         let Some(build) = &self.cancelled else { return notification_to_js(n) };
         let copied;
         let reason = match caller_reason {
@@ -228,7 +236,7 @@ impl JsHooks {
                 &copied
             }
         };
-        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&n.request_id), reason)
+        build.call_hook(&JsValue::UNDEFINED, id, reason)
     }
 
     /// The `tasks/cancel` request of `r`.
