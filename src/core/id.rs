@@ -52,14 +52,22 @@ impl RequestId {
     /// [`InvalidRequestId::OutOfRange`] outside ±[`MAX_SAFE_INTEGER`].
     #[inline]
     pub fn from_f64(n: f64) -> Result<Self, InvalidRequestId> {
-        if !n.is_finite() || n.fract() != 0.0 {
-            return Err(InvalidRequestId::NotAnInteger);
+        // `as` saturates (NaN → 0): the round trip is exact only for an integer in i64's
+        // range, the one test on the common path.
+        #[allow(clippy::cast_possible_truncation, clippy::float_cmp)]
+        let i = n as i64;
+        #[allow(clippy::cast_precision_loss, clippy::float_cmp)]
+        if i as f64 == n {
+            return if i.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs() {
+                Ok(Self::Number(i))
+            } else {
+                Err(InvalidRequestId::OutOfRange)
+            };
         }
-        if n.abs() > MAX_SAFE_INTEGER as f64 {
+        if n.is_finite() && n.fract() == 0.0 {
             return Err(InvalidRequestId::OutOfRange);
         }
-        // Exact: |n| ≤ 2^53 − 1 and n is an integer.
-        Ok(Self::Number(n as i64))
+        Err(InvalidRequestId::NotAnInteger)
     }
 
     /// An id from a JSON value as a peer sent it.
@@ -200,6 +208,11 @@ mod tests {
         assert_eq!(RequestId::from_f64(1.5), Err(InvalidRequestId::NotAnInteger));
         assert_eq!(RequestId::from_f64(9_007_199_254_740_992.0), Err(InvalidRequestId::OutOfRange));
         assert_eq!(RequestId::from_f64(-9_007_199_254_740_991.0), Ok(RequestId::Number(-MAX_SAFE_INTEGER)));
+        // Beyond i64 (`as` saturates there), and the largest fraction below 2^53.
+        assert_eq!(RequestId::from_f64(9.223_372_036_854_776e18), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(RequestId::from_f64(-1e300), Err(InvalidRequestId::OutOfRange));
+        assert_eq!(RequestId::from_f64(f64::NEG_INFINITY), Err(InvalidRequestId::NotAnInteger));
+        assert_eq!(RequestId::from_f64(4_503_599_627_370_495.5), Err(InvalidRequestId::NotAnInteger));
         assert_eq!(RequestId::number(i64::MAX), Err(InvalidRequestId::OutOfRange));
     }
 
