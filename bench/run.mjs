@@ -182,6 +182,19 @@ md.push(`| 1 MB | ${sdk.large.plainUs.toFixed(1)} µs | ${sdk.large.guardedUs.to
 md.push("");
 md.push("The guard's own work: `session.beforeSend(request)` + `session.shouldDropIncoming(response)`, timed alone with tinybench.");
 md.push("");
+if (sdk.parts) {
+  const { sdk: a, literal: b } = sdk.parts;
+  md.push("The guard around a transport whose `send` does nothing (no SDK, no zod): ns per round trip (a request sent and its response received), best of 7 rounds of 100 000, with the requests built as the SDK 1.x's `Protocol.request` builds them (`{ ...request, jsonrpc: \"2.0\", id }`: in Node 20 each such object has a hidden class of its own, so the first read of each member is a lookup) and as object literals:");
+  md.push("");
+  md.push("| requests | bare transport (making the request included) | + an `async` wrapper in a `Proxy` | + `guardTransport` | of it, the session's calls |");
+  md.push("|---|---:|---:|---:|---:|");
+  for (const [label, p] of [["as the SDK 1.x builds them", a], ["object literals", b]]) {
+    md.push(`| ${label} | ${p.bareNs.toFixed(0)} ns | ${p.wrapperNs.toFixed(0)} ns | ${p.guardNs.toFixed(0)} ns | ${(p.guardNs - p.wrapperNs).toFixed(0)} ns |`);
+  }
+  md.push("");
+  md.push(`The difference between the two rows of the last column, ${(a.guardNs - a.wrapperNs - (b.guardNs - b.wrapperNs)).toFixed(0)} ns, is V8 looking up the members of a request with a hidden class of its own (the SDK pays the same on every read of it: making the request alone costs ${(a.bareNs - b.bareNs).toFixed(0)} ns more than the literal).`);
+  md.push("");
+}
 md.push("### The relay: added latency per forwarded message");
 md.push("");
 md.push(`${relay.calls.toLocaleString("en-US")} sequential \`tools/call\` round trips per connection and round, ${relay.rounds} rounds, through one hop between two \`InMemoryTransport\` pairs (SDK ${machine.sdk} \`Client\` → hop → in-process \`McpServer\`, 100-byte result): a plain pipe (each message handed on as it is) or \`createRelay\` (bench/relay.mjs). Blocks of 500 in ABBA/BAAB order, the median of ${relay.blocks} blocks each.`);

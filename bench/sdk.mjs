@@ -2,7 +2,9 @@
 // `tools/call` on an in-process McpServer over the SDK's InMemoryTransport, sequentially,
 // with and without the guard (runs alternate, so drift hits both alike), with a 100-byte
 // and a 1 MB tool result. Then the guard's own work per round trip (beforeSend of the
-// request + shouldDropIncoming of the response) is timed alone with tinybench, at both result sizes.
+// request + shouldDropIncoming of the response) is timed alone with tinybench, at both result sizes;
+// and the guard around a do-nothing transport, with requests built as the SDK 1.x builds them
+// and as object literals (`guardParts`).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -100,6 +102,73 @@ async function guardWork() {
   return { "100 B": median(runs["100 B"]), "1 MB": median(runs["1 MB"]) };
 }
 
+/**
+ * The request `tools/call` message `id` as the SDK 1.x's `Protocol.request` builds it
+ * (`{ ...request, jsonrpc: "2.0", id }`): in Node 20 each such object gets a hidden class of
+ * its own, so the first read of each of its members misses V8's caches.
+ */
+const sdkRequest = (id) => {
+  const request = { method: "tools/call", params: { name: "echo", arguments: {} } };
+  return { ...request, jsonrpc: "2.0", id };
+};
+/** The same message as one object literal (one hidden class for all). */
+const literalRequest = (id) => ({ method: "tools/call", params: { name: "echo", arguments: {} }, jsonrpc: "2.0", id });
+
+/**
+ * Where the guard's time goes, around a transport whose `send` does nothing (no SDK): ns per
+ * round trip (a request sent, its response received) over a bare transport, inside an
+ * `async` forwarding wrapper in a `Proxy` (the guard's shape, no session), and through
+ * `guardTransport`; each with requests built as the SDK 1.x builds them and as object
+ * literals. Best of 7 rounds of 100 000, the variants interleaved.
+ */
+async function guardParts() {
+  const N = 100_000;
+  const inner = () => ({ async send() {}, async start() {}, async close() {}, onmessage: undefined });
+  const variants = {
+    bare: () => {
+      const t = inner();
+      return { send: (m, o) => t.send(m, o), receive: () => {} };
+    },
+    wrapper: () => {
+      const t = inner();
+      const own = {
+        async send(m, o) {
+          await t.send(m, o);
+        },
+      };
+      const proxy = new Proxy(own, { get: (target, prop) => (prop in target ? target[prop] : Reflect.get(t, prop)) });
+      return { send: (m, o) => proxy.send(m, o), receive: () => {} };
+    },
+    guard: () => {
+      const t = inner();
+      const guarded = guardTransport(t);
+      guarded.onmessage = () => {};
+      return { send: (m, o) => guarded.send(m, o), receive: (r) => t.onmessage(r) };
+    },
+  };
+  const best = {};
+  const runs = [];
+  for (const [shape, make] of [["sdk", sdkRequest], ["literal", literalRequest]]) {
+    for (const [name, build] of Object.entries(variants)) runs.push({ key: `${shape}|${name}`, make, v: build() });
+  }
+  for (let round = 0; round < 7; round++) {
+    for (const { key, make, v } of runs) {
+      const t0 = performance.now();
+      for (let i = 0; i < N; i++) {
+        await v.send(make(i), { relatedRequestId: undefined });
+        v.receive({ jsonrpc: "2.0", id: i, result: {} });
+      }
+      best[key] = Math.min(best[key] ?? Infinity, ((performance.now() - t0) * 1e6) / N);
+    }
+  }
+  const of = (shape) => ({
+    bareNs: best[`${shape}|bare`],
+    wrapperNs: best[`${shape}|wrapper`] - best[`${shape}|bare`],
+    guardNs: best[`${shape}|guard`] - best[`${shape}|bare`],
+  });
+  return { sdk: of("sdk"), literal: of("literal") };
+}
+
 export async function runSdk({ calls = 10_000, rounds = 3, log = console.log } = {}) {
   const small = await pair(SMALL, calls, rounds);
   log(`  4   100 B result: ${small.plainUs.toFixed(1)} µs/call plain, ${small.guardedUs.toFixed(1)} µs/call guarded: ${small.overheadPct.toFixed(1)}%`);
@@ -107,7 +176,11 @@ export async function runSdk({ calls = 10_000, rounds = 3, log = console.log } =
   log(`  4   1 MB result:  ${large.plainUs.toFixed(1)} µs/call plain, ${large.guardedUs.toFixed(1)} µs/call guarded: ${large.overheadPct.toFixed(1)}%`);
   const work = await guardWork();
   log(`  4   the guard's own work per round trip: ${work["100 B"].toFixed(0)} ns (100 B result), ${work["1 MB"].toFixed(0)} ns (1 MB result)`);
-  return { calls, rounds, small, large, guardNs: { small: work["100 B"], large: work["1 MB"] } };
+  const parts = await guardParts();
+  for (const [shape, p] of Object.entries(parts)) {
+    log(`  4   around a do-nothing transport, ${shape} requests: bare ${p.bareNs.toFixed(0)} ns, +${p.wrapperNs.toFixed(0)} ns async wrapper in a Proxy, +${p.guardNs.toFixed(0)} ns guardTransport`);
+  }
+  return { calls, rounds, small, large, guardNs: { small: work["100 B"], large: work["1 MB"] }, parts };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
