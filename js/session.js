@@ -383,6 +383,8 @@ function incoming(core, w, message, settled) {
     return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
   }
   const r = readParams(w, message, need, true);
+  // A message whose reason the core reads (a cancel): a hook for it gets its strings back as they are.
+  if (need & w.fields.reason) core.echo(r.argStr, r.reason);
   return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
 }
 

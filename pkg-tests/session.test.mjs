@@ -257,6 +257,19 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
     assert.deepEqual(events.map((e) => e.type), ["cancel-received", "response-suppressed"]);
   });
 
+  test("a peer cancel aborts the inbound signal of a string id with an unpaired surrogate, with the reason as the peer sent it", () => {
+    // JSON.parse gives such strings ("\ud800" escapes); in wasm memory they are U+FFFD.
+    const id = "call-\uD800";
+    const reason = "stop \uDC00";
+    const { session } = recorder();
+    session.shouldDropIncoming({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x" } });
+    const signal = session.inboundSignal(id);
+    session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+    assert.equal(signal.aborted, true);
+    assert.equal(signal.reason, reason);
+    assert.equal(session.beforeSend({ jsonrpc: "2.0", id, result: {} }), undefined);
+  });
+
   test("malformed, unknown and wrong-direction peer cancels are dropped and reported, never thrown", () => {
     const { session, events } = recorder();
     session.shouldDropIncoming({ jsonrpc: "2.0", id: 7, method: "roots/list" });

@@ -110,9 +110,11 @@ fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
     s.incoming(code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
 }
 
-/// A `notifications/cancelled { requestId, reason }` from the peer.
+/// A `notifications/cancelled { requestId, reason }` from the peer (the id and reason
+/// strings also as values, as the JS reader passes them).
 fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
+    s.echo(id.clone(), JsValue::from_str(reason));
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
     s.incoming(
         code("notifications/cancelled"),

@@ -69,10 +69,15 @@ struct State {
     /// `local_reason` as text when it is a string: a cancel whose reason the policy left as
     /// it is carries that JS string itself ([`message_of`]).
     local_text: Option<String>,
-    /// The request id the latest `cancel()` or abort named, with the caller's JS value of
-    /// it: the messages and hooks for that id carry that value ([`id_value`]), not a copy
-    /// out of wasm memory.
+    /// The request id the latest `cancel()`, abort or peer message with output named (a
+    /// string id), with the JS value of it: the messages and hooks for that id carry that
+    /// value ([`id_value`]), not a copy out of wasm memory.
     local_id: Option<(RequestId, JsValue)>,
+    /// The latest peer cancel's reason with the JS string it came from: a hook for that text
+    /// gets the string itself ([`text_value`]).
+    peer_text: Option<(String, JsValue)>,
+    /// What [`SessionCore::echo`] gave for the next `incoming` call.
+    echo: Option<(JsValue, JsValue)>,
     /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
     captured: Option<Transmit>,
     /// An empty buffer for [`flush`] (no allocation per flush).
@@ -132,6 +137,8 @@ impl SessionCore {
             local_reason: JsValue::UNDEFINED,
             local_text: None,
             local_id: None,
+            peer_text: None,
+            echo: None,
             spare_outputs: Vec::new(),
             captured: None,
         }));
@@ -229,7 +236,9 @@ impl SessionCore {
     /// `methodCode` −1: no `method`, −2: not a string), its id, and the members `read`
     /// (each member as a tag, see `convert::tag`, with its number or string: `arg` is
     /// `params.requestId`, `params.progressToken` or `params._meta.progressToken`,
-    /// whichever `read` names).
+    /// whichever `read` names). After [`Self::echo`], the hooks called for this message get
+    /// `arg_str` and `reason` back as the JS strings they were, where the core passes the
+    /// same text on (no copy out of wasm memory).
     /// Returns the verdict number (see `code`). Never throws.
     #[allow(clippy::too_many_arguments)]
     pub fn incoming(
@@ -265,12 +274,31 @@ impl SessionCore {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
             let verdict = st.core.handle_incoming(&message, now);
+            if let Some((arg_value, reason_value)) = st.echo.take() {
+                // Kept for `flush`, which compares the texts: a value kept from an earlier
+                // call is never given back for another text.
+                if let Some(text) = arg_str.filter(|_| arg_value.is_string()) {
+                    st.local_id = Some((RequestId::String(text), arg_value));
+                }
+                if let Some(text) = reason.filter(|_| reason_value.is_string()) {
+                    st.peer_text = Some((text, reason_value));
+                }
+            }
             (verdict, st.busy())
         };
         if busy {
             self.flush_if_needed();
         }
         verdict_code(verdict)
+    }
+
+    /// The JS strings of the `arg` and `reason` members the next [`Self::incoming`] call
+    /// passes (a peer's `notifications/cancelled`: its `requestId` and `reason`), for its
+    /// hooks to get back as they are. A separate call so that no other message pays for it.
+    pub fn echo(&self, arg: JsValue, reason: JsValue) {
+        if let Ok(mut st) = self.state.try_borrow_mut() {
+            st.echo = Some((arg, reason));
+        }
     }
 
     /// A response from the peer, by id only (the first call: the core answers `2 | fields
@@ -782,8 +810,8 @@ fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Cal
     }
 }
 
-/// Request `id` as a JS value: the caller's own when the latest `cancel()` or abort named
-/// it (a string id is not copied out of wasm memory).
+/// Request `id` as a JS value: the one it came in when the latest `cancel()`, abort or peer
+/// message named it (a string id is not copied out of wasm memory).
 fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
     if let RequestId::String(_) = id {
         if let Ok(st) = state.try_borrow() {
@@ -795,6 +823,19 @@ fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
         }
     }
     id_to_js(id)
+}
+
+/// `text` from the peer as a JS value: the string it came in when the latest peer cancel
+/// carried that text (not copied out of wasm memory).
+fn text_value(state: &Rc<RefCell<State>>, text: &str) -> JsValue {
+    if let Ok(st) = state.try_borrow() {
+        if let Some((kept, value)) = &st.peer_text {
+            if kept == text {
+                return value.clone();
+            }
+        }
+    }
+    JsValue::from_str(text)
 }
 
 /// The session timer fired: expire what is due.
@@ -845,8 +886,8 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                 Output::PeerCancelled { request_id, reason, watched: true } => {
                     // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
                     // the JS layer aborts the request's signal with it.
-                    let reason = reason.map_or(JsValue::UNDEFINED, |r| JsValue::from_str(&r));
-                    callbacks.messages.peer_cancelled(&id_to_js(&request_id), &reason);
+                    let reason = reason.map_or(JsValue::UNDEFINED, |r| text_value(state, &r));
+                    callbacks.messages.peer_cancelled(&id_value(state, &request_id), &reason);
                 }
                 // No signal was made for it: nothing in JS to abort.
                 Output::PeerCancelled { watched: false, .. } => {}
