@@ -8,7 +8,23 @@
  * @param {any} c
  */
 export function tables(c) {
-  return { ...c, codes: new Map(c.methods.map((name, i) => [name, i + 1])) };
+  return { ...c, codes: new Map(c.methods.map((name, i) => [name, i + 1])), last: { name: undefined, code: 0 } };
+}
+
+/**
+ * The core's code of the method named `name` (0: a name the core has no code for). The last
+ * name asked is remembered: most messages in a row have the same method, and comparing two
+ * strings costs less than a `Map` lookup.
+ * @param {any} w
+ * @param {string} name
+ */
+export function codeOf(w, name) {
+  const last = w.last;
+  if (name === last.name) return last.code;
+  const code = w.codes.get(name) ?? 0;
+  last.name = name;
+  last.code = code;
+  return code;
 }
 
 /** The tag of a value the peer sent (a string longer than the core accepts is "oversized"). */
@@ -33,7 +49,7 @@ export function callerTag(w, v) {
 }
 
 export function methodOf(w, method) {
-  return typeof method === "string" ? (w.codes.get(method) ?? 0) : method === undefined ? -1 : -2;
+  return typeof method === "string" ? codeOf(w, method) : method === undefined ? -1 : -2;
 }
 
 /**

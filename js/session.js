@@ -7,7 +7,7 @@
 // what to drop — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { callerTag, methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
+import { callerTag, codeOf, methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -73,7 +73,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     track(id, method, options) {
       const core = this.#live("track");
       const w = wire;
-      const code = typeof method === "string" ? (w.codes.get(method) ?? 0) : -2;
+      const code = typeof method === "string" ? codeOf(w, method) : -2;
       const name = code === 0 ? method : undefined;
       // The hot paths, without options or with only a signal: only scalars cross; anything
       // else, and a refusal, goes to `core.track` below, which reads the options, decides
