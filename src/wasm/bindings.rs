@@ -395,13 +395,14 @@ impl SessionCore {
             task_id.as_deref(),
         );
         message.task = task;
-        let result = {
+        let (result, busy) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
             st.local_reason = JsValue::UNDEFINED;
             st.local_text = None;
-            st.core.handle_outgoing(&message, now, false)
+            let result = st.core.handle_outgoing(&message, now, false);
+            (result, st.busy())
         };
         let verdict = match result {
             Ok(v) => v,
@@ -412,7 +413,9 @@ impl SessionCore {
         };
         let cancel = matches!(message.method, MethodName::Known(Method::Cancelled));
         if !cancel {
-            self.flush_if_needed();
+            if busy {
+                self.flush_if_needed();
+            }
             return Ok(verdict_code(verdict));
         }
         flush(&self.state, Capture::FirstMessage);
