@@ -186,7 +186,7 @@ if (sdk.parts) {
   const { sdk: a, literal: b } = sdk.parts;
   md.push("The guard around a transport whose `send` does nothing (no SDK, no zod): ns per round trip (a request sent and its response received), best of 7 rounds of 100 000, with the requests built as the SDK 1.x's `Protocol.request` builds them (`{ ...request, jsonrpc: \"2.0\", id }`: in Node 20 each such object has a hidden class of its own, so the first read of each member is a lookup) and as object literals:");
   md.push("");
-  md.push("| requests | bare transport (making the request included) | + an `async` wrapper in a `Proxy` | + `guardTransport` | of it, the session's calls |");
+  md.push("| requests | bare transport (making the request included) | + an `async` wrapper in a `Proxy` | + `guardTransport` | of it, beyond the wrapper (the guard's code and the session's calls) |");
   md.push("|---|---:|---:|---:|---:|");
   for (const [label, p] of [["as the SDK 1.x builds them", a], ["object literals", b]]) {
     md.push(`| ${label} | ${p.bareNs.toFixed(0)} ns | ${p.wrapperNs.toFixed(0)} ns | ${p.guardNs.toFixed(0)} ns | ${(p.guardNs - p.wrapperNs).toFixed(0)} ns |`);
