@@ -42,14 +42,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const hooks = {
         ...MESSAGES,
         requestCancelled: (id, reason) => {
-          const controller = watched.get(id)?.controller;
+          const controller = watched.get(keyIn(watched, id))?.controller;
           // `undefined`: the caller gave no reason; the DOM's default is an AbortError.
           controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
         },
         settled: (id) => {
-          const entry = watched.get(id);
+          const key = keyIn(watched, id);
+          const entry = watched.get(key);
           if (entry === undefined) return;
-          watched.delete(id);
+          watched.delete(key);
           if (entry.listener === undefined) return;
           // The caller's signal: an `AbortSignal`, or an object with `addEventListener` only
           // (then the listener stays, and does nothing). Nothing it throws reaches the wasm
@@ -59,12 +60,13 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
           } catch {}
         },
         peerCancelled: (id, reason) => {
-          const controller = inbound.get(id);
+          const key = keyIn(inbound, id);
+          const controller = inbound.get(key);
           if (controller === undefined) return;
-          inbound.delete(id);
+          inbound.delete(key);
           controller.abort(reason);
         },
-        inboundSettled: (id) => inbound.delete(id),
+        inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
       };
       this.#settled = hooks.settled;
       this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
@@ -271,6 +273,20 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 }
 
 const EMPTY = Object.freeze({});
+
+/**
+ * The key in `map` of request id `id` as the core's output gave it: `id` itself, or — for a
+ * string id copied out of wasm memory, where each unpaired surrogate of the caller's or the
+ * peer's string became U+FFFD (a timeout, `close()`) — the key it stands for. The scan runs
+ * only for such an id that is not a key.
+ * @param {Map<string | number, any>} map
+ * @param {string | number} id
+ */
+function keyIn(map, id) {
+  if (typeof id !== "string" || map.has(id) || !id.includes("\uFFFD")) return id;
+  for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed() === id) return key;
+  return id;
+}
 
 /**
  * The `signal` of `beforeSend()`'s options (the options the message is sent with, e.g. the

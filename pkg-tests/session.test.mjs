@@ -257,6 +257,20 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
     assert.deepEqual(events.map((e) => e.type), ["cancel-received", "response-suppressed"]);
   });
 
+  test("a timeout aborts the own signal of a request whose string id has an unpaired surrogate", async () => {
+    const id = "slow-\uD800";
+    const { session, sent } = recorder();
+    session.track(id, "tools/call", { timeout: 20 });
+    const signal = session.signal(id);
+    // The session's timer does not keep the process alive by itself.
+    const alive = setTimeout(() => {}, 2000);
+    const reason = await new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+    clearTimeout(alive);
+    assert.equal(reason.name, "TimeoutError");
+    assert.equal(sent.length, 1, "the cancel went out");
+    assert.equal(session.isInFlight(id), false);
+  });
+
   test("a peer cancel aborts the inbound signal of a string id with an unpaired surrogate, with the reason as the peer sent it", () => {
     // JSON.parse gives such strings ("\ud800" escapes); in wasm memory they are U+FFFD.
     const id = "call-\uD800";
