@@ -1,10 +1,10 @@
 // Reading a JSON-RPC message for the core: the members the core's tables name, as tags and
 // scalars (the shared part of the session's and the relay's JS layers). Nothing here decides
-// a rule: which members to read comes from the core (`SessionCore.constants()`, or a
+// a rule: which members to read comes from the core (`SessionCore.constantsJson()`, or a
 // verdict that asks for more).
 
 /**
- * The core's tables (`SessionCore.constants()`), with a map from method name to code.
+ * The core's tables (`SessionCore.constantsJson()`, parsed), with a map from method name to code.
  * @param {any} c
  */
 export function tables(c) {

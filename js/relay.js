@@ -34,7 +34,7 @@ const UNROUTABLE = -32000;
 
 /**
  * @param {() => any} relayCore the wasm-bindgen class of the relay's build (loaded on first use)
- * @param {() => any} constants the core's tables (`SessionCore.constants()` of that build)
+ * @param {() => any} constants the core's tables (`SessionCore.constantsJson()` of that build, parsed)
  * @returns {typeof import("./index.js").createRelay}
  */
 export function createRelayFactory(relayCore, constants) {

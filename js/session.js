@@ -17,7 +17,7 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
 export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
   let wire;
   /** The core's tables, read once (after the module is instantiated). */
-  const constants = () => (wire ??= prepare(SessionCore.constants()));
+  const constants = () => (wire ??= prepare(JSON.parse(SessionCore.constantsJson())));
 
   return class CancellationSession {
     /** @type {any} */

@@ -88,7 +88,7 @@ fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
     response_verdict(s, id) & !SETTLED == 1
 }
 
-/// `verdicts.settled` of `SessionCore.constants()`: added to a response's verdict when it
+/// `verdicts.settled` of `SessionCore.constantsJson()`: added to a response's verdict when it
 /// settled a watched request (the JS layer then releases its objects; no `settled` hook).
 const SETTLED: u32 = 0x80;
 
@@ -157,6 +157,24 @@ fn json(v: &JsValue) -> String {
 async fn sleep(ms: u32) {
     let p: Promise = js("return new Promise((r) => setTimeout(r, a));", &[ms.into()]).unchecked_into();
     JsFuture::from(p).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_entry_points_return() {
+    let c = js_sys::JSON::parse(&SessionCore::constants_json()).unwrap();
+    let get = |path: &str| js(&format!("return a.{path};"), std::slice::from_ref(&c));
+    let methods: Array = get("methods").dyn_into().unwrap();
+    assert_eq!(methods.length() as usize, Method::ALL.len());
+    for m in Method::ALL {
+        assert_eq!(methods.get(m.code() - 1).as_string().as_deref(), Some(m.name()));
+        let fields = get(&format!("incoming[{}]", m.code())).as_f64().unwrap();
+        assert_eq!(fields as u32, Method::fields(Some(m), true).0, "{}", m.name());
+    }
+    assert_eq!(get("incoming.length").as_f64(), Some((Method::ALL.len() + 1) as f64));
+    assert_eq!(get("fields.reason").as_f64(), Some(f64::from(MessageFields::REASON.0)));
+    assert_eq!(get("tags.oversized").as_f64(), Some(7.0));
+    assert_eq!(get("verdicts.settled").as_f64(), Some(f64::from(SETTLED)));
+    assert_eq!(get("maxPeerString").as_f64(), Some(1024.0));
 }
 
 #[wasm_bindgen_test]
