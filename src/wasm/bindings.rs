@@ -62,6 +62,7 @@ struct State {
     callbacks: Rc<Callbacks>,
     /// The session's one timer: its handle and deadline (ms), and its callback.
     timer: Option<(JsValue, u64)>,
+    /// Made for the first deadline.
     timer_closure: Option<Closure<dyn FnMut()>>,
     /// The reason the request being cancelled by the call in progress aborts its own signal
     /// with (the caller's `reason`, or the abort signal's).
@@ -142,13 +143,11 @@ impl SessionCore {
             spare_outputs: Vec::new(),
             captured: None,
         }));
-        let weak = Rc::downgrade(&state);
-        let timer_closure = Closure::<dyn FnMut()>::new(move || on_timer(&weak));
-        if let Ok(mut st) = state.try_borrow_mut() {
-            st.timer_closure = Some(timer_closure);
-        }
-        flush(&state, Capture::None);
-        Ok(SessionCore { state })
+        let session = SessionCore { state };
+        // Nothing to do yet, most often: `flush` (a large function, compiled by V8 at its
+        // first call) waits for the first output, the timer's closure for the first deadline.
+        session.flush_if_needed();
+        Ok(session)
     }
 
     /// Everything the JS reader needs to know to read a message for the core, defined
@@ -995,6 +994,10 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
         convert::clear_timeout(&handle);
     }
     let Some(at) = next else { return };
+    if st.timer_closure.is_none() {
+        let weak = Rc::downgrade(state);
+        st.timer_closure = Some(Closure::<dyn FnMut()>::new(move || on_timer(&weak)));
+    }
     let Some(closure) = st.timer_closure.as_ref() else { return };
     let delay = (at as f64 - convert::performance_now()).clamp(0.0, MAX_TIMER_DELAY_MS);
     let handle = convert::set_timeout(closure.as_ref().unchecked_ref(), delay);
