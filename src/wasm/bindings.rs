@@ -162,25 +162,12 @@ impl SessionCore {
     #[must_use]
     pub fn constants_json() -> String {
         let mut json = Json(String::with_capacity(1536));
-        json.0.push_str("{\"methods\":[");
-        for (i, m) in Method::ALL.iter().enumerate() {
-            if i > 0 {
-                json.0.push(',');
-            }
-            json.string(m.name());
-        }
-        json.0.push(']');
+        json.0.push_str("{\"methods\":");
+        json.array(Method::ALL, |json, m| json.string(m.name()));
         let codes = || std::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
         for (name, incoming) in [("incoming", true), ("outgoing", false)] {
             json.key(name);
-            json.0.push('[');
-            for (i, m) in codes().enumerate() {
-                if i > 0 {
-                    json.0.push(',');
-                }
-                json.number(Method::fields(m, incoming).0);
-            }
-            json.0.push(']');
+            json.array(codes(), |json, m| json.number(Method::fields(m, incoming).0));
         }
         json.object(
             "fields",
@@ -1040,17 +1027,31 @@ impl Json {
         self.0.push(char::from_digit(n % 10, 10).unwrap_or('0'));
     }
 
+    /// `[…]` of `items`, each written by `each`.
+    fn array<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
+        self.0.push('[');
+        self.items(items, each);
+        self.0.push(']');
+    }
+
+    /// `,"name":{"member":value,…}`.
     fn object(&mut self, name: &str, members: &[(&str, u32)]) {
         self.key(name);
         self.0.push('{');
-        for (i, (member, value)) in members.iter().enumerate() {
+        self.items(members, |json, (member, value)| {
+            json.string(member);
+            json.0.push(':');
+            json.number(*value);
+        });
+        self.0.push('}');
+    }
+
+    fn items<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 self.0.push(',');
             }
-            self.string(member);
-            self.0.push(':');
-            self.number(*value);
+            each(self, item);
         }
-        self.0.push('}');
     }
 }
