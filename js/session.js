@@ -284,7 +284,8 @@ const EMPTY = Object.freeze({});
  */
 function keyIn(map, id) {
   if (typeof id !== "string" || map.has(id) || !id.includes("\uFFFD")) return id;
-  for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed() === id) return key;
+  // `toWellFormed` (ES2024) is what the UTF-8 conversion did; without it, no match is found.
+  for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed?.() === id) return key;
   return id;
 }
 

@@ -272,9 +272,12 @@ impl SessionCore {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
             let verdict = st.core.handle_incoming(&message, now);
-            if let Some((arg_value, reason_value)) = st.echo.take() {
-                // Kept for `flush`, which compares the texts: a value kept from an earlier
-                // call is never given back for another text.
+            // The JS reader calls `echo` right before each message that reads a reason, so
+            // only such a message pairs its texts with what `echo` gave (one left by a call
+            // that returned early is dropped here). Kept for `flush`, which compares the
+            // texts: a value kept from an earlier call is never given back for another text.
+            let echo = st.echo.take().filter(|_| message.read.contains(Fields::REASON));
+            if let Some((arg_value, reason_value)) = echo {
                 if let Some(text) = arg_str.filter(|_| arg_value.is_string()) {
                     st.local_id = Some((RequestId::String(text), arg_value));
                 }
