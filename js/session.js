@@ -275,17 +275,20 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 const EMPTY = Object.freeze({});
 
 /**
- * The key in `map` of request id `id` as the core's output gave it: `id` itself, or — for a
- * string id copied out of wasm memory, where each unpaired surrogate of the caller's or the
- * peer's string became U+FFFD (a timeout, `close()`) — the key it stands for. The scan runs
- * only for such an id that is not a key.
+ * The key in `map` of request id `id` as the core's output gave it: `id` itself, or the key
+ * that is the same id to the core — ids cross into wasm as UTF-8, where each unpaired
+ * surrogate becomes U+FFFD, so `id` may be a copy out of wasm memory (a timeout, `close()`)
+ * or the peer's own spelling of the id it cancels. The scan runs only for a string id that
+ * is not a key and is not well formed or has U+FFFD.
  * @param {Map<string | number, any>} map
  * @param {string | number} id
  */
 function keyIn(map, id) {
-  if (typeof id !== "string" || map.has(id) || !id.includes("\uFFFD")) return id;
-  // `toWellFormed` (ES2024) is what the UTF-8 conversion did; without it, no match is found.
-  for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed?.() === id) return key;
+  if (typeof id !== "string" || map.has(id)) return id;
+  // `toWellFormed` (ES2024) is what the UTF-8 conversion does; without it, no match is found.
+  const core = id.toWellFormed?.();
+  if (core === undefined || (core === id && !id.includes("\uFFFD"))) return id;
+  for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed?.() === core) return key;
   return id;
 }
 
@@ -372,7 +375,7 @@ function filterBatch(batch, each) {
   return out.length === 0 ? undefined : out;
 }
 
-/** Tags and verdicts of the core (set from its `constants()` on first use). */
+/** Tags and verdicts of the core (set from its `constantsJson()` on first use). */
 let NUMBER = -1;
 let STRING = -1;
 let DROP = -1;

@@ -271,6 +271,26 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
     assert.equal(session.isInFlight(id), false);
   });
 
+  test("ids that are one id to the core (they differ only in unpaired surrogates) never get each other's value", async () => {
+    const { session, sent } = recorder();
+    // Our cancel of one, then a timeout of the other: the timeout's signal aborts.
+    session.track("job-\uD800", "tools/call");
+    session.cancel("job-\uD800", "stop");
+    session.track("job-\uDC00", "tools/call", { timeout: 20 });
+    const own = session.signal("job-\uDC00");
+    const alive = setTimeout(() => {}, 2000);
+    await new Promise((resolve) => own.addEventListener("abort", resolve, { once: true }));
+    clearTimeout(alive);
+    assert.equal(own.reason.name, "TimeoutError");
+    assert.equal(sent[0].params.requestId, "job-\uD800", "the cancel named the caller's own id");
+    // The peer's request, and its cancel spelling the id another way: its signal aborts.
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: "c\uD800", method: "tools/call", params: { name: "x" } });
+    const inbound = session.inboundSignal("c\uD800");
+    session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c\uDC00", reason: "r" } });
+    assert.equal(inbound.aborted, true);
+    assert.equal(inbound.reason, "r");
+  });
+
   test("a peer cancel aborts the inbound signal of a string id with an unpaired surrogate, with the reason as the peer sent it", () => {
     // JSON.parse gives such strings ("\ud800" escapes); in wasm memory they are U+FFFD.
     const id = "call-\uD800";

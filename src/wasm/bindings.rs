@@ -70,19 +70,33 @@ struct State {
     /// `local_reason` as text when it is a string: a cancel whose reason the policy left as
     /// it is carries that JS string itself ([`message_of`]).
     local_text: Option<String>,
-    /// The request id the latest `cancel()`, abort or peer message with output named (a
-    /// string id), with the JS value of it: the messages and hooks for that id carry that
-    /// value ([`id_value`]), not a copy out of wasm memory.
-    local_id: Option<(RequestId, JsValue)>,
-    /// The latest peer cancel's reason with the JS string it came from: a hook for that text
-    /// gets the string itself ([`text_value`]).
-    peer_text: Option<(String, JsValue)>,
+    /// The JS values of the call in progress, given back by its own output.
+    echoes: Echoes,
     /// What [`SessionCore::echo`] gave for the next `incoming` call.
     echo: Option<(JsValue, JsValue)>,
     /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
     captured: Option<Transmit>,
     /// An empty buffer for [`flush`] (no allocation per flush).
     spare_outputs: Vec<Output>,
+}
+
+/// The JS values the call in progress was given — the id of `cancel()` or of the aborted
+/// request, the `requestId` and `reason` of a peer's cancel (`echo`) — with the texts they
+/// crossed as: the output of that call that names the same text gets the value itself
+/// ([`id_value`], [`text_value`]), not a copy out of wasm memory (which also turned each
+/// unpaired surrogate into U+FFFD). Set by a call for its own flush and put back after it,
+/// so a nested call (a callback calling the session) or a later output (a timeout) never
+/// gets another call's value.
+#[derive(Default)]
+struct Echoes {
+    id: Option<(RequestId, JsValue)>,
+    text: Option<(String, JsValue)>,
+}
+
+impl Echoes {
+    fn is_empty(&self) -> bool {
+        self.id.is_none() && self.text.is_none()
+    }
 }
 
 impl State {
@@ -137,8 +151,7 @@ impl SessionCore {
             timer_closure: None,
             local_reason: JsValue::UNDEFINED,
             local_text: None,
-            local_id: None,
-            peer_text: None,
+            echoes: Echoes::default(),
             echo: None,
             spare_outputs: Vec::new(),
             captured: None,
@@ -268,27 +281,31 @@ impl SessionCore {
         );
         message.status = status.as_deref();
         message.task = task;
-        let (verdict, busy) = {
+        let (verdict, busy, previous) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
             let verdict = st.core.handle_incoming(&message, now);
             // The JS reader calls `echo` right before each message that reads a reason, so
             // only such a message pairs its texts with what `echo` gave (one left by a call
-            // that returned early is dropped here). Kept for `flush`, which compares the
-            // texts: a value kept from an earlier call is never given back for another text.
+            // that returned early is dropped here). This call's output gets them (`Echoes`).
             let echo = st.echo.take().filter(|_| message.read.contains(Fields::REASON));
-            if let Some((arg_value, reason_value)) = echo {
-                if let Some(text) = arg_str.filter(|_| arg_value.is_string()) {
-                    st.local_id = Some((RequestId::String(text), arg_value));
+            let previous = if echo.is_some() || !st.echoes.is_empty() {
+                let mut mine = Echoes::default();
+                if let Some((arg_value, reason_value)) = echo {
+                    mine.id = arg_str.filter(|_| arg_value.is_string()).map(|t| (RequestId::String(t), arg_value));
+                    mine.text = reason.filter(|_| reason_value.is_string()).map(|t| (t, reason_value));
                 }
-                if let Some(text) = reason.filter(|_| reason_value.is_string()) {
-                    st.peer_text = Some((text, reason_value));
-                }
-            }
-            (verdict, st.busy())
+                Some(std::mem::replace(&mut st.echoes, mine))
+            } else {
+                None
+            };
+            (verdict, st.busy(), previous)
         };
         if busy {
             self.flush_if_needed();
+        }
+        if let Some(previous) = previous {
+            self.restore_echoes(previous);
         }
         verdict_code(verdict)
     }
@@ -578,15 +595,16 @@ impl SessionCore {
         reason_text: Option<String>,
     ) {
         let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
-        {
+        let previous = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return };
             let policy_reason = convert::reason_from_js(&reason, reason_text);
             st.local_reason = reason;
             let _ = st.core.cancel(&request_id, &policy_reason);
             st.local_text = caller_text(policy_reason);
-            st.local_id = Some((request_id, id));
-        }
+            std::mem::replace(&mut st.echoes, Echoes { id: Some((request_id, id)), text: None })
+        };
         flush(&self.state, Capture::None);
+        self.restore_echoes(previous);
     }
 
     /// Cancels our request `id` with `reason` (the one cancel path). Returns the message to
@@ -612,23 +630,23 @@ impl SessionCore {
         let request_id =
             owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("cancel(): request id", e, &id))?;
         let policy_reason = convert::reason_from_js(&reason, reason_text);
-        let (result, capture) = {
+        let (result, capture, previous) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             st.local_reason = reason;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
             let result = st.core.cancel(&request_id, &policy_reason);
             st.local_text = caller_text(policy_reason);
-            st.local_id = Some((request_id, id));
-            (result, capture)
+            let previous = std::mem::replace(&mut st.echoes, Echoes { id: Some((request_id, id)), text: None });
+            (result, capture, previous)
         };
         flush(&self.state, capture);
-        if let Err(e) = result {
-            return Err(errors::usage(&e));
-        }
-        let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
-            return Ok(JsValue::UNDEFINED);
+        let captured = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take());
+        let message = match (&result, captured) {
+            (Ok(_), Some(transmit)) => message_of(&self.state, &transmit.action, &self.callbacks()),
+            _ => JsValue::UNDEFINED,
         };
-        Ok(message_of(&self.state, &transmit.action, &self.callbacks()))
+        self.restore_echoes(previous);
+        result.map(|_| message).map_err(|e| errors::usage(&e))
     }
 
     /// Follows the rules of protocol `version`; returns the revision followed.
@@ -698,6 +716,13 @@ impl SessionCore {
 impl SessionCore {
     fn callbacks(&self) -> Rc<Callbacks> {
         self.state.try_borrow().map(|st| Rc::clone(&st.callbacks)).unwrap_or_default()
+    }
+
+    /// Puts back the echoes of the call that was running before this one ([`Echoes`]).
+    fn restore_echoes(&self, previous: Echoes) {
+        if let Ok(mut st) = self.state.try_borrow_mut() {
+            st.echoes = previous;
+        }
     }
 
     /// Does the core's output, if any; re-arms the timer when the next deadline changed.
@@ -814,12 +839,12 @@ fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Cal
     }
 }
 
-/// Request `id` as a JS value: the one it came in when the latest `cancel()`, abort or peer
-/// message named it (a string id is not copied out of wasm memory).
+/// Request `id` as a JS value: the one the call in progress was given for it ([`Echoes`]),
+/// else a copy out of wasm memory.
 fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
     if let RequestId::String(_) = id {
         if let Ok(st) = state.try_borrow() {
-            if let Some((local, value)) = &st.local_id {
+            if let Some((local, value)) = &st.echoes.id {
                 if local == id {
                     return value.clone();
                 }
@@ -829,11 +854,11 @@ fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
     id_to_js(id)
 }
 
-/// `text` from the peer as a JS value: the string it came in when the latest peer cancel
-/// carried that text (not copied out of wasm memory).
+/// `text` from the peer as a JS value: the string the call in progress was given for it
+/// ([`Echoes`]), else a copy out of wasm memory.
 fn text_value(state: &Rc<RefCell<State>>, text: &str) -> JsValue {
     if let Ok(st) = state.try_borrow() {
-        if let Some((kept, value)) = &st.peer_text {
+        if let Some((kept, value)) = &st.echoes.text {
             if kept == text {
                 return value.clone();
             }

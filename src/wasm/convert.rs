@@ -150,8 +150,8 @@ pub fn id_to_js(id: &RequestId) -> JsValue {
 /// timeouts of `AbortSignal.timeout()` and the MCP clients); anything else → an error,
 /// described as its JSON.
 ///
-/// `text` is `v` when the JS layer saw it is a string (passed as such: no call back into JS
-/// to read it), else `None`.
+/// `text` must be `v` when `v` is a string (the JS layer passes it as such: no call back into
+/// JS to read it), else `None`: `v` itself is not read as a string.
 pub fn reason_from_js(v: &JsValue, text: Option<String>) -> Reason {
     match text {
         Some(s) => Reason::Text(s),
