@@ -115,6 +115,32 @@ describe("track / cancel / shouldDropResponse", () => {
     assert.equal(session.shouldDropResponse(49), true);
   });
 
+  test("a cancel made from inside send (cascading to another request) does not change the reason the first request's signal aborts with", () => {
+    const sent = [];
+    let session;
+    session = new CancellationSession({
+      send: (m) => {
+        sent.push(m);
+        // Cancelling the parent cancels its child too, from inside send.
+        if (m.params.requestId === "parent") session.cancel("child", "parent went away");
+      },
+    });
+    session.track("parent", "tools/call");
+    session.track("child", "tools/call");
+    const parent = session.signal("parent");
+    const child = session.signal("child");
+    session.cancel("parent", "user pressed stop");
+    assert.equal(parent.reason, "user pressed stop");
+    assert.equal(child.reason, "parent went away");
+    assert.deepEqual(
+      sent.map((m) => [m.params.requestId, m.params.reason]),
+      [
+        ["parent", "user pressed stop"],
+        ["child", "parent went away"],
+      ],
+    );
+  });
+
   test("a cancel names the request by the caller's own id: a string with an unpaired surrogate is sent as it is", () => {
     // The id crosses into wasm as UTF-8 (the surrogate becomes U+FFFD there); the message
     // carries the caller's value, the one the request itself went out with.

@@ -64,12 +64,6 @@ struct State {
     timer: Option<(JsValue, u64)>,
     /// Made for the first deadline.
     timer_closure: Option<Closure<dyn FnMut()>>,
-    /// The reason the request being cancelled by the call in progress aborts its own signal
-    /// with (the caller's `reason`, or the abort signal's).
-    local_reason: JsValue,
-    /// `local_reason` as text when it is a string: a cancel whose reason the policy left as
-    /// it is carries that JS string itself ([`message_of`]).
-    local_text: Option<String>,
     /// The JS values of the call in progress, given back by its own output.
     echoes: Echoes,
     /// What [`SessionCore::echo`] gave for the next `incoming` call.
@@ -80,22 +74,27 @@ struct State {
     spare_outputs: Vec<Output>,
 }
 
-/// The JS values the call in progress was given — the id of `cancel()` or of the aborted
-/// request, the `requestId` and `reason` of a peer's cancel (`echo`) — with the texts they
+/// The JS values the call in progress was given — the id and reason of `cancel()` or of
+/// an abort, the `requestId` and `reason` of a peer's cancel (`echo`) — with the texts they
 /// crossed as: the output of that call that names the same text gets the value itself
-/// ([`id_value`], [`text_value`]), not a copy out of wasm memory (which also turned each
-/// unpaired surrogate into U+FFFD). Set by a call for its own flush and put back after it,
-/// so a nested call (a callback calling the session) or a later output (a timeout) never
-/// gets another call's value.
+/// ([`id_value`], [`text_value`], [`message_of`]), not a copy out of wasm memory (which also
+/// turned each unpaired surrogate into U+FFFD), and the request it cancels aborts its own
+/// signal with the caller's `reason` ([`cancelled`]). Set by a call for its own flush and put
+/// back after it, so a nested call (a callback calling the session) or a later output (a
+/// timeout) never gets another call's value.
 #[derive(Default)]
 struct Echoes {
     id: Option<(RequestId, JsValue)>,
     text: Option<(String, JsValue)>,
+    /// The caller's reason of `cancel()` or an abort (`undefined`: none, or another call).
+    reason: JsValue,
+    /// `reason` as text when it is a string the reason policy may leave as it is.
+    reason_text: Option<String>,
 }
 
 impl Echoes {
     fn is_empty(&self) -> bool {
-        self.id.is_none() && self.text.is_none()
+        self.id.is_none() && self.text.is_none() && self.reason.is_undefined() && self.reason_text.is_none()
     }
 }
 
@@ -149,8 +148,6 @@ impl SessionCore {
             callbacks: Rc::new(settings.callbacks),
             timer: None,
             timer_closure: None,
-            local_reason: JsValue::UNDEFINED,
-            local_text: None,
             echoes: Echoes::default(),
             echo: None,
             spare_outputs: Vec::new(),
@@ -413,32 +410,36 @@ impl SessionCore {
             task_id.as_deref(),
         );
         message.task = task;
-        let (result, busy) = {
+        let (result, busy, previous) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
-            st.local_reason = JsValue::UNDEFINED;
-            st.local_text = None;
             let result = st.core.handle_outgoing(&message, now, false);
-            (result, st.busy())
+            // This call was given no JS values: a nested one sees none of the outer call's.
+            let previous = (!st.echoes.is_empty()).then(|| std::mem::take(&mut st.echoes));
+            (result, st.busy(), previous)
         };
-        let verdict = match result {
-            Ok(v) => v,
+        let code = match result {
             Err(e) => {
                 let token = convert::js_value_of(arg_tag, arg_num, arg_str.as_deref());
-                return Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token));
+                Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token))
+            }
+            Ok(verdict) if !matches!(message.method, MethodName::Known(Method::Cancelled)) => {
+                if busy {
+                    self.flush_if_needed();
+                }
+                Ok(verdict_code(verdict))
+            }
+            Ok(verdict) => {
+                flush(&self.state, Capture::FirstMessage);
+                let captured = self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false);
+                Ok(if captured { code::REPLACE } else { verdict_code(verdict) })
             }
         };
-        let cancel = matches!(message.method, MethodName::Known(Method::Cancelled));
-        if !cancel {
-            if busy {
-                self.flush_if_needed();
-            }
-            return Ok(verdict_code(verdict));
+        if let Some(previous) = previous {
+            self.restore_echoes(previous);
         }
-        flush(&self.state, Capture::FirstMessage);
-        let captured = self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false);
-        Ok(if captured { code::REPLACE } else { verdict_code(verdict) })
+        code
     }
 
     /// The message that replaces `message` (the SDK's own cancel, after `outgoing` gave
@@ -598,10 +599,10 @@ impl SessionCore {
         let previous = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return };
             let policy_reason = convert::reason_from_js(&reason, reason_text);
-            st.local_reason = reason;
             let _ = st.core.cancel(&request_id, &policy_reason);
-            st.local_text = caller_text(policy_reason);
-            std::mem::replace(&mut st.echoes, Echoes { id: Some((request_id, id)), text: None })
+            let mine =
+                Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
+            std::mem::replace(&mut st.echoes, mine)
         };
         flush(&self.state, Capture::None);
         self.restore_echoes(previous);
@@ -632,11 +633,11 @@ impl SessionCore {
         let policy_reason = convert::reason_from_js(&reason, reason_text);
         let (result, capture, previous) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-            st.local_reason = reason;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
             let result = st.core.cancel(&request_id, &policy_reason);
-            st.local_text = caller_text(policy_reason);
-            let previous = std::mem::replace(&mut st.echoes, Echoes { id: Some((request_id, id)), text: None });
+            let mine =
+                Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
+            let previous = std::mem::replace(&mut st.echoes, mine);
             (result, capture, previous)
         };
         flush(&self.state, capture);
@@ -811,7 +812,6 @@ fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsVal
     Ok(())
 }
 
-/// The message of a cancel action (`undefined` for a stream close).
 /// The caller's reason as the text a cancel may carry as the caller's JS string itself: not
 /// when it has U+FFFD, which may stand for an unpaired surrogate of the JS string (its
 /// conversion to UTF-8 replaced it; the copy out of wasm memory sends the replacement).
@@ -823,13 +823,14 @@ fn caller_text(reason: Reason) -> Option<String> {
     }
 }
 
-/// A `notifications/cancelled` whose reason is the caller's own text, left as it is by the
+/// The message of a cancel action (`undefined` for a stream close). A
+/// `notifications/cancelled` whose reason is the caller's own text, left as it is by the
 /// reason policy, carries the caller's JS string itself: no copy out of wasm memory.
 fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Callbacks) -> JsValue {
     match action {
         CancelAction::Notify(n) => {
-            let caller = state.try_borrow().ok().and_then(|st| match (&st.local_text, &n.reason) {
-                (Some(text), Some(reason)) if text == reason => Some(st.local_reason.clone()),
+            let caller = state.try_borrow().ok().and_then(|st| match (&st.echoes.reason_text, &n.reason) {
+                (Some(text), Some(reason)) if text == reason => Some(st.echoes.reason.clone()),
                 _ => None,
             });
             callbacks.messages.cancelled(n, &id_value(state, &n.request_id), caller.as_ref())
@@ -965,7 +966,7 @@ fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, 
         _ => {
             // The caller's reason (`undefined`: the JS layer makes the default `AbortError`,
             // and only when the request's signal was asked for).
-            let reason = state.try_borrow().map(|st| st.local_reason.clone()).unwrap_or(JsValue::UNDEFINED);
+            let reason = state.try_borrow().map(|st| st.echoes.reason.clone()).unwrap_or(JsValue::UNDEFINED);
             callbacks.messages.request_cancelled(&id_js, &reason);
             return;
         }
