@@ -54,7 +54,7 @@ impl RequestId {
     pub fn from_f64(n: f64) -> Result<Self, InvalidRequestId> {
         // `as` saturates (NaN → 0): the round trip is exact only for an integer in i64's
         // range, the one test on the common path.
-        #[allow(clippy::cast_possible_truncation, clippy::float_cmp)]
+        #[allow(clippy::cast_possible_truncation)]
         let i = n as i64;
         #[allow(clippy::cast_precision_loss, clippy::float_cmp)]
         if i as f64 == n {

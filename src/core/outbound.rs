@@ -499,17 +499,15 @@ impl Session {
         let close_stream = self.config.transport == TransportKind::StreamableHttp
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
         let wire_reason = self.config.reason.wire_reason(reason);
-        if self.config.events {
-            self.emit(|| {
-                Event::outbound(EventKind::CancelSent {
-                    request_id: id.clone(),
-                    method: request.name().to_owned(),
-                    via: if close_stream { Via::StreamClose } else { Via::Notification },
-                    reason: wire_reason.clone(),
-                    task_id: None,
-                })
-            });
-        }
+        self.emit(|| {
+            Event::outbound(EventKind::CancelSent {
+                request_id: id.clone(),
+                method: request.name().to_owned(),
+                via: if close_stream { Via::StreamClose } else { Via::Notification },
+                reason: wire_reason.clone(),
+                task_id: None,
+            })
+        });
         let watched = request.watched;
         self.tombstones.insert(id.clone(), request.into_tombstone());
         let action = if close_stream {
@@ -567,14 +565,12 @@ impl Session {
                 self.start_task(id, &task_id, &tombstone.method, false);
                 self.cancel_task(id, &task_id);
             }
-            if self.config.events {
-                self.emit(|| {
-                    Event::outbound(EventKind::LateResponseDropped {
-                        request_id: id.clone(),
-                        method: tombstone.method.to_string(),
-                    })
-                });
-            }
+            self.emit(|| {
+                Event::outbound(EventKind::LateResponseDropped {
+                    request_id: id.clone(),
+                    method: tombstone.method.to_string(),
+                })
+            });
             return ResponseVerdict::Late;
         };
         let watched = request.watched;

@@ -221,6 +221,7 @@ impl Session {
                 continue;
             };
             if self.config.events {
+                // Copied out first: `request` borrows the session, which `emit` needs.
                 let method = request.name().to_owned();
                 self.emit(|| Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             }

@@ -99,6 +99,23 @@ impl Echoes {
 }
 
 impl State {
+    /// Cancels our request `request_id` for the call in progress (`cancel()` or an abort),
+    /// with the caller's `reason` (`reason_text`: it when it is a string), and makes the
+    /// caller's values that call's [`Echoes`]. Returns the core's answer and the echoes to
+    /// put back when the call is done.
+    fn cancel_for_caller(
+        &mut self,
+        request_id: RequestId,
+        id: JsValue,
+        reason: JsValue,
+        reason_text: Option<String>,
+    ) -> (Result<bool, crate::core::UsageError>, Echoes) {
+        let policy_reason = convert::reason_from_js(&reason, reason_text);
+        let result = self.core.cancel(&request_id, &policy_reason);
+        let mine = Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
+        (result, std::mem::replace(&mut self.echoes, mine))
+    }
+
     /// Whether the call just made left work for [`SessionCore::flush_if_needed`]: output
     /// to do, or the session timer to re-arm for a changed next deadline. Read inside the
     /// call's own borrow: the hot entry points skip the second borrow when there is none.
@@ -596,14 +613,10 @@ impl SessionCore {
         reason_text: Option<String>,
     ) {
         let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
-        let previous = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return };
-            let policy_reason = convert::reason_from_js(&reason, reason_text);
-            let _ = st.core.cancel(&request_id, &policy_reason);
-            let mine =
-                Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
-            std::mem::replace(&mut st.echoes, mine)
-        };
+        let Ok(mut st) = self.state.try_borrow_mut() else { return };
+        // The handshake is refused by the core, and reported as an event.
+        let (_, previous) = st.cancel_for_caller(request_id, id, reason, reason_text);
+        drop(st);
         flush(&self.state, Capture::None);
         self.restore_echoes(previous);
     }
@@ -630,14 +643,10 @@ impl SessionCore {
     ) -> Result<JsValue, JsValue> {
         let request_id =
             owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("cancel(): request id", e, &id))?;
-        let policy_reason = convert::reason_from_js(&reason, reason_text);
         let (result, capture, previous) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
-            let result = st.core.cancel(&request_id, &policy_reason);
-            let mine =
-                Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
-            let previous = std::mem::replace(&mut st.echoes, mine);
+            let (result, previous) = st.cancel_for_caller(request_id, id, reason, reason_text);
             (result, capture, previous)
         };
         flush(&self.state, capture);
