@@ -4,10 +4,8 @@
 // core's); this file wires callbacks and passes messages through it.
 
 import { InvalidArgumentError } from "./errors.js";
+import { SENT_REQUEST, timeoutError } from "./session.js";
 import { onAbort, reasonOf } from "./signals.js";
-
-/** JSON-RPC error code the SDKs use for a request timeout (-32001, RequestTimeout). */
-const REQUEST_TIMEOUT = -32001;
 
 /** The members the guard defines; every other member is the inner transport's own. */
 const OWN = new Set(["start", "send", "close", "setProtocolVersion", "onmessage", "onclose", "onerror", "session", "inner", "protocolVersion"]);
@@ -88,7 +86,7 @@ function guard(inner, Session, options) {
       self.onmessage?.({
         jsonrpc: "2.0",
         id,
-        error: { code: REQUEST_TIMEOUT, message: "Request timed out", data: { reason: "timeout", detail: error.message } },
+        error: { ...timeoutError(), data: { reason: "timeout", detail: error.message } },
       });
       options.onTimeout?.(id, error);
     },
@@ -140,7 +138,7 @@ function guard(inner, Session, options) {
       // combined with its own timeout): the session cancels the request when it aborts.
       const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
-      const isRequest = out === message && typeof out?.method === "string" && out.id !== undefined;
+      const isRequest = out === message && session[SENT_REQUEST]();
       if (isRequest && inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
       try {
         await inner.send(out, sendOptions);

@@ -109,7 +109,7 @@ export interface CancellationSessionOptions extends TimeoutOptions {
   tombstoneCapacity?: number;
   /** The peer's requests in flight remembered (oldest forgotten first, with an `inbound-forgotten` event). Default 4096. */
   inboundCapacity?: number;
-  /** Longest `reason` sent or reported, in bytes of UTF-8. Default 1024. */
+  /** Longest `reason` sent or reported, in bytes of UTF-8: an integer from 0 to 4096 (`ERR_INVALID_OPTION` otherwise). Default 1024. */
   maxReasonBytes?: number;
   /** Send an `Error` reason's "Name: message" to the peer. Default false: `genericReason` is sent instead. */
   exposeErrorReasons?: boolean;

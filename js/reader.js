@@ -56,7 +56,7 @@ export function methodOf(w, method) {
  * The `params` members a message's `need` names, as the core's entry points take them: read
  * into one reusable record (no allocation per message); valid until the next read.
  */
-const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false };
+const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false, protocolVersion: undefined };
 
 export function readParams(w, message, need, bound) {
   const f = w.fields;
@@ -71,10 +71,11 @@ export function readParams(w, message, need, bound) {
   if (need & f.reason) {
     const r = params?.reason;
     reasonTag = peerTag(w, r);
-    // A reason is capped by the core anyway: never copy more than it keeps.
+    // A reason is capped by the core to at most `maxReasonBytes` bytes of UTF-8, which
+    // that many UTF-16 code units always cover: never copy more than it can keep.
     if (typeof r === "string") {
       reasonTag = w.tags.string;
-      reason = r.length > w.maxPeerString * 4 ? r.slice(0, w.maxPeerString * 4) : r;
+      reason = r.length > w.maxReasonBytes ? r.slice(0, w.maxReasonBytes) : r;
     }
   }
   READ.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
@@ -86,6 +87,7 @@ export function readParams(w, message, need, bound) {
   READ.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
   READ.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
   READ.task = need & f.task ? isObject(params?.task) : false;
+  READ.protocolVersion = need & f.metaProtocolVersion ? boundedString(w, params?._meta?.[w.names.metaProtocolVersion], bound) : undefined;
   return READ;
 }
 

@@ -7,30 +7,11 @@
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
 
-/** `params._meta` key of the protocol version a 2026-07-28 request names. */
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-
 /** The `link` of the server's messages in `RelayCore.message`. */
 const UPSTREAM = -1;
 
-/** Forward and backward codes of RelayCore (src/wasm/relay.rs). */
-const F_DROP = 0;
-const F_UPSTREAM = 1;
-const F_ANSWER_HANDSHAKE = 2;
-const F_NEED = 4;
-const B_DOWNSTREAM = 1;
-const B_BROADCAST = 2;
-const B_REFUSE = 3;
-const B_NEED = 4;
-
 /** How long close() waits for the cancels of the clients' requests to be sent, in ms. */
 const CLOSE_GRACE_MS = 2000;
-
-/** JSON-RPC "Invalid Request". */
-const INVALID_REQUEST = -32600;
-
-/** JSON-RPC error of a server request the relay cannot route to one client. */
-const UNROUTABLE = -32000;
 
 /**
  * @param {() => any} relayCore the wasm-bindgen class of the relay's build (loaded on first use)
@@ -73,8 +54,6 @@ class Client {
   constructor(link, transport) {
     this.link = link;
     this.transport = transport;
-    /** Whether the client's protocol version was passed to the core (2026-07-28 envelope). */
-    this.versioned = false;
     this.closed = false;
   }
 }
@@ -214,22 +193,13 @@ class Relay {
     const core = this.#core;
     if (core === undefined || message === null || typeof message !== "object") return;
     if (Array.isArray(message)) {
-      // JSON-RPC batches (2025-03-26 only) are not relayed: their ids could not be mapped
-      // one by one and answered as one batch. The client is told, not left waiting.
-      this.#send(client.transport, { jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message: "mcp-cancel relay: JSON-RPC batches are not relayed" } });
+      // The core answers it (a `fail` output), or not.
+      core.batch(client.link);
       this.#report(new Error(`client ${client.link} sent a JSON-RPC batch: refused`));
+      this.#flush();
       return;
     }
     const w = this.#w;
-    if (!client.versioned && message.method !== undefined && message.id !== undefined) {
-      const version = message.params?._meta?.[META_PROTOCOL_VERSION];
-      if (typeof version === "string") {
-        client.versioned = true;
-        core.setProtocolVersion(client.link, version.slice(0, w.maxPeerString));
-        // The upstream transport learns it (`upstream-version`) before this request goes out.
-        this.#flush();
-      }
-    }
     const code = methodOf(w, message.method);
     const id = message.id;
     const idTag = peerTag(w, id);
@@ -238,13 +208,17 @@ class Relay {
     let verdict;
     for (;;) {
       const r = readParams(w, message, need, true);
-      verdict = core.message(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
-      if ((verdict & 0xff) !== F_NEED) break;
+      verdict = core.message(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task, r.protocolVersion);
+      if ((verdict & 0xff) !== w.relayForward.needFields) break;
       need |= verdict >>> 8;
     }
-    if (verdict === F_UPSTREAM) this.#toUpstream(message, core.forwardId, core.forwardToken);
-    else if (verdict === F_ANSWER_HANDSHAKE) this.#answerHandshake(client, id);
+    const upId = core.forwardId;
+    const upToken = core.forwardToken;
+    // The output first: the upstream transport learns a version the request named
+    // (`upstream-version`) before the request goes out.
     this.#flush();
+    if (verdict === w.relayForward.upstream) this.#toUpstream(message, upId, upToken);
+    else if (verdict === w.relayForward.answerHandshake) this.#answerHandshake(client, id);
   }
 
   #toUpstream(message, upId, upToken) {
@@ -289,8 +263,14 @@ class Relay {
 
   #fromUpstream(message) {
     const core = this.#core;
-    if (core === undefined || message === null || typeof message !== "object" || Array.isArray(message)) return;
+    if (core === undefined || message === null || typeof message !== "object") return;
+    if (Array.isArray(message)) {
+      core.batch(UPSTREAM);
+      this.#flush();
+      return;
+    }
     const w = this.#w;
+    const B = w.relayBackward;
     const code = methodOf(w, message.method);
     const id = message.id;
     const idTag = peerTag(w, id);
@@ -298,8 +278,8 @@ class Relay {
     const idStr = idTag === w.tags.string ? id : undefined;
     let verdict;
     if (code === -1) {
-      verdict = core.message(UPSTREAM, -1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
-      if ((verdict & 0xff) === B_NEED) {
+      verdict = core.message(UPSTREAM, -1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false, undefined);
+      if ((verdict & 0xff) === B.needFields) {
         const r = readResponse(w, message, verdict >>> 8);
         verdict = core.upstreamResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
       }
@@ -309,12 +289,12 @@ class Relay {
       let need = code >= 0 ? w.incoming[code] : 0;
       for (;;) {
         const r = readParams(w, message, need, true);
-        verdict = core.message(UPSTREAM, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
-        if ((verdict & 0xff) !== B_NEED) break;
+        verdict = core.message(UPSTREAM, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task, r.protocolVersion);
+        if ((verdict & 0xff) !== B.needFields) break;
         need |= verdict >>> 8;
       }
     }
-    if (verdict === B_DOWNSTREAM) {
+    if (verdict === B.downstream) {
       const client = this.#clients.get(core.backLink);
       const backId = core.backId;
       const backToken = core.backToken;
@@ -324,11 +304,10 @@ class Relay {
       else if (backToken !== undefined) out = { ...message, params: { ...message.params, progressToken: backToken } };
       // On the stream of the client's request, for a transport with one stream per request.
       if (client !== undefined) this.#send(client.transport, out, related === undefined ? undefined : { relatedRequestId: related });
-    } else if (verdict === B_BROADCAST) {
+    } else if (verdict === B.broadcast) {
       for (const client of this.#clients.values()) this.#send(client.transport, message);
-    } else if (verdict === B_REFUSE) {
-      const message_ = `mcp-cancel relay: no single client can take this request (${this.#clients.size} connected)`;
-      this.#send(this.#upstream, { jsonrpc: "2.0", id, error: { code: UNROUTABLE, message: message_ } });
+    } else if (verdict === B.refuse) {
+      this.#send(this.#upstream, { jsonrpc: "2.0", id, error: { code: w.unroutable.code, message: w.unroutable.message } });
     }
     this.#flush(message);
   }
@@ -350,11 +329,7 @@ class Relay {
           break;
         }
         case "refuse":
-          this.#send(this.#upstream, {
-            jsonrpc: "2.0",
-            id: out.id,
-            error: { code: UNROUTABLE, message: "mcp-cancel relay: the client this request went to disconnected" },
-          });
+          this.#send(this.#upstream, { jsonrpc: "2.0", id: out.id, error: { code: out.code, message: out.message } });
           break;
         case "keep-handshake-result":
           this.#handshakeResult = current?.result;
@@ -388,12 +363,12 @@ class Relay {
       // close a stream at any time) and no answer is waited for on it any more.
       const controller = this.#streams.get(out.requestId);
       this.#streams.delete(out.requestId);
-      if (out.via !== "stream-close") this.#send(this.#upstream, cancelMessage(out));
+      if (out.via !== "stream-close") this.#send(this.#upstream, cancelMessage(this.#w, out));
       controller?.abort(out.reason ?? "Request cancelled");
       return;
     }
     const client = this.#clients.get(out.link);
-    if (client !== undefined && out.via !== "stream-close") this.#send(client.transport, cancelMessage(out));
+    if (client !== undefined && out.via !== "stream-close") this.#send(client.transport, cancelMessage(this.#w, out));
   }
 
   /** One timer for the core's next deadline (the upstream's request timeouts). */
@@ -413,8 +388,8 @@ class Relay {
 }
 
 /** The message of a cancel output (a notification, or a `tasks/cancel` request). */
-function cancelMessage(out) {
-  if (out.via === "tasks-cancel") return { jsonrpc: "2.0", id: out.id, method: "tasks/cancel", params: { taskId: out.taskId } };
+function cancelMessage(w, out) {
+  if (out.via === "tasks-cancel") return { jsonrpc: "2.0", id: out.id, method: w.names.tasksCancel, params: { taskId: out.taskId } };
   const params = out.reason === undefined ? { requestId: out.requestId } : { requestId: out.requestId, reason: out.reason };
-  return { jsonrpc: "2.0", method: "notifications/cancelled", params };
+  return { jsonrpc: "2.0", method: w.names.cancelled, params };
 }

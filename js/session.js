@@ -33,6 +33,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     #inbound = new Map();
     /** Releases the JS objects of our watched request `id` (the `settled` hook). */
     #settled;
+    /** See `[SENT_REQUEST]()`. */
+    #sentRequest = false;
 
     constructor(options) {
       constants();
@@ -202,20 +204,32 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
 
     beforeSend(message, options) {
       const core = this.#core;
+      this.#sentRequest = false;
       if (core === undefined) return message;
       const signal = sendSignal(options);
-      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.beforeSend(m, options)) : message;
+      if (Array.isArray(message)) {
+        if (!core.acceptsBatches) return message;
+        const out = filterBatch(message, (m) => this.beforeSend(m, options));
+        this.#sentRequest = false;
+        return out;
+      }
       const w = wire;
-      const request = signal !== undefined && isRequestShaped(message);
-      // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
-      if (request && isAborted(signal)) throw reasonOf(signal);
-      const verdict = outgoing(core, w, message ?? EMPTY);
-      if (verdict === w.verdicts.pass) {
-        if (request && watch(core, false, message.id)) this.#tracked(core, message.id, signal);
+      const verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+      const v = verdict & 0x1f;
+      if (v === w.verdicts.pass) {
+        this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
+        if (verdict & w.verdicts.watched) this.#tracked(core, message.id, signal);
         return message;
       }
-      if (verdict === w.verdicts.replace) return core.replacement(message);
+      // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
+      if (v === w.verdicts.aborted) throw reasonOf(signal);
+      if (v === w.verdicts.replace) return core.replacement(message);
       return undefined;
+    }
+
+    /** Whether the last `beforeSend()` passed a request the session now tracks (for `guardTransport`). */
+    [SENT_REQUEST]() {
+      return this.#sentRequest;
     }
 
     setProtocolVersion(version) {
@@ -342,10 +356,11 @@ function watch(core, inbound, id) {
   return inbound ? core.watchInbound(id) : core.watch(id);
 }
 
-/** A message with a `method` and an `id`: the only kind a signal can belong to. */
-function isRequestShaped(message) {
-  return message !== null && typeof message === "object" && typeof message.method === "string" && message.id !== undefined;
-}
+/**
+ * `session[SENT_REQUEST]()`: whether the last `beforeSend()` passed a request the session
+ * now tracks (the core said so). Not part of the public API: `guardTransport` uses it.
+ */
+export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
 
 /**
  * The messages the session puts on the wire, built from the members the core chose (one
@@ -354,9 +369,9 @@ function isRequestShaped(message) {
 const MESSAGES = {
   cancelled: (requestId, reason) =>
     reason === undefined
-      ? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } }
-      : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } },
-  tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: "tasks/cancel", params: { taskId } }),
+      ? { jsonrpc: "2.0", method: NAMES.cancelled, params: { requestId } }
+      : { jsonrpc: "2.0", method: NAMES.cancelled, params: { requestId, reason } },
+  tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: NAMES.tasksCancel, params: { taskId } }),
 };
 
 /**
@@ -381,8 +396,20 @@ let STRING = -1;
 let DROP = -1;
 let NEED = -1;
 let SETTLED = 0;
+/** The methods of the messages the session builds (the core's `names`). */
+let NAMES;
+/** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
+let TIMEOUT_ERROR;
+
+/**
+ * The JSON-RPC error of a request that timed out, `{ code, message }` (−32001, as the MCP
+ * SDKs' `RequestTimeout`), from the core's tables: known once a session was made.
+ */
+export const timeoutError = () => TIMEOUT_ERROR;
 
 function prepare(c) {
+  NAMES = c.names;
+  TIMEOUT_ERROR = c.timeoutError;
   NUMBER = c.tags.number;
   STRING = c.tags.string;
   DROP = c.verdicts.drop;
@@ -430,7 +457,8 @@ function incomingResponse(core, w, id, message, settled) {
   return verdict & 0xff;
 }
 
-function outgoing(core, w, message) {
+/** `signal`: the one the message is sent with, `0` none, `1` live, `2` aborted. */
+function outgoing(core, w, message, signal) {
   const method = message.method;
   const code = methodOf(w, method);
   const id = message.id;
@@ -439,7 +467,7 @@ function outgoing(core, w, message) {
   const idStr = idTag === w.tags.string ? id : undefined;
   const name = code === 0 ? method : undefined;
   const need = code >= 0 ? w.outgoing[code] : 0;
-  if (need === 0) return core.outgoing(code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, false);
+  if (need === 0) return core.outgoing(code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, false, signal);
   const r = readParams(w, message, need, false);
-  return core.outgoing(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task);
+  return core.outgoing(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task, signal);
 }

@@ -200,9 +200,31 @@ describe("typed errors", () => {
   });
 
   test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
-    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
+    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { maxReasonBytes: 4097 }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
       assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
     }
+  });
+
+  test("maxReasonBytes goes up to 4096, and a peer's reason is kept up to it", () => {
+    const events = [];
+    const session = new CancellationSession({ maxReasonBytes: 4096, onEvent: (e) => events.push(e) });
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} });
+    const signal = session.inboundSignal(1);
+    const reason = "é".repeat(3000); // 6000 bytes of UTF-8
+    session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason } });
+    const received = events.find((e) => e.type === "cancel-received");
+    assert.equal(received?.reason, "é".repeat(2048), "capped to 4096 bytes, on a character boundary");
+    assert.equal(signal.aborted, true);
+  });
+
+  test("a message that is not a request is sent even with a signal that aborted (no signal belongs to it)", () => {
+    const { session, sent } = recorder();
+    const aborted = AbortSignal.abort(new Error("gone"));
+    const progress = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } };
+    assert.equal(session.beforeSend(progress, { signal: aborted }), progress);
+    assert.throws(() => session.beforeSend({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} }, { signal: aborted }), /gone/);
+    assert.equal(session.isInFlight(7), false);
+    assert.deepEqual(sent, []);
   });
 });
 

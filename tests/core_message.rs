@@ -11,7 +11,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use mcp_cancel::core::{
     CancelAction, CancelCause, CancelNotification, Config, Event, EventKind, Ignored, InvalidRequestId, Message,
     MessageFields, Method, MethodName, NotSent, OutgoingError, Output, PeerValue, RequestId, RequestState,
-    ResponseInfo, Revision, Session, TaskCancelRequest, Transmit, TransportKind, Verdict,
+    ResponseInfo, ResponseMembers, Revision, Session, TaskCancelRequest, Transmit, TransportKind, Verdict,
 };
 use serde_json::{json, Value};
 
@@ -527,4 +527,40 @@ fn a_notification_never_cancels_the_peers_task_augmented_request_in_a_revision_w
     let mut fresh = Session::new(Config::default());
     let bare = Message::new(PeerValue::Number(3.0), MethodName::Known(Method::ToolsCall));
     assert_eq!(fresh.handle_incoming(&bare, 0), Verdict::NeedFields(MessageFields::TASK));
+}
+
+#[test]
+fn a_responses_members_mean_the_same_read_from_json_or_by_a_host() {
+    let text = |v: &str| Some(v.to_owned());
+    // An error: its code when an integer, -32603 (Internal error) when not.
+    for (code, expected) in [(-32001.0, -32001), (1.5, -32603), (f64::NAN, -32603), (1e300, -32603)] {
+        let info = ResponseInfo::from_members(ResponseMembers { error_code: Some(code), ..ResponseMembers::default() });
+        assert_eq!(info.error_code, Some(expected), "{code}");
+    }
+    let from_json = |v: Value| {
+        let mut info = ResponseInfo::default();
+        let _ = Message::from_json(&v, &mut info);
+        info
+    };
+    assert_eq!(from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": "x", "message": "m" } })).error_code, Some(-32603));
+    assert_eq!(from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32000, "message": "m" } })).error_code, Some(-32000));
+    // A task: `result.task.taskId` (2025-11-25), or `result.taskId` of a "task" result (2026-07-28).
+    let task = ResponseInfo::from_members(ResponseMembers {
+        result_type: text("task"),
+        result_task_id: text("T1"),
+        result_status: text("working"),
+        ..ResponseMembers::default()
+    });
+    assert_eq!((task.task_id.as_deref(), task.task_status), (Some("T1"), Some(("T1".to_owned(), "working".to_owned()))));
+    let complete = ResponseInfo::from_members(ResponseMembers { result_task_id: text("T1"), ..ResponseMembers::default() });
+    assert_eq!(complete.task_id, None);
+    assert_eq!(
+        from_json(json!({ "jsonrpc": "2.0", "id": 1, "result": { "resultType": "task", "taskId": "T2", "status": "working" } })),
+        ResponseInfo::from_members(ResponseMembers {
+            result_type: text("task"),
+            result_task_id: text("T2"),
+            result_status: text("working"),
+            ..ResponseMembers::default()
+        })
+    );
 }

@@ -11,8 +11,8 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
-    Backward, CancelAction, CancelNotification, Failure, Forward, Link, Message, Relay, RelayConfig, RelayOutput,
-    RequestId, ResponseInfo, Revision, Side, Timeout, Transmit, TransportKind,
+    Backward, CancelAction, CancelNotification, Failure, Forward, Link, Message, MessageFields, Relay, RelayConfig,
+    RelayOutput, RequestId, ResponseInfo, Revision, Side, Timeout, Transmit, TransportKind,
 };
 use serde_json::{json, Value};
 
@@ -232,6 +232,57 @@ fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
         up(&mut r, &result(u)),
         Backward::Downstream { link: h, id: Some(n(5)), progress_token: None, related: Some(n(5)) }
     );
+}
+
+#[test]
+fn a_clients_request_names_its_revision_in_meta_on_2026_07_28_and_the_relay_reads_it() {
+    let mut config = RelayConfig::default();
+    config.upstream.transport = TransportKind::StreamableHttp;
+    let mut r = Relay::new(config);
+    let a = r.connect(TransportKind::Messages);
+    let versioned = |id: i64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "slow", "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } })
+    };
+    // Read without the `_meta` version: while the client has no revision, the relay asks for it.
+    let first = versioned(5);
+    let mut info = ResponseInfo::default();
+    let mut message = Message::from_json(&first, &mut info);
+    assert_eq!(message.protocol_version, Some("2026-07-28"));
+    message.read = message.read.without(MessageFields::META_PROTOCOL_VERSION);
+    message.protocol_version = None;
+    assert_eq!(r.handle_downstream(a, &message, 0), Forward::NeedFields(MessageFields::META_PROTOCOL_VERSION));
+    assert_eq!(outputs(&mut r), vec![]);
+    // With it: the client's revision and the upstream's are set (the upstream transport is
+    // told before the request goes out), and the cancel is the one 2026-07-28 requires.
+    let u = forwarded_id(&down(&mut r, a, &first));
+    assert_eq!(outputs(&mut r), vec![RelayOutput::UpstreamVersion("2026-07-28".into())]);
+    assert_eq!(r.downstream(a).and_then(|s| s.revision()), Some(Revision::V2026_07_28));
+    let _ = down(&mut r, a, &cancel(json!(5)));
+    let u = n(u as i64);
+    assert_eq!(
+        outputs(&mut r),
+        vec![RelayOutput::Transmit(Side::Upstream, Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) })]
+    );
+    // Once the client has a revision, its requests are not asked for it again.
+    let second = versioned(6);
+    let mut info = ResponseInfo::default();
+    let mut message = Message::from_json(&second, &mut info);
+    message.read = message.read.without(MessageFields::META_PROTOCOL_VERSION);
+    message.protocol_version = None;
+    assert!(matches!(r.handle_downstream(a, &message, 0), Forward::Upstream { id: Some(_), .. }));
+}
+
+#[test]
+fn a_clients_batch_is_answered_with_an_error_and_the_servers_is_dropped() {
+    let mut r = relay();
+    let a = r.connect(TransportKind::Messages);
+    r.handle_batch(Side::Downstream(a));
+    assert_eq!(outputs(&mut r), vec![RelayOutput::RefuseBatch(a)]);
+    assert_eq!((Failure::Batch.code(), Failure::Batch.message()), (-32600, "mcp-cancel relay: JSON-RPC batches are not relayed"));
+    r.handle_batch(Side::Upstream);
+    r.handle_batch(Side::Downstream(Link(99)));
+    assert_eq!(outputs(&mut r), vec![]);
 }
 
 #[test]

@@ -138,7 +138,7 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
 fn our_response(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
-    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false).unwrap()
+    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false, 0).unwrap()
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -175,6 +175,37 @@ fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_ent
     assert_eq!(get("tags.oversized").as_f64(), Some(7.0));
     assert_eq!(get("verdicts.settled").as_f64(), Some(f64::from(SETTLED)));
     assert_eq!(get("maxPeerString").as_f64(), Some(1024.0));
+    assert_eq!(get("maxReasonBytes").as_f64(), Some(4096.0));
+    assert_eq!(get("fields.metaProtocolVersion").as_f64(), Some(f64::from(MessageFields::META_PROTOCOL_VERSION.0)));
+    let text = |path: &str| get(path).as_string();
+    assert_eq!(text("names.cancelled").as_deref(), Some("notifications/cancelled"));
+    assert_eq!(text("names.tasksCancel").as_deref(), Some("tasks/cancel"));
+    assert_eq!(text("names.metaProtocolVersion").as_deref(), Some("io.modelcontextprotocol/protocolVersion"));
+    assert_eq!(get("timeoutError.code").as_f64(), Some(-32001.0));
+    assert_eq!(text("timeoutError.message").as_deref(), Some("Request timed out"));
+    for (name, value) in [("aborted", 4.0), ("tracked", 32.0), ("watched", 64.0)] {
+        assert_eq!(get(&format!("verdicts.{name}")).as_f64(), Some(value), "{name}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_request() {
+    let (s, sent, ..) = session_with("");
+    let read = Method::fields(None, false).0;
+    let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
+        let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
+        s.outgoing(code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, false, signal).unwrap()
+    };
+    // Aborted: not tracked, not to be sent.
+    assert_eq!(send(&s, "tools/call", Some(1.0), 2), 4);
+    assert!(!s.is_in_flight(JsValue::from(1)));
+    // Live: tracked and watched; none: tracked.
+    assert_eq!(send(&s, "tools/call", Some(2.0), 1), 0x20 | 0x40);
+    assert_eq!(send(&s, "tools/call", Some(3.0), 0), 0x20);
+    assert!(s.is_in_flight(JsValue::from(2)) && s.is_in_flight(JsValue::from(3)));
+    // A notification with an aborted signal is sent: no signal can belong to it.
+    assert_eq!(send(&s, "notifications/progress", None, 2), 0);
+    assert_eq!(sent.length(), 0);
 }
 
 #[wasm_bindgen_test]

@@ -268,6 +268,9 @@ impl Fields {
     pub const PROTOCOL_VERSION: Fields = Fields(1 << 10);
     /// `error.code` when the message has an `error` ([`ResponseInfo::error_code`]).
     pub const ERROR_CODE: Fields = Fields(1 << 11);
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of a request when a string
+    /// ([`Message::protocol_version`], [`META_PROTOCOL_VERSION`]; 2026-07-28).
+    pub const META_PROTOCOL_VERSION: Fields = Fields(1 << 12);
 
     /// Whether every member of `other` is in `self`.
     #[must_use]
@@ -375,9 +378,16 @@ pub struct Message<'a> {
     pub task_id: Option<&'a str>,
     /// `params.status` ([`Fields::STATUS`]).
     pub status: Option<&'a str>,
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of a request
+    /// ([`Fields::META_PROTOCOL_VERSION`]).
+    pub protocol_version: Option<&'a str>,
     /// The response members read ([`Fields::RESULT_TASK_ID`] and the three after it).
     pub response: Option<&'a ResponseInfo>,
 }
+
+/// The `params._meta` member in which a 2026-07-28 request names its protocol version
+/// (schema 2026-07-28, `RequestMetaObject`: required on every request).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 impl<'a> Message<'a> {
     /// A message with `id` and `method` only (nothing else read).
@@ -394,8 +404,16 @@ impl<'a> Message<'a> {
             task: false,
             task_id: None,
             status: None,
+            protocol_version: None,
             response: None,
         }
+    }
+
+    /// Whether it is a request: its `method` is a string and it has an `id` (JSON-RPC 2.0
+    /// §4; an `id` that is not a request id still makes it one, an invalid one).
+    #[must_use]
+    pub fn is_request(&self) -> bool {
+        matches!(self.method, MethodName::Known(_) | MethodName::Other(_)) && !matches!(self.id, PeerValue::Absent)
     }
 
     /// Reads every member the rules may need from a JSON message (tests, fuzzing, and
@@ -421,20 +439,22 @@ impl<'a> Message<'a> {
         m.task = param("task").is_some_and(serde_json::Value::is_object);
         m.task_id = param("taskId").and_then(serde_json::Value::as_str);
         m.status = param("status").and_then(serde_json::Value::as_str);
-        if let Some(error) = message.get("error") {
-            response.error_code = Some(error.get("code").and_then(serde_json::Value::as_i64).unwrap_or(-32603));
-        } else if let Some(result) = message.get("result") {
-            let text = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_owned);
-            response.task_id = text(result.get("task").and_then(|t| t.get("taskId"))).or_else(|| {
-                (result.get("resultType").and_then(serde_json::Value::as_str) == Some("task"))
-                    .then(|| text(result.get("taskId")))
-                    .flatten()
-            });
-            if let (Some(t), Some(s)) = (text(result.get("taskId")), text(result.get("status"))) {
-                response.task_status = Some((t, s));
-            }
-            response.protocol_version = text(result.get("protocolVersion"));
+        if message.get("id").is_some() {
+            m.protocol_version =
+                param("_meta").and_then(|meta| meta.get(META_PROTOCOL_VERSION)).and_then(serde_json::Value::as_str);
         }
+        let result = message.get("result");
+        let text = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_owned);
+        *response = ResponseInfo::from_members(super::outbound::ResponseMembers {
+            task_task_id: text(result.and_then(|r| r.get("task")).and_then(|t| t.get("taskId"))),
+            result_type: text(result.and_then(|r| r.get("resultType"))),
+            result_task_id: text(result.and_then(|r| r.get("taskId"))),
+            result_status: text(result.and_then(|r| r.get("status"))),
+            protocol_version: text(result.and_then(|r| r.get("protocolVersion"))),
+            error_code: message
+                .get("error")
+                .map(|error| error.get("code").and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN)),
+        });
         m.read = Fields(u32::MAX);
         m.response = Some(response);
         m
@@ -590,7 +610,7 @@ impl Session {
         if let Some(missing) = self.missing(message, method, false) {
             return Ok(Verdict::NeedFields(missing));
         }
-        if !matches!(message.id, PeerValue::Absent) {
+        if message.is_request() {
             let id = message.id.to_request_id().map_err(OutgoingError::InvalidRequestId)?;
             let progress_token = match message.progress_token {
                 PeerValue::Absent => None,

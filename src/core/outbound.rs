@@ -95,6 +95,48 @@ pub struct ResponseInfo {
     pub protocol_version: Option<String>,
 }
 
+/// The members of a response as the host read them, for [`ResponseInfo::from_members`]:
+/// each string member when it is a string (`None` otherwise).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResponseMembers {
+    /// `result.task.taskId`.
+    pub task_task_id: Option<String>,
+    /// `result.resultType`.
+    pub result_type: Option<String>,
+    /// `result.taskId`.
+    pub result_task_id: Option<String>,
+    /// `result.status`.
+    pub result_status: Option<String>,
+    /// `result.protocolVersion`.
+    pub protocol_version: Option<String>,
+    /// `Some` when the message has an `error`: its `error.code` when a number, `NaN` when not.
+    pub error_code: Option<f64>,
+}
+
+impl ResponseInfo {
+    /// What the rules take of a response's members:
+    /// - an error: its code, −32603 (JSON-RPC "Internal error") when it is not an integer;
+    /// - a result: its task id — `result.task.taskId` (2025-11-25 `CreateTaskResult`), or
+    ///   `result.taskId` when `result.resultType` is `"task"` (2026-07-28 tasks extension) —,
+    ///   its `taskId` and `status` when both are strings (a `tasks/get` answer), and its
+    ///   `protocolVersion` (the `initialize` result).
+    #[must_use]
+    pub fn from_members(m: ResponseMembers) -> Self {
+        let mut info = ResponseInfo::default();
+        if let Some(code) = m.error_code {
+            let integer = code.is_finite() && code.fract() == 0.0 && code.abs() < 9.2e18;
+            info.error_code = Some(if integer { code as i64 } else { -32603 });
+            return info;
+        }
+        info.task_id = m.task_task_id.or_else(|| (m.result_type.as_deref() == Some("task")).then(|| m.result_task_id.clone()).flatten());
+        if let (Some(t), Some(s)) = (m.result_task_id, m.result_status) {
+            info.task_status = Some((t, s));
+        }
+        info.protocol_version = m.protocol_version;
+        info
+    }
+}
+
 /// What to do with a response (result or error) that arrived from the peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]

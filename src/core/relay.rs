@@ -113,13 +113,14 @@ pub enum Backward {
     /// Send it to every client (a notification of the server's: logging, list changes, …).
     Broadcast,
     /// A request of the server's that no single client can take (none, or several, are
-    /// connected): answer it upstream with an error.
+    /// connected): answer it upstream with [`Failure::Unroutable`].
     Refuse,
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
 }
 
-/// Why the relay answers a client's request with an error itself.
+/// Why the relay answers a request with an error itself (a client's, or with
+/// [`Failure::ClientGone`] and [`Failure::Unroutable`] the server's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Failure {
@@ -133,6 +134,14 @@ pub enum Failure {
     HandshakeFailed,
     /// The request could not be sent to the server (its transport refused it): -32000.
     SendFailed,
+    /// A JSON-RPC batch (2025-03-26 only): not relayed, as its ids could not be mapped one
+    /// by one and answered as one batch: -32600 (JSON-RPC "Invalid Request"), `id: null`.
+    Batch,
+    /// The server's request went to a client that disconnected: -32000.
+    ClientGone,
+    /// The server's request cannot go to a single client (none, or several, are connected):
+    /// -32000.
+    Unroutable,
 }
 
 impl Failure {
@@ -141,7 +150,13 @@ impl Failure {
     pub fn code(self) -> i32 {
         match self {
             Self::Timeout => -32001,
-            Self::UpstreamClosed | Self::TooManyRequests | Self::HandshakeFailed | Self::SendFailed => -32000,
+            Self::Batch => -32600,
+            Self::UpstreamClosed
+            | Self::TooManyRequests
+            | Self::HandshakeFailed
+            | Self::SendFailed
+            | Self::ClientGone
+            | Self::Unroutable => -32000,
         }
     }
 
@@ -154,12 +169,16 @@ impl Failure {
             Self::TooManyRequests => "Too many requests in flight through the relay",
             Self::HandshakeFailed => "The upstream handshake failed",
             Self::SendFailed => "The request could not be sent to the server",
+            Self::Batch => "mcp-cancel relay: JSON-RPC batches are not relayed",
+            Self::ClientGone => "mcp-cancel relay: the client this request went to disconnected",
+            Self::Unroutable => "mcp-cancel relay: no single client can take this request",
         }
     }
 }
 
 /// Which side of the relay an event or a transmit belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Side {
     /// The upstream connection.
     Upstream,
@@ -184,8 +203,12 @@ pub enum RelayOutput {
         /// Why.
         failure: Failure,
     },
-    /// Answer the server's request `id` with an error: the client it went to disconnected.
+    /// Answer the server's request `id` with [`Failure::ClientGone`]: the client it went to
+    /// disconnected.
     Refuse(RequestId),
+    /// Answer client `link`'s JSON-RPC batch with [`Failure::Batch`] (an error response with
+    /// `id: null`, JSON-RPC 2.0 §5).
+    RefuseBatch(Link),
     /// The server's response being handled ([`Relay::handle_upstream`]) is the result of
     /// the shared handshake: keep its `result`, to answer every later client's `initialize`
     /// with ([`RelayOutput::AnswerHandshake`], [`Forward::AnswerHandshake`]).
@@ -350,9 +373,22 @@ impl Relay {
         self.drain();
     }
 
+    /// A JSON-RPC batch (an array, 2025-03-26 only) from `side`: batches are not relayed, as
+    /// their ids could not be mapped one by one and answered as one batch. A client's is
+    /// answered with [`Failure::Batch`] ([`RelayOutput::RefuseBatch`]); the server's is
+    /// dropped (no revision lets a server batch a request to a client it cannot name).
+    pub fn handle_batch(&mut self, side: Side) {
+        if let Side::Downstream(link) = side {
+            if self.links.contains_key(&link) {
+                self.output.push_back(RelayOutput::RefuseBatch(link));
+            }
+        }
+    }
+
     /// Follows `version`'s rules on client `link` and, while the upstream has none, on the
-    /// upstream too (2026-07-28 has no handshake: the host passes the version a request
-    /// names in `params._meta["io.modelcontextprotocol/protocolVersion"]`).
+    /// upstream too (2026-07-28 has no handshake: each request names its version in
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`, which
+    /// [`Self::handle_downstream`] reads itself while the client has no revision).
     pub fn set_protocol_version(&mut self, link: Link, version: &str) {
         if let Some(d) = self.links.get_mut(&link) {
             if d.session.revision().is_none() {
@@ -375,17 +411,26 @@ impl Relay {
     }
 
     fn downstream_message(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
-        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
-        let is_request = !matches!(message.method, MethodName::Absent | MethodName::NotAString)
-            && !matches!(message.id, PeerValue::Absent);
+        let Some(d) = self.links.get(&link) else { return Forward::Drop };
+        let is_request = message.is_request();
         // A request goes upstream as a request of ours: it needs what one of ours needs read
         // (its progress token, its task); everything else what the client's session needs.
+        // While the client has no revision, its request's `_meta` version too (2026-07-28:
+        // every request names it; the first one sets the client's, and the upstream's).
         if is_request {
-            let needed = Method::fields(message.method.known(), false);
+            let unversioned = d.session.revision().is_none();
+            let mut needed = Method::fields(message.method.known(), false);
+            if unversioned {
+                needed = needed.with(MessageFields::META_PROTOCOL_VERSION);
+            }
             if !message.read.contains(needed) {
                 return Forward::NeedFields(needed.without(message.read));
             }
+            if let (true, Some(version)) = (unversioned, message.protocol_version) {
+                self.set_protocol_version(link, version);
+            }
         }
+        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
         let verdict = d.session.handle_incoming(message, now);
         match verdict {
             Verdict::NeedFields(f) => return Forward::NeedFields(f),

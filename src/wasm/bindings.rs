@@ -28,9 +28,25 @@ mod code {
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
     pub const REPLACE: u32 = 3;
+    /// From `outgoing`: a request sent with a signal that has aborted: not tracked, not to
+    /// be sent (the JS layer throws the signal's reason, as `fetch` does).
+    pub const ABORTED: u32 = 4;
+    /// Added to `PASS` by `outgoing`: the message is a request, now tracked.
+    pub const TRACKED: u32 = 0x20;
+    /// Added to `PASS` by `outgoing` with a live signal: the request is watched (the JS
+    /// layer listens to the signal until the `settled` hook).
+    pub const WATCHED: u32 = 0x40;
     /// Added to `PASS` or `DROP` by `response`: the response settled a watched request,
     /// whose `settled` hook is not called (the JS layer releases its objects itself).
     pub const SETTLED: u32 = 0x80;
+}
+
+/// What `outgoing` is told of the signal a message is sent with.
+mod send_signal {
+    /// Live (or none for `NONE`).
+    pub const LIVE: u32 = 1;
+    /// Aborted before the message was sent.
+    pub const ABORTED: u32 = 2;
 }
 
 fn verdict_code(v: Verdict) -> u32 {
@@ -180,11 +196,19 @@ impl SessionCore {
     /// Everything the JS reader needs to know to read a message for the core, defined
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
-    /// `{ methods, incoming, outgoing, fields, tags, verdicts, maxPeerString }` —
+    /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
+    /// maxPeerString, maxReasonBytes }` (and, in the relay's build, `relayForward`,
+    /// `relayBackward` and `unroutable`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
-    /// code 0: any other method); `fields` the bit of each member, `tags` the tag of each
-    /// kind of value, `verdicts` the numbers the entry points return.
+    /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
+    /// messages the session builds (`cancelled`, `tasksCancel`) and the `params._meta` key of
+    /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
+    /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
+    /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
+    /// entry points return; `maxPeerString` the longest peer string that crosses (UTF-16
+    /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
+    /// never kept, so never copied).
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -211,8 +235,18 @@ impl SessionCore {
                 ("resultTaskStatus", Fields::RESULT_TASK_STATUS.0),
                 ("protocolVersion", Fields::PROTOCOL_VERSION.0),
                 ("errorCode", Fields::ERROR_CODE.0),
+                ("metaProtocolVersion", Fields::META_PROTOCOL_VERSION.0),
             ],
         );
+        json.strings(
+            "names",
+            &[
+                ("cancelled", Method::Cancelled.name()),
+                ("tasksCancel", Method::TasksCancel.name()),
+                ("metaProtocolVersion", crate::core::META_PROTOCOL_VERSION),
+            ],
+        );
+        json.failure("timeoutError", crate::core::Failure::Timeout);
         json.object(
             "tags",
             &[
@@ -233,11 +267,18 @@ impl SessionCore {
                 ("drop", code::DROP),
                 ("needFields", code::NEED_FIELDS),
                 ("replace", code::REPLACE),
+                ("aborted", code::ABORTED),
+                ("tracked", code::TRACKED),
+                ("watched", code::WATCHED),
                 ("settled", code::SETTLED),
             ],
         );
         json.key("maxPeerString");
         json.number(MAX_PEER_STRING);
+        json.key("maxReasonBytes");
+        json.number(super::options::MAX_REASON_BYTES);
+        #[cfg(feature = "relay")]
+        super::relay::constants(&mut json);
         json.0.push('}');
         json.0
     }
@@ -392,8 +433,10 @@ impl SessionCore {
     }
 
     /// A message we are about to send (as `incoming`; `task` when `params.task` is an
-    /// object). A request is tracked; the SDK's own `notifications/cancelled` is `3`
-    /// (send `replacement(message)` instead) or `1` (send nothing).
+    /// object; `signal` the signal it is sent with: `0` none, `1` live, `2` aborted). A
+    /// request is tracked (`0 | TRACKED`, and `| WATCHED` with a live signal), or with an
+    /// aborted signal not (`4`: not to be sent); the SDK's own `notifications/cancelled` is
+    /// `3` (send `replacement(message)` instead) or `1` (send nothing).
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` for a request whose id or progress
@@ -416,6 +459,7 @@ impl SessionCore {
         reason: Option<String>,
         task_id: Option<String>,
         task: bool,
+        signal: u32,
     ) -> Result<u32, JsValue> {
         let mut message = read_message(
             (method_code, method_name.as_deref()),
@@ -427,11 +471,16 @@ impl SessionCore {
             task_id.as_deref(),
         );
         message.task = task;
+        let request = message.is_request();
+        if request && signal == send_signal::ABORTED {
+            return Ok(code::ABORTED);
+        }
+        let watch = request && signal == send_signal::LIVE;
         let (result, busy, previous) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
-            let result = st.core.handle_outgoing(&message, now, false);
+            let result = st.core.handle_outgoing(&message, now, watch);
             // This call was given no JS values: a nested one sees none of the outer call's.
             let previous = (!st.echoes.is_empty()).then(|| std::mem::take(&mut st.echoes));
             (result, st.busy(), previous)
@@ -445,7 +494,11 @@ impl SessionCore {
                 if busy {
                     self.flush_if_needed();
                 }
-                Ok(verdict_code(verdict))
+                Ok(match verdict {
+                    Verdict::Pass if watch => code::PASS | code::TRACKED | code::WATCHED,
+                    Verdict::Pass if request => code::PASS | code::TRACKED,
+                    _ => verdict_code(verdict),
+                })
             }
             Ok(verdict) => {
                 flush(&self.state, Capture::FirstMessage);
@@ -1037,7 +1090,7 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
 
 /// JSON text of [`SessionCore::constants_json`]: names are ASCII without `"` or `\`, values
 /// small numbers (written without `core::fmt`).
-struct Json(String);
+pub(super) struct Json(pub(super) String);
 
 impl Json {
     fn string(&mut self, text: &str) {
@@ -1072,8 +1125,33 @@ impl Json {
         self.0.push(']');
     }
 
+    /// `,"name":{"member":"text",…}`.
+    fn strings(&mut self, name: &str, members: &[(&str, &str)]) {
+        self.key(name);
+        self.0.push('{');
+        self.items(members, |json, (member, value)| {
+            json.string(member);
+            json.0.push(':');
+            json.string(value);
+        });
+        self.0.push('}');
+    }
+
+    /// `,"name":{"code":…,"message":"…"}`: the JSON-RPC error of `failure`.
+    pub(super) fn failure(&mut self, name: &str, failure: crate::core::Failure) {
+        self.key(name);
+        self.0.push_str("{\"code\":");
+        if failure.code() < 0 {
+            self.0.push('-');
+        }
+        self.number(failure.code().unsigned_abs());
+        self.key("message");
+        self.string(failure.message());
+        self.0.push('}');
+    }
+
     /// `,"name":{"member":value,…}`.
-    fn object(&mut self, name: &str, members: &[(&str, u32)]) {
+    pub(super) fn object(&mut self, name: &str, members: &[(&str, u32)]) {
         self.key(name);
         self.0.push('{');
         self.items(members, |json, (member, value)| {

@@ -428,10 +428,8 @@ pub fn js_value_of(tag: u32, number: f64, string: Option<&str>) -> JsValue {
     }
 }
 
-/// The response members the JS reader read (`incomingResponse`), as the core takes them:
-/// `result.task.taskId` (or `result.taskId` of a `resultType: "task"` result), `result.taskId`
-/// and `result.status`, `result.protocolVersion`; or the `error.code` of an error (−32603
-/// when it is not an integer).
+/// The response members the JS reader read (`incomingResponse`, `upstreamResponse`), as the
+/// core takes them ([`crate::core::ResponseInfo::from_members`] decides what they mean).
 pub fn response_info(
     task_task_id: Option<String>,
     result_type: Option<String>,
@@ -441,17 +439,12 @@ pub fn response_info(
     has_error: bool,
     error_code: f64,
 ) -> crate::core::ResponseInfo {
-    let mut info = crate::core::ResponseInfo::default();
-    if has_error {
-        info.error_code =
-            Some(if error_code.is_finite() && error_code.fract() == 0.0 { error_code as i64 } else { -32603 });
-    } else {
-        info.task_id =
-            task_task_id.or_else(|| (result_type.as_deref() == Some("task")).then(|| result_task_id.clone()).flatten());
-        if let (Some(t), Some(s)) = (result_task_id, result_status) {
-            info.task_status = Some((t, s));
-        }
-        info.protocol_version = protocol_version;
-    }
-    info
+    crate::core::ResponseInfo::from_members(crate::core::ResponseMembers {
+        task_task_id,
+        result_type,
+        result_task_id,
+        result_status,
+        protocol_version,
+        error_code: has_error.then_some(error_code),
+    })
 }

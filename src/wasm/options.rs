@@ -104,7 +104,7 @@ fn settings(options: &JsValue, what: &str) -> Result<SessionOptions, JsValue> {
         tombstone_capacity: count(options, "tombstoneCapacity", 1024, what)?,
         inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
         reason: ReasonPolicy {
-            max_bytes: count(options, "maxReasonBytes", defaults.max_bytes, what)?,
+            max_bytes: bounded(options, "maxReasonBytes", defaults.max_bytes, MAX_REASON_BYTES, what)?,
             expose_error_reasons: boolean(options, "exposeErrorReasons", what)?
                 .unwrap_or(defaults.expose_error_reasons),
             generic_reason: string(options, "genericReason", what)?.unwrap_or(defaults.generic_reason),
@@ -206,6 +206,21 @@ fn millis(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Mi
     match v.as_f64() {
         Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n.ceil().min(9_007_199_254_740_991.0) as Millis)),
         _ => Err(wrong(what, name, "a finite non-negative number of milliseconds", options)),
+    }
+}
+
+/// The largest `maxReasonBytes`, in bytes of UTF-8: a reason, ours or the peer's, is never
+/// longer on the wire or in an event, so the JS reader never copies more of a peer's
+/// reason into wasm memory than this many UTF-16 code units.
+pub const MAX_REASON_BYTES: u32 = 4096;
+
+/// [`count`] no greater than `max`.
+fn bounded(options: &JsValue, name: &'static str, default: usize, max: u32, what: &str) -> Result<usize, JsValue> {
+    let v = get(options, name);
+    match v.as_f64() {
+        _ if v.is_undefined() => Ok(default),
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(max) => Ok(n as usize),
+        _ => Err(wrong(what, name, "an integer from 0 to 4096", options)),
     }
 }
 

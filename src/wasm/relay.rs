@@ -10,9 +10,37 @@ use super::bindings::{owned_id, read_message};
 use super::convert::{self, id_to_js, peer_value};
 use super::options;
 use crate::core::{
-    Backward, CancelAction, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
+    Backward, CancelAction, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
     RelayOutput, Side, TransportKind,
 };
+
+/// The relay's part of `SessionCore.constantsJson()` in the relay's build:
+/// `,"relayForward":{…},"relayBackward":{…},"unroutable":{ code, message }` — the codes
+/// `message()` returns, and the error to answer a server's request with on
+/// [`backward::REFUSE`].
+pub(super) fn constants(json: &mut super::bindings::Json) {
+    json.object(
+        "relayForward",
+        &[
+            ("drop", forward::DROP),
+            ("upstream", forward::UPSTREAM),
+            ("answerHandshake", forward::ANSWER_HANDSHAKE),
+            ("hold", forward::HOLD),
+            ("needFields", forward::NEED_FIELDS),
+        ],
+    );
+    json.object(
+        "relayBackward",
+        &[
+            ("drop", backward::DROP),
+            ("downstream", backward::DOWNSTREAM),
+            ("broadcast", backward::BROADCAST),
+            ("refuse", backward::REFUSE),
+            ("needFields", backward::NEED_FIELDS),
+        ],
+    );
+    json.failure("unroutable", Failure::Unroutable);
+}
 
 /// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
 /// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
@@ -26,8 +54,8 @@ mod forward {
 }
 
 /// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
-/// `backToken` when set), `2` send to every client, `3` refuse (answer the server with an
-/// error), `4 | fields << 8` read those members too and call again.
+/// `backToken` when set), `2` send to every client, `3` refuse (answer the server with the
+/// `unroutable` error of the constants), `4 | fields << 8` read those members too and call again.
 mod backward {
     pub const DROP: u32 = 0;
     pub const DOWNSTREAM: u32 = 1;
@@ -115,11 +143,11 @@ impl RelayCore {
         self.relay.upstream_closed();
     }
 
-    /// The protocol version client `link` uses (its request's
-    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`, 2026-07-28).
-    #[wasm_bindgen(js_name = setProtocolVersion)]
-    pub fn set_protocol_version(&mut self, link: u32, version: &str) {
-        self.relay.set_protocol_version(Link(link), version);
+    /// A JSON-RPC batch (an array) from client `link`, or from the server when `link` is −1:
+    /// not relayed; a client's is answered (a `fail` output with `id: null`, see `poll`).
+    pub fn batch(&mut self, link: i32) {
+        let side = u32::try_from(link).map_or(Side::Upstream, |link| Side::Downstream(Link(link)));
+        self.relay.handle_batch(side);
     }
 
     /// Client `link` closed the response stream of its request (tagged id): `true` when that
@@ -140,7 +168,8 @@ impl RelayCore {
 
     /// A message from client `link`, or from the server when `link` is −1 (as
     /// `SessionCore.incoming`: its method, id and the members `read`; `status` is
-    /// `params.status`, `task` whether `params.task` is an object). Returns the `forward` code
+    /// `params.status`, `task` whether `params.task` is an object, `protocol_version` a
+    /// request's `params._meta["io.modelcontextprotocol/protocolVersion"]`). Returns the `forward` code
     /// for a client's message, the `backward` code for the server's (a server's response with
     /// `method_code` −1: its result members come with `upstreamResponse` when asked). Never
     /// throws.
@@ -163,6 +192,7 @@ impl RelayCore {
         task_id: Option<String>,
         status: Option<String>,
         task: bool,
+        protocol_version: Option<String>,
     ) -> u32 {
         let mut message = read_message(
             (method_code, method_name.as_deref()),
@@ -175,6 +205,7 @@ impl RelayCore {
         );
         message.status = status.as_deref();
         message.task = task;
+        message.protocol_version = protocol_version.as_deref();
         match u32::try_from(link) {
             Ok(link) => self.downstream_message(Link(link), &message),
             Err(_) => self.upstream_message(&message),
@@ -311,8 +342,9 @@ impl RelayCore {
     /// - `{ type: "cancel", side: "upstream" | "downstream", link?, via: "notification" |
     ///   "stream-close" | "tasks-cancel", requestId, reason?, id?, taskId? }` — `id` is the
     ///   `tasks/cancel` request's own id;
-    /// - `{ type: "fail", link, id, code, message }` — answer the client's request with this error;
-    /// - `{ type: "refuse", id }` — answer the server's request `id` with an error;
+    /// - `{ type: "fail", link, id, code, message }` — answer the client's request with this
+    ///   error (`id: null`: its batch);
+    /// - `{ type: "refuse", id, code, message }` — answer the server's request `id` with this error;
     /// - `{ type: "keep-handshake-result" }` — the server's response just passed in is the
     ///   shared handshake's: keep its `result` for `answer-handshake`;
     /// - `{ type: "answer-handshake", link, id }`;
@@ -361,6 +393,15 @@ impl RelayCore {
             RelayOutput::Refuse(id) => {
                 set("type", &JsValue::from_str("refuse"));
                 set("id", &id_to_js(&id));
+                set("code", &JsValue::from_f64(f64::from(Failure::ClientGone.code())));
+                set("message", &JsValue::from_str(Failure::ClientGone.message()));
+            }
+            RelayOutput::RefuseBatch(link) => {
+                set("type", &JsValue::from_str("fail"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+                set("id", &JsValue::NULL);
+                set("code", &JsValue::from_f64(f64::from(Failure::Batch.code())));
+                set("message", &JsValue::from_str(Failure::Batch.message()));
             }
             RelayOutput::KeepHandshakeResult => set("type", &JsValue::from_str("keep-handshake-result")),
             RelayOutput::AnswerHandshake { link, id } => {
