@@ -448,3 +448,28 @@ pub fn response_info(
         error_code: has_error.then_some(error_code),
     })
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+mod tests {
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::event_to_js;
+    use crate::core::{
+        Direction, Event, EventKind, Ignored, NotSent, RequestId, Revision, TaskCancelOutcome, TimeoutKind, Via,
+    };
+
+    include!("../../tests/common/every_event.rs");
+
+    /// The event schema is written once, by the core's `Serialize` (which the typings are
+    /// checked against, tests/typings.rs); the objects `onEvent` gets are built by hand
+    /// here, so this checks them against it, member by member and value by value.
+    #[wasm_bindgen_test]
+    fn every_event_reaches_on_event_as_the_core_serializes_it() {
+        for event in every_kind() {
+            let text = js_sys::JSON::stringify(&event_to_js(&event)).unwrap().as_string().unwrap();
+            let shipped: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(shipped, serde_json::to_value(&event).unwrap());
+        }
+    }
+}
