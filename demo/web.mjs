@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run demo:web — the browser demo: server-everything in `streamableHttp` mode, a wire
 // tap in front of it, and the page in www/ (its script is the bundle www/dist/app.js that
-// scripts/build-www.mjs builds: the MCP SDK client and mcp-cancel's browser build), all on
+// www/build.mjs builds: the MCP SDK client and mcp-cancel's browser build), all on
 // 127.0.0.1. Prints the page's URL, then every JSON-RPC message that crosses the tap.
 //
 // Also a module: the browser tests start the same thing with `startDemoWeb({ port: 0 })`.

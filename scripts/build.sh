@@ -4,7 +4,7 @@
 #   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers, bundlers)
 #   pkg/relay-node/  the same as pkg/node with the relay (feature `relay`): createRelay() and
 #              `mcp-cancel bridge` load it, so the session's .wasm does not carry the relay
-# and the browser demo page's bundle, www/dist/ (scripts/build-www.mjs).
+# and the browser demo page's bundle, www/dist/ (www/build.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -38,4 +38,4 @@ gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
 printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"
 # www/dist/: the browser demo page's bundle (www/app.js with the MCP SDK client and the
 # browser build above, by esbuild) and the .wasm next to it (npm run demo:web, pkg-tests).
-node scripts/build-www.mjs
+node www/build.mjs

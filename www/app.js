@@ -3,7 +3,7 @@
 //
 // MCP is the official TypeScript SDK's: its `Client` over its `StreamableHTTPClientTransport`
 // (@modelcontextprotocol/client, SDK 2.x), the transport wrapped in mcp-cancel's
-// `guardTransport()`. Nothing here speaks HTTP or SSE. scripts/build-www.mjs bundles this file
+// `guardTransport()`. Nothing here speaks HTTP or SSE. www/build.mjs bundles this file
 // with both packages into www/dist/app.js (esbuild); the page loads that bundle.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { guardTransport, init } from "mcp-cancel";

@@ -6,7 +6,7 @@
 // the bundled `init()` fetches it (`new URL("mcp_cancel_bg.wasm", import.meta.url)`).
 //
 // Run by scripts/build.sh (so by `npm run build`, `npm run demo:web` and `npm test`, after
-// pkg/web/ is built), or alone: `node scripts/build-www.mjs`. www/dist/ is not committed.
+// pkg/web/ is built), or alone: `node www/build.mjs`. www/dist/ is not committed.
 import { copyFile, mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
