@@ -99,8 +99,13 @@ export function onAbort(signal, listener, options) {
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
-  if (isAbortSignal(signal) && viaPrototypes(aborted, signal) === true) return;
-  if (viaPrototypes(Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
-    signal.removeEventListener?.("abort", listener);
+  if (isAbortSignal(signal)) {
+    try {
+      if (!aborted.call(signal)) Target.prototype.removeEventListener.call(signal, "abort", listener);
+      return;
+    } catch {
+      // Refused by the prototypes' members: its own are used below.
+    }
   }
+  signal.removeEventListener?.("abort", listener);
 }
