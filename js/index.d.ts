@@ -130,7 +130,7 @@ export interface BeforeSendOptions {
 
 /** Options of `track()`; an unknown member is an `InvalidArgumentError` that names it. */
 export interface TrackOptions extends TimeoutOptions {
-  /** Aborting it cancels the request (the cancel goes to `send`). Listened to, never wrapped; the listener is removed when the request settles (left on a signal that has aborted, which never fires again). */
+  /** Aborting it cancels the request (the cancel goes to `send`). Listened to, never wrapped; the listener is removed when the request settles. */
   signal?: AbortSignal;
   /** The request's `params`; only `_meta.progressToken`, `task` and `taskId` are read. */
   params?: unknown;

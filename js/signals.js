@@ -90,22 +90,11 @@ export function onAbort(signal, listener, options) {
 /**
  * `signal.removeEventListener("abort", listener)`, when the signal has that method (a
  * signal-like object without it keeps the listener; the caller makes it do nothing).
- *
- * Not for an `AbortSignal` of this realm that has aborted: it fires "abort" once (DOM,
- * "signal abort"), so the listener can never run again, and it goes with the signal.
- * Removing it there cost Node's `removeEventListener` (~0.5 µs) on every abort, with
- * nothing gained (BENCHMARKS.md, "The caller's signal").
  * @param {any} signal
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
-  if (isAbortSignal(signal)) {
-    try {
-      if (!aborted.call(signal)) Target.prototype.removeEventListener.call(signal, "abort", listener);
-      return;
-    } catch {
-      // Refused by the prototypes' members: its own are used below.
-    }
+  if (viaPrototypes(Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
+    signal.removeEventListener?.("abort", listener);
   }
-  signal.removeEventListener?.("abort", listener);
 }

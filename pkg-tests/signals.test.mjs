@@ -65,11 +65,9 @@ describe("signals", () => {
     session.track(2, "tools/call", { signal: stopped.signal });
     stopped.abort("user pressed stop");
     assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "user pressed stop" } }]);
-    // An aborted signal fires "abort" once: its listener is left to go with it (removing it
-    // cost Node's removeEventListener on every abort), and does nothing if dispatched again.
-    assert.equal(getEventListeners(stopped.signal, "abort").length, 1);
-    stopped.signal.dispatchEvent(new Event("abort"));
-    assert.equal(sent.length, 1);
+    // Removed after the abort too: Node 20 keeps a signal of AbortSignal.any()/timeout()
+    // that has a listener in a strong set until the listener goes, aborted or not.
+    assert.equal(getEventListeners(stopped.signal, "abort").length, 0);
     assert.equal(session.shouldDropResponse(2), true);
 
     const reason = new Error("gave up before sending");
