@@ -215,8 +215,11 @@ class Relay {
     const upId = core.forwardId;
     const upToken = core.forwardToken;
     // The output first: the upstream transport learns a version the request named
-    // (`upstream-version`) before the request goes out.
+    // (`upstream-version`) before the request goes out. A callback it ran (`onEvent`) may
+    // have disconnected the client or closed the relay: then its request is not sent (the
+    // core has cancelled it already).
     this.#flush();
+    if (client.closed || this.#closed) return;
     if (verdict === w.relayForward.upstream) this.#toUpstream(message, upId, upToken);
     else if (verdict === w.relayForward.answerHandshake) this.#answerHandshake(client, id);
   }

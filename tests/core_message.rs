@@ -542,8 +542,14 @@ fn a_responses_members_mean_the_same_read_from_json_or_by_a_host() {
         let _ = Message::from_json(&v, &mut info);
         info
     };
-    assert_eq!(from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": "x", "message": "m" } })).error_code, Some(-32603));
-    assert_eq!(from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32000, "message": "m" } })).error_code, Some(-32000));
+    assert_eq!(
+        from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": "x", "message": "m" } })).error_code,
+        Some(-32603)
+    );
+    assert_eq!(
+        from_json(json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32000, "message": "m" } })).error_code,
+        Some(-32000)
+    );
     // A task: `result.task.taskId` (2025-11-25), or `result.taskId` of a "task" result (2026-07-28).
     let task = ResponseInfo::from_members(ResponseMembers {
         result_type: text("task"),
@@ -551,11 +557,17 @@ fn a_responses_members_mean_the_same_read_from_json_or_by_a_host() {
         result_status: text("working"),
         ..ResponseMembers::default()
     });
-    assert_eq!((task.task_id.as_deref(), task.task_status), (Some("T1"), Some(("T1".to_owned(), "working".to_owned()))));
-    let complete = ResponseInfo::from_members(ResponseMembers { result_task_id: text("T1"), ..ResponseMembers::default() });
+    assert_eq!(
+        (task.task_id.as_deref(), task.task_status),
+        (Some("T1"), Some(("T1".to_owned(), "working".to_owned())))
+    );
+    let complete =
+        ResponseInfo::from_members(ResponseMembers { result_task_id: text("T1"), ..ResponseMembers::default() });
     assert_eq!(complete.task_id, None);
     assert_eq!(
-        from_json(json!({ "jsonrpc": "2.0", "id": 1, "result": { "resultType": "task", "taskId": "T2", "status": "working" } })),
+        from_json(
+            json!({ "jsonrpc": "2.0", "id": 1, "result": { "resultType": "task", "taskId": "T2", "status": "working" } })
+        ),
         ResponseInfo::from_members(ResponseMembers {
             result_type: text("task"),
             result_task_id: text("T2"),

@@ -262,7 +262,10 @@ fn a_clients_request_names_its_revision_in_meta_on_2026_07_28_and_the_relay_read
     let u = n(u as i64);
     assert_eq!(
         outputs(&mut r),
-        vec![RelayOutput::Transmit(Side::Upstream, Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) })]
+        vec![RelayOutput::Transmit(
+            Side::Upstream,
+            Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) }
+        )]
     );
     // Once the client has a revision, its requests are not asked for it again.
     let second = versioned(6);
@@ -279,7 +282,10 @@ fn a_clients_batch_is_answered_with_an_error_and_the_servers_is_dropped() {
     let a = r.connect(TransportKind::Messages);
     r.handle_batch(Side::Downstream(a));
     assert_eq!(outputs(&mut r), vec![RelayOutput::RefuseBatch(a)]);
-    assert_eq!((Failure::Batch.code(), Failure::Batch.message()), (-32600, "mcp-cancel relay: JSON-RPC batches are not relayed"));
+    assert_eq!(
+        (Failure::Batch.code(), Failure::Batch.message()),
+        (-32600, "mcp-cancel relay: JSON-RPC batches are not relayed")
+    );
     r.handle_batch(Side::Upstream);
     r.handle_batch(Side::Downstream(Link(99)));
     assert_eq!(outputs(&mut r), vec![]);

@@ -206,6 +206,13 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     // A notification with an aborted signal is sent: no signal can belong to it.
     assert_eq!(send(&s, "notifications/progress", None, 2), 0);
     assert_eq!(sent.length(), 0);
+    // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
+    // watched like any other, and the JS layer is told so.
+    let all = u32::MAX;
+    let cancelled =
+        s.outgoing(code("notifications/cancelled"), None, 3, 9.0, None, all, 0, 0, 0.0, None, 0, None, None, false, 1);
+    assert_eq!(cancelled.unwrap(), 0x20 | 0x40);
+    assert!(s.is_in_flight(JsValue::from(9)));
 }
 
 #[wasm_bindgen_test]

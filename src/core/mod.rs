@@ -23,8 +23,12 @@ mod wire;
 pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
 pub use inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
-pub use message::{Fields as MessageFields, Message, Method, MethodName, OutgoingError, Verdict, META_PROTOCOL_VERSION};
-pub use outbound::{Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseMembers, ResponseVerdict, TrackRequest};
+pub use message::{
+    Fields as MessageFields, Message, Method, MethodName, OutgoingError, Verdict, META_PROTOCOL_VERSION,
+};
+pub use outbound::{
+    Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseMembers, ResponseVerdict, TrackRequest,
+};
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side};

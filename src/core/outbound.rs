@@ -128,7 +128,9 @@ impl ResponseInfo {
             info.error_code = Some(if integer { code as i64 } else { -32603 });
             return info;
         }
-        info.task_id = m.task_task_id.or_else(|| (m.result_type.as_deref() == Some("task")).then(|| m.result_task_id.clone()).flatten());
+        info.task_id = m
+            .task_task_id
+            .or_else(|| (m.result_type.as_deref() == Some("task")).then(|| m.result_task_id.clone()).flatten());
         if let (Some(t), Some(s)) = (m.result_task_id, m.result_status) {
             info.task_status = Some((t, s));
         }

@@ -315,7 +315,9 @@ impl Relay {
     }
 
     /// A new client, on a transport of `transport`'s kind. Its revision is learned from the
-    /// handshake it makes through the relay, or from [`Self::set_protocol_version`].
+    /// handshake it makes through the relay, from its first request that names one in
+    /// `_meta` (2026-07-28, read by [`Self::handle_downstream`]), or from
+    /// [`Self::set_protocol_version`].
     pub fn connect(&mut self, transport: super::TransportKind) -> Link {
         let link = Link(self.next_link);
         self.next_link = self.next_link.wrapping_add(1);

@@ -490,20 +490,23 @@ impl SessionCore {
                 let token = convert::js_value_of(arg_tag, arg_num, arg_str.as_deref());
                 Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token))
             }
-            Ok(verdict) if !matches!(message.method, MethodName::Known(Method::Cancelled)) => {
-                if busy {
-                    self.flush_if_needed();
-                }
+            Ok(verdict) => {
+                let captured = if matches!(message.method, MethodName::Known(Method::Cancelled)) {
+                    flush(&self.state, Capture::FirstMessage);
+                    self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false)
+                } else {
+                    if busy {
+                        self.flush_if_needed();
+                    }
+                    false
+                };
                 Ok(match verdict {
+                    _ if captured => code::REPLACE,
+                    // A request (even one named `notifications/cancelled`: it has an id).
                     Verdict::Pass if watch => code::PASS | code::TRACKED | code::WATCHED,
                     Verdict::Pass if request => code::PASS | code::TRACKED,
                     _ => verdict_code(verdict),
                 })
-            }
-            Ok(verdict) => {
-                flush(&self.state, Capture::FirstMessage);
-                let captured = self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false);
-                Ok(if captured { code::REPLACE } else { verdict_code(verdict) })
             }
         };
         if let Some(previous) = previous {

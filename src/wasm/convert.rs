@@ -62,9 +62,10 @@ pub mod tag {
 
 /// The longest string from the peer (an id, a progress token, a method, a task id), in
 /// UTF-16 code units, that crosses into wasm memory; a longer one crosses as
-/// [`tag::OVERSIZED`] (never an id of ours), and a longer `reason` is cut to
-/// `maxReasonBytes` before it crosses. Wasm memory never shrinks: nothing a peer sends may
-/// grow it by more than a few KiB.
+/// [`tag::OVERSIZED`] (never an id of ours), and a `reason` is cut to the largest
+/// `maxReasonBytes` (4096 UTF-16 code units, `options::MAX_REASON_BYTES`) before it
+/// crosses. Wasm memory never shrinks: nothing a peer sends may grow it by more than a few
+/// KiB.
 pub const MAX_PEER_STRING: u32 = 1024;
 
 /// A member the JS reader tagged, as a [`PeerValue`].
