@@ -79,11 +79,13 @@ export class SdkStylePending {
 }
 
 /**
- * The same bookkeeping without the SDK 1.x's leak: the `abort` listener is removed when the
- * response arrives, as mcp-cancel does (a signal reused for many requests — an agent's "stop"
- * button — otherwise keeps one closure per request it ever tracked). The reference for
- * what in scenario 1 is Node's cost of doing it right (`removeEventListener`) rather than
- * mcp-cancel's own.
+ * The same bookkeeping without the SDK 1.x's leaks: the `abort` listener is removed when the
+ * response arrives or the signal aborts, as mcp-cancel does. Kept, a listener holds memory:
+ * a signal reused for many requests (an agent's "stop" button) keeps one closure per request
+ * it ever tracked, and Node 20 keeps a signal of `AbortSignal.any()` that has a listener in a strong set
+ * until the listener is removed, aborted or not (~1.2 KB per request, never freed:
+ * BENCHMARKS.md). The reference for what in scenarios 1 and 2 is
+ * Node's cost of doing it right (`removeEventListener`) rather than mcp-cancel's own.
  */
 export class LeakFreePending extends SdkStylePending {
   constructor(options) {
@@ -97,6 +99,7 @@ export class LeakFreePending extends SdkStylePending {
     if (signal !== undefined) {
       const listener = () => {
         this.listeners.delete(id);
+        signal.removeEventListener("abort", listener);
         this.cancel(id, signal.reason);
       };
       signal.addEventListener("abort", listener);

@@ -45,6 +45,22 @@ function pendingWithSignals(Pending, ids, inFlight) {
   return { b, keep };
 }
 
+/** Scenario 2 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
+function scenarioTwoJs(Pending, ids, inFlight) {
+  const { b, keep } = pendingWithSignals(Pending, ids, inFlight);
+  const next = idSource(ids);
+  return () => {
+    for (let i = 0; i < BATCH; i++) {
+      const id = next();
+      const ac = new AbortController();
+      b.track(id, METHOD, ac.signal);
+      ac.abort("user pressed stop");
+      if (b.onResponse(id) !== LATE) check(false, "js drops the late response");
+    }
+    return keep;
+  };
+}
+
 /** Scenario 1 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
 function scenarioOneJs(Pending, ids, inFlight) {
   const { b, keep } = pendingWithSignals(Pending, ids, inFlight);
@@ -62,7 +78,7 @@ function scenarioOneJs(Pending, ids, inFlight) {
 
 /**
  * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()? }
- * with fresh state each (`jsLeakFree` for scenario 1 only); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ * with fresh state each (`jsLeakFree` for scenarios 1 and 2); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
  */
 export function cases({ quick, Session = CancellationSession }) {
   const out = [];
@@ -159,20 +175,9 @@ export function cases({ quick, Session = CancellationSession }) {
             return keep;
           };
         },
-        js() {
-          const { b, keep } = pendingWithSignals(SdkStylePending, ids, inFlight);
-          const next = idSource(ids);
-          return () => {
-            for (let i = 0; i < BATCH; i++) {
-              const id = next();
-              const ac = new AbortController();
-              b.track(id, METHOD, ac.signal);
-              ac.abort("user pressed stop");
-              if (b.onResponse(id) !== LATE) check(false, "js drops the late response");
-            }
-            return keep;
-          };
-        },
+        js: () => scenarioTwoJs(SdkStylePending, ids, inFlight),
+        // The baseline that also removes its listener when the signal aborts (see LeakFreePending).
+        jsLeakFree: () => scenarioTwoJs(LeakFreePending, ids, inFlight),
       });
     }
     // 3. peer's request → peer's cancel → its signal aborted → our response suppressed.

@@ -65,7 +65,7 @@ describe("signals", () => {
     session.track(2, "tools/call", { signal: stopped.signal });
     stopped.abort("user pressed stop");
     assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "user pressed stop" } }]);
-    // Removed after the abort too: Node 20 keeps a signal of AbortSignal.any()/timeout()
+    // Removed after the abort too: Node 20 keeps a signal of AbortSignal.any()
     // that has a listener in a strong set until the listener goes, aborted or not.
     assert.equal(getEventListeners(stopped.signal, "abort").length, 0);
     assert.equal(session.shouldDropResponse(2), true);
