@@ -135,6 +135,30 @@ describe("2026-07-28 through guardTransport (SDK 2.x pinned)", { timeout: 30000 
     await client.close();
   });
 
+  test("stdio-like transport: a guard timeout sends the session's own cancel, the handler stops, and the connection goes on", async (t) => {
+    // The session's own notifications/cancelled carries no `_meta` version envelope (optional
+    // on a notification in 2026-07-28): the SDK 2.x server still honours it.
+    const seen = newSeen();
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    const handle = serveStdio(() => makeServer(seen), { transport: serverEnd });
+    t.after(() => handle.close());
+    const log = [];
+    const errors = [];
+    const client = new Client({ name: "pkg-tests", version: "0.0.0" }, PIN_2026);
+    client.onerror = (e) => errors.push(e);
+    const transport = guardTransport(tap(clientEnd, log), { timeout: 300 });
+    await client.connect(transport);
+    await assert.rejects(client.callTool({ name: "slow", arguments: { steps: 30 } }), (e) => /timed out/i.test(e.message));
+    await until(() => seen.aborted.length === 1, 5000, "the server handler to abort");
+    const [cancel] = outCancels(log);
+    assert.equal(cancel.params.reason, "Request timed out");
+    assert.equal(seen.aborted[0], "Request timed out", "the server saw the session's cancel and its reason");
+    const done = await client.callTool({ name: "slow", arguments: { steps: 1 } });
+    assert.deepEqual(done.content, [{ type: "text", text: "done 1" }]);
+    assert.deepEqual(errors, []);
+    await client.close();
+  });
+
   test("inbound cancels: a server may only end our subscriptions/listen", () => {
     const events = [];
     const session = new CancellationSession({ protocolVersion: "2026-07-28", onEvent: (e) => events.push(e) });
