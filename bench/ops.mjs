@@ -45,8 +45,11 @@ function pendingWithSignals(Pending, ids, inFlight) {
   return { b, keep };
 }
 
-/** Scenario 2 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
-function scenarioTwoJs(Pending, ids, inFlight) {
+/**
+ * Scenario 1 (`abort` false: track → response) or 2 (`abort` true: track → abort → late
+ * response) with a JS baseline (`Pending`: SdkStylePending or LeakFreePending).
+ */
+function signalScenarioJs(Pending, ids, inFlight, abort) {
   const { b, keep } = pendingWithSignals(Pending, ids, inFlight);
   const next = idSource(ids);
   return () => {
@@ -54,23 +57,8 @@ function scenarioTwoJs(Pending, ids, inFlight) {
       const id = next();
       const ac = new AbortController();
       b.track(id, METHOD, ac.signal);
-      ac.abort("user pressed stop");
-      if (b.onResponse(id) !== LATE) check(false, "js drops the late response");
-    }
-    return keep;
-  };
-}
-
-/** Scenario 1 with a JS baseline (`Pending`: SdkStylePending or LeakFreePending). */
-function scenarioOneJs(Pending, ids, inFlight) {
-  const { b, keep } = pendingWithSignals(Pending, ids, inFlight);
-  const next = idSource(ids);
-  return () => {
-    for (let i = 0; i < BATCH; i++) {
-      const id = next();
-      const ac = new AbortController();
-      b.track(id, METHOD, ac.signal);
-      if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
+      if (abort) ac.abort("user pressed stop");
+      if (b.onResponse(id) !== (abort ? LATE : DELIVER)) check(false, abort ? "js drops the late response" : "js delivers");
     }
     return keep;
   };
@@ -110,9 +98,9 @@ export function cases({ quick, Session = CancellationSession }) {
             return keep;
           };
         },
-        js: () => scenarioOneJs(SdkStylePending, ids, inFlight),
+        js: () => signalScenarioJs(SdkStylePending, ids, inFlight, false),
         // The baseline that also removes its listener at the response (see LeakFreePending).
-        jsLeakFree: () => scenarioOneJs(LeakFreePending, ids, inFlight),
+        jsLeakFree: () => signalScenarioJs(LeakFreePending, ids, inFlight, false),
       });
     }
     // 1b. track → response, no signal: what guardTransport does for each SDK request.
@@ -175,9 +163,9 @@ export function cases({ quick, Session = CancellationSession }) {
             return keep;
           };
         },
-        js: () => scenarioTwoJs(SdkStylePending, ids, inFlight),
+        js: () => signalScenarioJs(SdkStylePending, ids, inFlight, true),
         // The baseline that also removes its listener when the signal aborts (see LeakFreePending).
-        jsLeakFree: () => scenarioTwoJs(LeakFreePending, ids, inFlight),
+        jsLeakFree: () => signalScenarioJs(LeakFreePending, ids, inFlight, true),
       });
     }
     // 3. peer's request → peer's cancel → its signal aborted → our response suppressed.
