@@ -330,7 +330,8 @@ export interface TransportLike {
  * (the guard's). `transport` defaults to "streamable-http" when the inner transport has
  * per-request streams (SDK 2.x). Timeouts apply to every request the SDK sends except the
  * handshake: on expiry the cancel goes out and the SDK gets a -32001 "Request timed out"
- * error response; `onTimeout` is called too.
+ * error response (`{ code: -32001, message: "Request timed out", data: { reason: "timeout",
+ * detail } }`, `detail` the `TimeoutError`'s message); `onTimeout` is called too.
  */
 export type GuardOptions = Omit<CancellationSessionOptions, "send" | "closeStream">;
 
@@ -453,7 +454,9 @@ export interface Relay {
  * that disconnects has its requests cancelled upstream ("Client disconnected"); an upstream
  * timeout cancels upstream and answers the client -32001; the `initialize` handshake is
  * made once upstream and shared. The server's own requests (sampling, elicitation, …) go to
- * the client when exactly one is connected, else are refused with -32000. Spec:
+ * the client when exactly one is connected, else are refused with -32000. A client's JSON-RPC
+ * batch is refused with -32600 (`id: null`), the server's dropped. A 2026-07-28 client's
+ * revision is read from its first request's `_meta` version. Spec:
  * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).
  *
  * @throws {InvalidArgumentError} `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`.

@@ -378,8 +378,8 @@ pub struct Message<'a> {
     pub task_id: Option<&'a str>,
     /// `params.status` ([`Fields::STATUS`]).
     pub status: Option<&'a str>,
-    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of a request
-    /// ([`Fields::META_PROTOCOL_VERSION`]).
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of a request when a string
+    /// ([`Fields::META_PROTOCOL_VERSION`]; schema 2026-07-28, `RequestMetaObject`).
     pub protocol_version: Option<&'a str>,
     /// The response members read ([`Fields::RESULT_TASK_ID`] and the three after it).
     pub response: Option<&'a ResponseInfo>,

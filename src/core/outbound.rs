@@ -114,11 +114,14 @@ pub struct ResponseMembers {
 }
 
 impl ResponseInfo {
-    /// What the rules take of a response's members:
-    /// - an error: its code, −32603 (JSON-RPC "Internal error") when it is not an integer;
+    /// What the rules take of a response's members (an error wins: nothing of a `result`
+    /// is read beside an `error`):
+    /// - an error: its code, −32603 (JSON-RPC "Internal error") when it is not an integer
+    ///   (or not one an `i64` holds, |code| ≥ 9.2e18);
     /// - a result: its task id — `result.task.taskId` (2025-11-25 `CreateTaskResult`), or
     ///   `result.taskId` when `result.resultType` is `"task"` (2026-07-28 tasks extension) —,
-    ///   its `taskId` and `status` when both are strings (a `tasks/get` answer), and its
+    ///   its `taskId` and `status` when both are strings (a `tasks/get` answer, 2025-11-25
+    ///   §Tasks), and its
     ///   `protocolVersion` (the `initialize` result).
     #[must_use]
     pub fn from_members(m: ResponseMembers) -> Self {

@@ -120,11 +120,14 @@ pub enum Backward {
 }
 
 /// Why the relay answers a request with an error itself (a client's, or with
-/// [`Failure::ClientGone`] and [`Failure::Unroutable`] the server's).
+/// [`Failure::ClientGone`] and [`Failure::Unroutable`] the server's). [`Failure::Timeout`]
+/// is also the error `guardTransport` gives the MCP SDK for a request that timed out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Failure {
-    /// The request timed out upstream (it was cancelled there): JSON-RPC -32001.
+    /// The request timed out upstream (it was cancelled there): -32001, the MCP SDKs'
+    /// `RequestTimeout` (the spec leaves the code to the implementation: 2025-03-26 and
+    /// later, Lifecycle §Timeouts; 2026-07-28, Cancellation).
     Timeout,
     /// The upstream connection closed with the request in flight: -32000.
     UpstreamClosed,
@@ -134,8 +137,9 @@ pub enum Failure {
     HandshakeFailed,
     /// The request could not be sent to the server (its transport refused it): -32000.
     SendFailed,
-    /// A JSON-RPC batch (2025-03-26 only): not relayed, as its ids could not be mapped one
-    /// by one and answered as one batch: -32600 (JSON-RPC "Invalid Request"), `id: null`.
+    /// A JSON-RPC batch (JSON-RPC 2.0 §6; in MCP 2025-03-26 only), refused whatever the
+    /// revision, as its ids could not be mapped one by one and answered as one batch: -32600
+    /// (JSON-RPC "Invalid Request"), `id: null`.
     Batch,
     /// The server's request went to a client that disconnected: -32000.
     ClientGone,
@@ -406,6 +410,14 @@ impl Relay {
 
     /// A message from client `link`. Never fails: what a client sends is ignored (and
     /// reported) when it is malformed. A message from an unknown link is dropped.
+    ///
+    /// While the client has no revision, a request of its is first answered
+    /// [`Forward::NeedFields`] with [`MessageFields::META_PROTOCOL_VERSION`]: a 2026-07-28
+    /// request names its version in `params._meta["io.modelcontextprotocol/protocolVersion"]`
+    /// (schema 2026-07-28, `RequestMetaObject`: required on every request). A version read
+    /// there becomes the client's, and the upstream's while it has none
+    /// ([`Self::set_protocol_version`]: [`RelayOutput::UpstreamVersion`] is queued before the
+    /// request is forwarded).
     pub fn handle_downstream(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
         let forward = self.downstream_message(link, message, now);
         self.drain();

@@ -41,9 +41,9 @@ mod code {
     pub const SETTLED: u32 = 0x80;
 }
 
-/// What `outgoing` is told of the signal a message is sent with.
+/// What `outgoing` is told of the signal a message is sent with (`0`: none).
 mod send_signal {
-    /// Live (or none for `NONE`).
+    /// Live.
     pub const LIVE: u32 = 1;
     /// Aborted before the message was sent.
     pub const ABORTED: u32 = 2;

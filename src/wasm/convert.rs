@@ -61,8 +61,10 @@ pub mod tag {
 }
 
 /// The longest string from the peer (an id, a progress token, a method, a task id), in
-/// UTF-16 code units, that crosses into wasm memory; a longer one crosses as
-/// [`tag::OVERSIZED`] (never an id of ours), and a `reason` is cut to the largest
+/// UTF-16 code units, that crosses into wasm memory; a longer id or token crosses as
+/// [`tag::OVERSIZED`] (never an id of ours), a longer method name is cut to this length (no
+/// method the core knows is that long), a longer task id or status is read as absent, and a
+/// `reason` is cut to the largest
 /// `maxReasonBytes` (4096 UTF-16 code units, `options::MAX_REASON_BYTES`) before it
 /// crosses. Wasm memory never shrinks: nothing a peer sends may grow it by more than a few
 /// KiB.

@@ -220,7 +220,7 @@ fn bounded(options: &JsValue, name: &'static str, default: usize, max: u32, what
     match v.as_f64() {
         _ if v.is_undefined() => Ok(default),
         Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(max) => Ok(n as usize),
-        _ => Err(wrong(what, name, "an integer from 0 to 4096", options)),
+        _ => Err(wrong(what, name, &["an integer from 0 to ", itoa::Buffer::new().format(max)].concat(), options)),
     }
 }
 
