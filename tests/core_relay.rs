@@ -57,6 +57,13 @@ fn notify_upstream(id: i64, reason: Option<&str>) -> RelayOutput {
 }
 
 /// A relay with the upstream on 2025-11-25 over stdio.
+/// The upstream cancel of the relay's request `up` by closing its stream (2026-07-28 over
+/// Streamable HTTP).
+fn close_stream_upstream(up: u64) -> RelayOutput {
+    let u = n(up as i64);
+    RelayOutput::Transmit(Side::Upstream, Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) })
+}
+
 fn relay() -> Relay {
     let mut config = RelayConfig::default();
     config.upstream.revision = Revision::parse("2025-11-25");
@@ -202,14 +209,7 @@ fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     assert_eq!(outputs(&mut r), vec![RelayOutput::UpstreamVersion("2026-07-28".into())]);
     let u = forwarded_id(&down(&mut r, a, &call(json!(5))));
     let _ = down(&mut r, a, &cancel(json!(5)));
-    let u = n(u as i64);
-    assert_eq!(
-        outputs(&mut r),
-        vec![RelayOutput::Transmit(
-            Side::Upstream,
-            Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) }
-        )]
-    );
+    assert_eq!(outputs(&mut r), vec![close_stream_upstream(u)]);
 
     // Clients over Streamable HTTP (their cancel is closing the stream); the server on stdio.
     let mut r = Relay::new(RelayConfig::default());
@@ -259,14 +259,7 @@ fn a_clients_request_names_its_revision_in_meta_on_2026_07_28_and_the_relay_read
     assert_eq!(outputs(&mut r), vec![RelayOutput::UpstreamVersion("2026-07-28".into())]);
     assert_eq!(r.downstream(a).and_then(|s| s.revision()), Some(Revision::V2026_07_28));
     let _ = down(&mut r, a, &cancel(json!(5)));
-    let u = n(u as i64);
-    assert_eq!(
-        outputs(&mut r),
-        vec![RelayOutput::Transmit(
-            Side::Upstream,
-            Transmit { request_id: u.clone(), action: CancelAction::CloseStream(u) }
-        )]
-    );
+    assert_eq!(outputs(&mut r), vec![close_stream_upstream(u)]);
     // Once the client has a revision, its requests are not asked for it again.
     let second = versioned(6);
     let mut info = ResponseInfo::default();
