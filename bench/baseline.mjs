@@ -82,10 +82,10 @@ export class SdkStylePending {
  * The same bookkeeping without the SDK 1.x's leaks: the `abort` listener is removed when the
  * response arrives or the signal aborts, as mcp-cancel does. Kept, a listener holds memory:
  * a signal reused for many requests (an agent's "stop" button) keeps one closure per request
- * it ever tracked, and Node 20 keeps a signal of `AbortSignal.any()` that has a listener in a strong set
- * until the listener is removed, aborted or not (~1.2 KB per request, never freed:
- * BENCHMARKS.md). The reference for what in scenarios 1 and 2 is
- * Node's cost of doing it right (`removeEventListener`) rather than mcp-cancel's own.
+ * it ever tracked, and Node 20 keeps a signal of `AbortSignal.any()` that has a listener in
+ * a strong set until the listener is removed, aborted or not (~1.2 KB per request, never
+ * freed: BENCHMARKS.md). The reference for what in scenarios 1 and 2 is Node's cost of
+ * doing it right (`removeEventListener`) rather than mcp-cancel's own.
  */
 export class LeakFreePending extends SdkStylePending {
   constructor(options) {

@@ -27,6 +27,29 @@ export function codeOf(w, name) {
   return code;
 }
 
+/**
+ * The `notifications/cancelled` of a cancel the core made (one object literal; no `reason`
+ * member when it has none), with the core's method name.
+ * @param {any} w
+ * @param {string | number} requestId
+ * @param {string | undefined} reason
+ */
+export function cancelledMessage(w, requestId, reason) {
+  return reason === undefined
+    ? { jsonrpc: "2.0", method: w.names.cancelled, params: { requestId } }
+    : { jsonrpc: "2.0", method: w.names.cancelled, params: { requestId, reason } };
+}
+
+/**
+ * The `tasks/cancel` request `id` of a cancel the core made, for task `taskId`.
+ * @param {any} w
+ * @param {string | number} id
+ * @param {string} taskId
+ */
+export function tasksCancelMessage(w, id, taskId) {
+  return { jsonrpc: "2.0", id, method: w.names.tasksCancel, params: { taskId } };
+}
+
 /** The tag of a value the peer sent (a string longer than the core accepts is "oversized"). */
 export function peerTag(w, v) {
   switch (typeof v) {

@@ -5,7 +5,7 @@
 // does what the core's output says.
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
+import { cancelledMessage, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 
 /** The `link` of the server's messages in `RelayCore.message`. */
 const UPSTREAM = -1;
@@ -310,7 +310,7 @@ class Relay {
     } else if (verdict === B.broadcast) {
       for (const client of this.#clients.values()) this.#send(client.transport, message);
     } else if (verdict === B.refuse) {
-      this.#send(this.#upstream, { jsonrpc: "2.0", id, error: { code: w.unroutable.code, message: w.unroutable.message } });
+      this.#send(this.#upstream, errorResponse(id, w.unroutable));
     }
     this.#flush(message);
   }
@@ -328,11 +328,11 @@ class Relay {
           break;
         case "fail": {
           const client = this.#clients.get(out.link);
-          if (client !== undefined) this.#send(client.transport, { jsonrpc: "2.0", id: out.id, error: { code: out.code, message: out.message } });
+          if (client !== undefined) this.#send(client.transport, errorResponse(out.id, out));
           break;
         }
         case "refuse":
-          this.#send(this.#upstream, { jsonrpc: "2.0", id: out.id, error: { code: out.code, message: out.message } });
+          this.#send(this.#upstream, errorResponse(out.id, out));
           break;
         case "keep-handshake-result":
           this.#handshakeResult = current?.result;
@@ -392,7 +392,10 @@ class Relay {
 
 /** The message of a cancel output (a notification, or a `tasks/cancel` request). */
 function cancelMessage(w, out) {
-  if (out.via === "tasks-cancel") return { jsonrpc: "2.0", id: out.id, method: w.names.tasksCancel, params: { taskId: out.taskId } };
-  const params = out.reason === undefined ? { requestId: out.requestId } : { requestId: out.requestId, reason: out.reason };
-  return { jsonrpc: "2.0", method: w.names.cancelled, params };
+  return out.via === "tasks-cancel" ? tasksCancelMessage(w, out.id, out.taskId) : cancelledMessage(w, out.requestId, out.reason);
+}
+
+/** The error response to request `id` with the core's `{ code, message }`. */
+function errorResponse(id, { code, message }) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
 }

@@ -7,7 +7,7 @@
 // what to drop — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { callerTag, codeOf, methodOf, peerTag, readParams, readResponse, tables } from "./reader.js";
+import { callerTag, cancelledMessage, codeOf, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -41,8 +41,12 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const watched = this.#watched;
       const inbound = this.#inbound;
       /** What the core's output asks of the JS objects (see `JsHooks` in src/wasm/convert.rs). */
+      const w = wire;
       const hooks = {
-        ...MESSAGES,
+        // The messages the session puts on the wire, built from the members the core chose
+        // (one object literal each, instead of a wasm call per member).
+        cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
+        tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
         requestCancelled: (id, reason) => {
           const controller = watched.get(keyIn(watched, id))?.controller;
           // `undefined`: the caller gave no reason; the DOM's default is an AbortError.
@@ -363,18 +367,6 @@ function watch(core, inbound, id) {
 export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
 
 /**
- * The messages the session puts on the wire, built from the members the core chose (one
- * object literal each, instead of a wasm call per member).
- */
-const MESSAGES = {
-  cancelled: (requestId, reason) =>
-    reason === undefined
-      ? { jsonrpc: "2.0", method: NAMES.cancelled, params: { requestId } }
-      : { jsonrpc: "2.0", method: NAMES.cancelled, params: { requestId, reason } },
-  tasksCancel: (id, taskId) => ({ jsonrpc: "2.0", id, method: NAMES.tasksCancel, params: { taskId } }),
-};
-
-/**
  * A batch with each element replaced by `each(element)` (dropped when `undefined`): the same
  * array when nothing changed, `undefined` when nothing is left.
  */
@@ -396,8 +388,6 @@ let STRING = -1;
 let DROP = -1;
 let NEED = -1;
 let SETTLED = 0;
-/** The methods of the messages the session builds (the core's `names`). */
-let NAMES;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -408,7 +398,6 @@ let TIMEOUT_ERROR;
 export const timeoutError = () => TIMEOUT_ERROR;
 
 function prepare(c) {
-  NAMES = c.names;
   TIMEOUT_ERROR = c.timeoutError;
   NUMBER = c.tags.number;
   STRING = c.tags.string;

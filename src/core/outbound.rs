@@ -121,8 +121,7 @@ impl ResponseInfo {
     /// - a result: its task id — `result.task.taskId` (2025-11-25 `CreateTaskResult`), or
     ///   `result.taskId` when `result.resultType` is `"task"` (2026-07-28 tasks extension) —,
     ///   its `taskId` and `status` when both are strings (a `tasks/get` answer, 2025-11-25
-    ///   §Tasks), and its
-    ///   `protocolVersion` (the `initialize` result).
+    ///   §Tasks), and its `protocolVersion` (the `initialize` result).
     #[must_use]
     pub fn from_members(m: ResponseMembers) -> Self {
         let mut info = ResponseInfo::default();
@@ -717,10 +716,18 @@ impl Session {
         let Some((id, method)) = self.tombstones.by_progress_token(token) else {
             return ProgressVerdict::Unknown;
         };
-        let (id, method) = (id.clone(), method.to_owned());
-        self.emit(|| {
-            Event::outbound(EventKind::LateProgressDropped { request_id: id, method, progress_token: token.clone() })
-        });
+        if self.config.events {
+            // Copied out first (`id` and `method` borrow the session, which `emit` needs), so
+            // only for a session that shows events: a flood of late progress copies nothing.
+            let (id, method) = (id.clone(), method.to_owned());
+            self.emit(|| {
+                Event::outbound(EventKind::LateProgressDropped {
+                    request_id: id,
+                    method,
+                    progress_token: token.clone(),
+                })
+            });
+        }
         ProgressVerdict::Late
     }
 

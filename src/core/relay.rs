@@ -379,7 +379,8 @@ impl Relay {
         self.drain();
     }
 
-    /// A JSON-RPC batch (an array, 2025-03-26 only) from `side`: batches are not relayed, as
+    /// A JSON-RPC batch (an array; MCP allows them in 2025-03-26 only) from `side`, in any
+    /// revision: batches are not relayed, as
     /// their ids could not be mapped one by one and answered as one batch. A client's is
     /// answered with [`Failure::Batch`] ([`RelayOutput::RefuseBatch`]); the server's is
     /// dropped (no revision lets a server batch a request to a client it cannot name).

@@ -1091,8 +1091,8 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
     st.timer = Some((handle, at));
 }
 
-/// JSON text of [`SessionCore::constants_json`]: names are ASCII without `"` or `\`, values
-/// small numbers (written without `core::fmt`).
+/// JSON text of [`SessionCore::constants_json`]: names are ASCII, values strings or small
+/// integers (written with `itoa`, without `core::fmt`).
 pub(super) struct Json(pub(super) String);
 
 impl Json {
@@ -1114,11 +1114,8 @@ impl Json {
         self.0.push(':');
     }
 
-    fn number(&mut self, n: u32) {
-        if n >= 10 {
-            self.number(n / 10);
-        }
-        self.0.push(char::from_digit(n % 10, 10).unwrap_or('0'));
+    fn number(&mut self, n: impl itoa::Integer) {
+        self.0.push_str(itoa::Buffer::new().format(n));
     }
 
     /// `[…]` of `items`, each written by `each`.
@@ -1128,43 +1125,39 @@ impl Json {
         self.0.push(']');
     }
 
-    /// `,"name":{"member":"text",…}`.
-    fn strings(&mut self, name: &str, members: &[(&str, &str)]) {
+    /// `,"name":{"member":value,…}`, each value written by `value`.
+    fn members<V>(&mut self, name: &str, members: &[(&str, V)], value: impl Fn(&mut Self, &V)) {
         self.key(name);
         self.0.push('{');
-        self.items(members, |json, (member, value)| {
+        self.items(members, |json, (member, v)| {
             json.string(member);
             json.0.push(':');
-            json.string(value);
+            value(json, v);
         });
         self.0.push('}');
+    }
+
+    /// `,"name":{"member":"text",…}`.
+    fn strings(&mut self, name: &str, members: &[(&str, &str)]) {
+        self.members(name, members, |json, v| json.string(v));
+    }
+
+    /// `,"name":{"member":number,…}`.
+    pub(super) fn object(&mut self, name: &str, members: &[(&str, u32)]) {
+        self.members(name, members, |json, v| json.number(*v));
     }
 
     /// `,"name":{"code":…,"message":"…"}`: the JSON-RPC error of `failure`.
     pub(super) fn failure(&mut self, name: &str, failure: crate::core::Failure) {
         self.key(name);
         self.0.push_str("{\"code\":");
-        if failure.code() < 0 {
-            self.0.push('-');
-        }
-        self.number(failure.code().unsigned_abs());
+        self.number(failure.code());
         self.key("message");
         self.string(failure.message());
         self.0.push('}');
     }
 
-    /// `,"name":{"member":value,…}`.
-    pub(super) fn object(&mut self, name: &str, members: &[(&str, u32)]) {
-        self.key(name);
-        self.0.push('{');
-        self.items(members, |json, (member, value)| {
-            json.string(member);
-            json.0.push(':');
-            json.number(*value);
-        });
-        self.0.push('}');
-    }
-
+    /// `items` separated by commas, each written by `each`.
     fn items<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
         for (i, item) in items.into_iter().enumerate() {
             if i > 0 {

@@ -104,7 +104,7 @@ fn settings(options: &JsValue, what: &str) -> Result<SessionOptions, JsValue> {
         tombstone_capacity: count(options, "tombstoneCapacity", 1024, what)?,
         inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
         reason: ReasonPolicy {
-            max_bytes: bounded(options, "maxReasonBytes", defaults.max_bytes, MAX_REASON_BYTES, what)?,
+            max_bytes: count_to(options, "maxReasonBytes", defaults.max_bytes, MAX_REASON_BYTES, what)?,
             expose_error_reasons: boolean(options, "exposeErrorReasons", what)?
                 .unwrap_or(defaults.expose_error_reasons),
             generic_reason: string(options, "genericReason", what)?.unwrap_or(defaults.generic_reason),
@@ -214,25 +214,20 @@ fn millis(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Mi
 /// reason into wasm memory than this many UTF-16 code units.
 pub const MAX_REASON_BYTES: u32 = 4096;
 
-/// [`count`] no greater than `max`.
-fn bounded(options: &JsValue, name: &'static str, default: usize, max: u32, what: &str) -> Result<usize, JsValue> {
+/// A non-negative integer option no greater than `max` (`u32::MAX`: any), `default` when
+/// absent.
+fn count_to(options: &JsValue, name: &'static str, default: usize, max: u32, what: &str) -> Result<usize, JsValue> {
     let v = get(options, name);
     match v.as_f64() {
         _ if v.is_undefined() => Ok(default),
         Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(max) => Ok(n as usize),
+        _ if max == u32::MAX => Err(wrong(what, name, "a non-negative integer", options)),
         _ => Err(wrong(what, name, &["an integer from 0 to ", itoa::Buffer::new().format(max)].concat(), options)),
     }
 }
 
 fn count(options: &JsValue, name: &'static str, default: usize, what: &str) -> Result<usize, JsValue> {
-    let v = get(options, name);
-    if v.is_undefined() {
-        return Ok(default);
-    }
-    match v.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Ok(n as usize),
-        _ => Err(wrong(what, name, "a non-negative integer", options)),
-    }
+    count_to(options, name, default, u32::MAX, what)
 }
 
 fn boolean(options: &JsValue, name: &'static str, what: &str) -> Result<Option<bool>, JsValue> {

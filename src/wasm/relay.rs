@@ -169,8 +169,8 @@ impl RelayCore {
     /// A message from client `link`, or from the server when `link` is −1 (as
     /// `SessionCore.incoming`: its method, id and the members `read`; `status` is
     /// `params.status`, `task` whether `params.task` is an object, `protocol_version` a
-    /// request's `params._meta["io.modelcontextprotocol/protocolVersion"]`). Returns the `forward` code
-    /// for a client's message, the `backward` code for the server's (a server's response with
+    /// request's `params._meta["io.modelcontextprotocol/protocolVersion"]`). Returns the
+    /// `forward` code for a client's message, the `backward` code for the server's (a server's response with
     /// `method_code` −1: its result members come with `upstreamResponse` when asked). Never
     /// throws.
     #[allow(clippy::too_many_arguments)]
