@@ -6,9 +6,6 @@
 //
 // The HTTP server's wire is demo/web.mjs's tap; the stdio child's is pkg-tests/peers/stdio-tap.mjs.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -21,12 +18,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 import { EVERYTHING } from "../demo/everything.mjs";
 import { startDemoWeb } from "../demo/web.mjs";
+import { CLI, runBridge, startStdioBridge } from "./bridge-helpers.mjs";
 import { sleep, until } from "./helpers.mjs";
 import { startSlowHttp } from "./peers/slow2.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const CLI = path.join(ROOT, "js/cli/main.js");
-const TAP = path.join(ROOT, "pkg-tests/peers/stdio-tap.mjs");
 const LONG = "trigger-long-running-operation";
 
 const sent = (wire) => wire.filter((r) => r.dir === "out").map((r) => r.message);
@@ -41,60 +37,6 @@ async function clientThroughBridge(args, ClientClass = Client, Transport = Stdio
   client.onerror = (error) => errors.push(error);
   await client.connect(transport);
   return { client, errors, transport };
-}
-
-/** Runs `mcp-cancel bridge <args>` to its end: { status, stderr }. */
-function runBridge(args, { input = "", timeout = 15_000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "bridge", ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`bridge did not exit in ${timeout} ms: ${stderr}`));
-    }, timeout);
-    child.on("exit", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
-
-/** `mcp-cancel bridge --stdio "<tap> <command>"` on a free port: its URL and the child's wire. */
-async function startStdioBridge(command, t) {
-  const dir = mkdtempSync(path.join(tmpdir(), "mcp-cancel-bridge-"));
-  const log = path.join(dir, "wire.jsonl");
-  const child = spawn(process.execPath, [CLI, "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(TAP)} ${command}`, "--port", "0"], {
-    env: { ...process.env, WIRE_LOG: log },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  const exited = new Promise((resolve) => child.on("exit", (status) => resolve(status)));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bridge did not start: ${stderr}`)), 15_000);
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]));
-      }
-    });
-  });
-  t.after(async () => {
-    child.kill("SIGTERM");
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const wire = () => {
-    try {
-      return readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
-    } catch {
-      return [];
-    }
-  };
-  return { url, wire, exited, stderr: () => stderr, child };
 }
 
 describe("mcp-cancel bridge --http: stdio in, Streamable HTTP out", { timeout: 90_000 }, () => {

@@ -70,6 +70,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       "js/signals.js",
       "js/cli/main.js",
       "js/cli/bridge.js",
+      "js/cli/gate.js",
       "js/cli/conformance/main.js",
       "js/cli/conformance/scenarios.js",
     ]) {

@@ -15,6 +15,21 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 
 import { createRelay } from "../index.js";
+import {
+  DEFAULT_MAX_BODY,
+  DEFAULT_REQUEST_TIMEOUT,
+  gate,
+  isLoopback,
+  jsonError,
+  MIN_TOKEN_LENGTH,
+  normalizeOrigin,
+  serverOptions,
+  servedHostnames,
+  TOKEN_VARIABLE,
+} from "./gate.js";
+
+/** The default cap on HTTP sessions at once (--max-sessions). */
+const DEFAULT_MAX_SESSIONS = 1000;
 
 const USAGE = `usage:
   mcp-cancel bridge --http <url> [--header "Name: value"]... [options]
@@ -28,6 +43,20 @@ options:
   --max-total-timeout <ms>   the same, whatever progress arrives
   --verbose                  print every cancellation event to stderr (JSON lines)
   --help                     this text
+
+--stdio only (who may reach the child process):
+  --allow-host <name>        also answer requests whose Host is <name> (a name the bridge is
+                             reached by, e.g. through a load balancer); repeatable. Served
+                             by default: the --host address, localhost, 127.0.0.1, [::1]
+  --allow-origin <origin>    admit a browser app from <origin> (e.g. http://localhost:5173),
+                             with CORS; repeatable. Any other Origin gets 403
+  --auth-token <token>       require "Authorization: Bearer <token>" (401 otherwise); at least
+                             ${MIN_TOKEN_LENGTH} characters. Or set $${TOKEN_VARIABLE}, which stays out of ps.
+                             Required when --host is not a loopback address
+  --max-body <bytes>         the largest request body (default ${DEFAULT_MAX_BODY}, 4 MiB); larger: 413
+  --max-sessions <n>         the most sessions at once (default ${DEFAULT_MAX_SESSIONS}); beyond: 503
+  --request-timeout <ms>     the time a client has to send a whole request (default
+                             ${DEFAULT_REQUEST_TIMEOUT}); slower: 408 and the connection closes
 
 Exit status: 0 when the client side ends, 1 when the server side fails or ends, 2 on a usage error.
 `;
@@ -57,6 +86,12 @@ export async function main(args) {
         host: { type: "string" },
         timeout: { type: "string" },
         "max-total-timeout": { type: "string" },
+        "allow-host": { type: "string", multiple: true },
+        "allow-origin": { type: "string", multiple: true },
+        "auth-token": { type: "string" },
+        "max-body": { type: "string" },
+        "max-sessions": { type: "string" },
+        "request-timeout": { type: "string" },
         verbose: { type: "boolean" },
         help: { type: "boolean" },
       },
@@ -110,7 +145,8 @@ async function httpOut(parsed, relayOptions) {
     if (colon <= 0) return usage(`--header must be "Name: value", got "${header}"`);
     headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
   }
-  if (parsed.port !== undefined || parsed.host !== undefined) return usage("--port and --host are for --stdio");
+  const misplaced = STDIO_ONLY.find((flag) => parsed[flag] !== undefined);
+  if (misplaced !== undefined) return usage(`--${misplaced} is for --stdio`);
 
   // The SDK 2.x client transport: per-request streams, so a cancel on a 2026-07-28 server
   // is closing the request's stream; it speaks the 2025 revisions too.
@@ -131,21 +167,63 @@ async function httpOut(parsed, relayOptions) {
   return status;
 }
 
+/** The options only `--stdio` takes (who may reach the child, and how much). */
+const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout"];
+
+/**
+ * The `--stdio` front door's settings from the command line, or a usage problem (a string).
+ * Listening on a non-loopback address without a token is refused.
+ */
+function frontDoor(parsed) {
+  const port = parsed.port === undefined ? 3000 : Number(parsed.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return `--port must be a port number, got "${parsed.port}"`;
+  const host = parsed.host ?? "127.0.0.1";
+  const origins = [];
+  for (const origin of parsed["allow-origin"] ?? []) {
+    const normal = normalizeOrigin(origin);
+    if (normal === undefined) return `--allow-origin must be an origin such as http://localhost:5173, got "${origin}"`;
+    origins.push(normal);
+  }
+  const extraHosts = parsed["allow-host"] ?? [];
+  for (const name of extraHosts) {
+    if (name === "" || /[\s/:@]/.test(name.replace(/^\[[0-9a-fA-F:.]+\]$/, "x"))) return `--allow-host must be a host name without a port, got "${name}"`;
+  }
+  const token = parsed["auth-token"] ?? process.env[TOKEN_VARIABLE] ?? undefined;
+  if (token !== undefined && (token.length < MIN_TOKEN_LENGTH || /\s/.test(token))) {
+    return `the auth token (--auth-token or $${TOKEN_VARIABLE}) must be at least ${MIN_TOKEN_LENGTH} characters with no spaces (e.g. the output of: node -e "console.log(crypto.randomUUID())")`;
+  }
+  if (token === undefined && !isLoopback(host)) {
+    return `refusing to listen on ${host}, which is not a loopback address, without a token: anyone who reaches it could drive the child process. Give --auth-token <token> (or $${TOKEN_VARIABLE}), or listen on 127.0.0.1`;
+  }
+  const bounded = (flag, fallback, min) => {
+    if (parsed[flag] === undefined) return fallback;
+    const n = Number(parsed[flag]);
+    return Number.isSafeInteger(n) && n >= min ? n : `--${flag} must be an integer of at least ${min}, got "${parsed[flag]}"`;
+  };
+  const maxBody = bounded("max-body", DEFAULT_MAX_BODY, 1);
+  const maxSessions = bounded("max-sessions", DEFAULT_MAX_SESSIONS, 1);
+  const requestTimeout = bounded("request-timeout", DEFAULT_REQUEST_TIMEOUT, 100);
+  for (const value of [maxBody, maxSessions, requestTimeout]) if (typeof value === "string") return value;
+  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout };
+}
+
 /** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
 async function stdioOut(parsed, relayOptions) {
   if ((parsed.header ?? []).length > 0) return usage("--header is for --http");
   const command = parsed.stdio.trim();
   if (command === "") return usage("--stdio: the command is empty");
-  const port = parsed.port === undefined ? 3000 : Number(parsed.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got "${parsed.port}"`);
-  const host = parsed.host ?? "127.0.0.1";
+  const door = frontDoor(parsed);
+  if (typeof door === "string") return usage(door);
 
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
   // The command line as a shell would run it (quotes, arguments), as `npx` users write it.
   const shell = process.platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", command] } : { command: "/bin/sh", args: ["-c", `exec ${command}`] };
-  // The child gets this process's environment, as a command run from this shell would.
-  const upstream = new StdioClientTransport({ ...shell, env: { ...process.env }, stderr: "inherit" });
+  // The child gets this process's environment, as a command run from this shell would;
+  // not the bridge's own token.
+  const env = { ...process.env };
+  delete env[TOKEN_VARIABLE];
+  const upstream = new StdioClientTransport({ ...shell, env, stderr: "inherit" });
   const { relay, finished } = relayTo(upstream, relayOptions, "the server process ended");
   try {
     await relay.start();
@@ -156,12 +234,8 @@ async function stdioOut(parsed, relayOptions) {
 
   /** The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay. */
   const sessions = new Map();
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      say(`error: ${error.message}`);
-      if (!res.headersSent) jsonError(res, 500, -32603, "Internal error");
-    });
-  });
+  /** Sessions being opened (an initialize in progress): they count against the cap. */
+  let opening = 0;
   async function handle(req, res) {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
@@ -169,42 +243,52 @@ async function stdioOut(parsed, relayOptions) {
     const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
     let body;
     if (req.method === "POST") {
-      try {
-        body = JSON.parse(await readBody(req));
-      } catch {
-        return jsonError(res, 400, -32700, "Parse error: the body is not JSON");
-      }
+      const read = await req.readJsonBody();
+      if (read.answered) return;
+      body = read.body;
     }
     if (known !== undefined) return known.transport.handleRequest(req, res, body);
     if (typeof sessionId === "string") return jsonError(res, 404, -32001, "Session not found");
     if (req.method !== "POST" || body?.method !== "initialize") {
       return jsonError(res, 400, -32000, "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)");
     }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => sessions.set(id, { transport }),
-    });
-    relay.connect(transport);
-    const disconnect = transport.onclose;
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-      disconnect?.();
-    };
-    await transport.start();
-    await transport.handleRequest(req, res, body);
+    if (sessions.size + opening >= door.maxSessions) {
+      return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most sessions (${door.maxSessions}, --max-sessions)`, { "retry-after": "5" });
+    }
+    opening++;
+    try {
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => sessions.set(id, { transport }),
+      });
+      relay.connect(transport);
+      const disconnect = transport.onclose;
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+        disconnect?.();
+      };
+      await transport.start();
+      await transport.handleRequest(req, res, body);
+    } finally {
+      opening--;
+    }
   }
+  const app = gate({ hostnames: door.hostnames, origins: door.origins, token: door.token, maxBody: door.maxBody, handle, say });
+  const server = http.createServer(serverOptions(door.requestTimeout), app);
   try {
     await new Promise((resolve, reject) => {
       server.once("error", reject);
-      server.listen(port, host, resolve);
+      server.listen(door.port, door.host, resolve);
     });
   } catch (error) {
-    say(`cannot listen on ${host}:${port}: ${error.message}`);
+    say(`cannot listen on ${door.host}:${door.port}: ${error.message}`);
     await relay.close().catch(() => {});
     return FAILED;
   }
   const address = server.address();
-  say(`listening on http://${host}:${address.port}/mcp, relaying to "${command}"`);
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  say(`listening on http://${shown}:${address.port}/mcp, relaying to "${command}"`);
+  say(`answering Host ${door.hostnames.join(", ")}; Origin ${door.origins.length > 0 ? door.origins.join(", ") : "none (no --allow-origin)"}; ${door.token === undefined ? "no token" : "a bearer token required"}`);
   const status = await Promise.race([finished, clientSideSignal()]);
   for (const { transport } of sessions.values()) await transport.close().catch(() => {});
   server.closeAllConnections?.();
@@ -237,18 +321,4 @@ function clientSideSignal() {
     process.once("SIGINT", () => resolve(OK));
     process.once("SIGTERM", () => resolve(OK));
   });
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on("data", (chunk) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function jsonError(res, status, code, message) {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
