@@ -87,7 +87,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // else, and a refusal, goes to `core.track` below, which reads the options, decides
       // and throws what is wrong.
       if (options === undefined) {
-        if (trackPlain(core, id, code, name, false)) return;
+        // A number id and a known method: numbers only cross.
+        if (typeof id === "number" && code > 0 ? core.trackNumber(id, code) === 0 : trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
@@ -174,7 +175,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const core = this.#core;
       if (core === undefined) return false;
       const verdict =
-        typeof response === "number" ? core.response(NUMBER, response, undefined) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
+        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
       if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
       return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled) === DROP;
@@ -438,7 +439,7 @@ function incomingResponse(core, w, id, message, settled) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = core.response(idTag, idNum, idStr);
+  let verdict = idTag === w.tags.number ? core.responseNumber(id) : core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);

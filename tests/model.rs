@@ -15,9 +15,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method,
     OutgoingResponseVerdict, Output, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict, Revision,
-    Session, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError,
+    Session, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -43,10 +43,14 @@ enum Op {
     Close,
 }
 
+/// Ids: a few small ones (most collisions), and integers at the edges of the core's window
+/// of counter ids (issue #24: its growth to 1024 slots, the slide past a request still in
+/// flight, which moves it to the hashed fallback, and negatives, which never enter it).
 fn id() -> impl Strategy<Value = RequestId> {
     prop_oneof![
-        (0i64..6).prop_map(RequestId::Number),
-        prop_oneof![Just("0"), Just("1"), Just(""), Just("a")].prop_map(RequestId::from),
+        6 => (0i64..6).prop_map(RequestId::Number),
+        1 => prop_oneof![(14i64..18), (1022i64..1026), (2046i64..2050), (-2i64..0)].prop_map(RequestId::Number),
+        3 => prop_oneof![Just("0"), Just("1"), Just(""), Just("a")].prop_map(RequestId::from),
     ]
 }
 
@@ -412,7 +416,14 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                     watch: *watch,
                     ..TrackRequest::new(id.clone(), method)
                 };
-                let got = core.track(request, model.now);
+                // The fast path (an integer id, nothing but `watch`) on every other step: the
+                // same outcome as the general one.
+                let got = match id {
+                    RequestId::Number(n) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
+                        core.track_number(*n, Method::from_name(method).unwrap(), *watch, model.now)
+                    }
+                    _ => core.track(request, model.now),
+                };
                 let tracked = model.track(id, method, token, t, *watch);
                 prop_assert_eq!(got.is_ok(), tracked.is_ok(), "step {} {:?}: {:?}", step, op, got);
                 if let Err(e) = got {
@@ -429,8 +440,32 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                 }
             }
             Op::Response { id } => {
-                let got = core.handle_response(id, &ResponseInfo::default());
-                prop_assert_eq!(got, model.response(id, &mut want), "step {} {:?}", step, op);
+                let expected = model.response(id, &mut want);
+                match id {
+                    // The fast path on every other step: deliver (or unknown) passes, late drops.
+                    RequestId::Number(n) if step % 2 == 0 => {
+                        let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
+                        let got = match core.response_number(*n) {
+                            // 2026-07-28's tasks extension reads `resultType` of every
+                            // response: a plain result has none.
+                            Verdict::NeedFields(read) => {
+                                core.handle_incoming_response(id, read, Some(&ResponseInfo::default()))
+                            }
+                            got => got,
+                        };
+                        prop_assert_eq!(
+                            got,
+                            if pass { Verdict::Pass } else { Verdict::Drop },
+                            "step {} {:?}",
+                            step,
+                            op
+                        );
+                    }
+                    _ => {
+                        let got = core.handle_response(id, &ResponseInfo::default());
+                        prop_assert_eq!(got, expected, "step {} {:?}", step, op);
+                    }
+                }
             }
             Op::Progress { token } => {
                 let token = RequestId::String(format!("tok-{token}"));

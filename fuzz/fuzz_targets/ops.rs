@@ -25,9 +25,15 @@ enum Id {
     Str(u8),
 }
 
+/// Integer ids at the edges of the core's window of counter ids (issue #24): its first
+/// length, its growth, its most slots (1024), a slide past requests in flight, negatives.
+const EDGES: [i64; 16] = [15, 16, 17, 31, 1022, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 9000, -1, -2, 3];
+
 impl Id {
     fn id(&self) -> RequestId {
         match self {
+            // Since issue #24, a number of 128 or more is an edge id (it was `n % 8`).
+            Id::Num(n) if *n >= 128 => RequestId::Number(EDGES[usize::from(*n) % EDGES.len()]),
             Id::Num(n) => RequestId::Number(i64::from(*n % 8)),
             Id::Str(s) => RequestId::String(format!("{}", s % 8)),
         }
@@ -81,7 +87,10 @@ fuzz_target!(|ops: Vec<Op>| {
     let mut session = Session::new(Config { tombstone_capacity: capacity, inbound_capacity, ..Config::default() });
     let mut seen = Seen::default();
     let mut now = 0u64;
-    for op in ops {
+    for (step, op) in ops.into_iter().enumerate() {
+        // Every other step, a plain request or response with an integer id takes the core's
+        // fast path (`track_number`, `response_number`), which must do what the general one does.
+        let fast = step % 2 == 0;
         // The request this op cancels, and its state before (`None`: no cancel is made).
         let mut cancelling: Option<(RequestId, Option<RequestState>)> = None;
         let mut peer_cancels_allowed = 0;
@@ -101,7 +110,15 @@ fuzz_target!(|ops: Vec<Op>| {
                     }),
                     watch,
                 };
-                if session.track(request, now).is_ok() {
+                let tracked = match (&request.id, Method::from_name(&request.method)) {
+                    (RequestId::Number(n), Some(known))
+                        if fast && request.progress_token.is_none() && !task && request.timeout.is_none() =>
+                    {
+                        session.track_number(*n, known, watch, now)
+                    }
+                    _ => session.track(request, now),
+                };
+                if tracked.is_ok() {
                     seen.told.remove(&id.id());
                     if watch {
                         seen.watched.insert(id.id());
@@ -137,7 +154,16 @@ fuzz_target!(|ops: Vec<Op>| {
                     task_status: task_id.map(|t| (format!("t{}", t % 4), "completed".to_owned())),
                     protocol_version: None,
                 };
-                let _ = session.handle_response(&id.id(), &info);
+                match id.id() {
+                    RequestId::Number(n) if fast && task_id.is_none() && error.is_none() => {
+                        if let mcp_cancel::core::Verdict::NeedFields(read) = session.response_number(n) {
+                            let _ = session.handle_incoming_response(&id.id(), read, Some(&info));
+                        }
+                    }
+                    id => {
+                        let _ = session.handle_response(&id, &info);
+                    }
+                }
             }
             Op::Progress { token } => {
                 let _ = session.handle_progress(&token.id(), now);

@@ -15,6 +15,7 @@ mod reason;
 mod relay;
 mod revision;
 mod session;
+mod table;
 mod tasks;
 mod timer;
 mod tombstones;

@@ -3,12 +3,11 @@
 //! Spec: every revision §Cancellation ("MUST only reference requests … believed to still be
 //! in-progress", "SHOULD ignore any response … that arrives afterward"), 2025-11-25 §Tasks.
 
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
 use super::id::{ProgressToken, RequestId};
-use super::message::{Method, Name};
+use super::message::{Fields as MessageFields, Method, Name, Verdict};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
 use super::revision::TaskCancel;
@@ -291,11 +290,8 @@ impl Session {
     #[must_use]
     pub fn cancellable(&self) -> usize {
         let in_flight = self.outbound.keys().filter(|id| self.is_cancellable(id)).count();
-        let tasks = self
-            .task_of_request
-            .keys()
-            .filter(|id| !self.outbound.contains_key(*id) && self.is_cancellable(id))
-            .count();
+        let tasks =
+            self.task_of_request.keys().filter(|id| !self.outbound.contains_key(id) && self.is_cancellable(id)).count();
         in_flight + tasks
     }
 
@@ -351,6 +347,56 @@ impl Session {
         self.track_entry(id, known, &method, progress_token, task, task_ref, timeout, watch, now)
     }
 
+    /// The common case of [`Self::track_entry`] (issue #24): a request with an integer id
+    /// and a known method, no progress token, no task, `watch` as given. With no timeout to
+    /// arm (none by default, not the handshake) and no task that the id names, it is one
+    /// insert into the window of counter ids; anything else takes the general path, with
+    /// the same outcome.
+    ///
+    /// `now`: ms on the host's monotonic time line, read only when a timeout is armed.
+    ///
+    /// # Errors
+    /// [`UsageError::AlreadyInFlight`] when `n` is in flight.
+    pub fn track_number(&mut self, n: i64, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
+        if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
+            return self.track_entry(
+                RequestId::Number(n),
+                Some(method),
+                method.name(),
+                None,
+                false,
+                None,
+                None,
+                watch,
+                now,
+            );
+        }
+        // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
+        if self.tombstones.len() > 0 {
+            self.tombstones.remove(&RequestId::Number(n));
+        }
+        let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
+        self.outbound.insert_new(n, request).map_err(|_| UsageError::AlreadyInFlight(RequestId::Number(n)))
+    }
+
+    /// The common case of [`Self::handle_incoming_response`](super::Session::handle_incoming_response)
+    /// with nothing read (issue #24): the response to a plain request with an integer id —
+    /// no task, no timer, not the handshake, no tasks extension to read a `resultType` for
+    /// — completes it with one lookup-and-remove: [`Verdict::Pass`] (deliver). Anything
+    /// else takes the general path, with the same outcome.
+    pub fn response_number(&mut self, n: i64) -> Verdict {
+        if !self.tasks_extension() {
+            let plain = |o: &Outbound| o.kind == Kind::Plain && o.extra.is_none() && !o.is(Method::Initialize);
+            if let Some(request) = self.outbound.remove_if(n, plain) {
+                if request.watched {
+                    self.settle(&RequestId::Number(n), true);
+                }
+                return Verdict::Pass;
+            }
+        }
+        self.handle_incoming_response(&RequestId::Number(n), MessageFields::NONE, None)
+    }
+
     /// [`Self::track`] with the method as the host has it: `known` when it is one of
     /// [`Method`] (then nothing is allocated for it), and by name.
     #[allow(clippy::too_many_arguments)]
@@ -369,13 +415,11 @@ impl Session {
         // The handshake has no timeout and cannot be cancelled (read before the entry below
         // holds the map).
         let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
-        // One lookup for "already in flight?" and the insert: the entry holds `outbound`,
-        // and what follows touches only the session's other fields.
-        let slot = match self.outbound.entry(id) {
-            Entry::Occupied(o) => return Err(UsageError::AlreadyInFlight(o.key().clone())),
-            Entry::Vacant(v) => v,
-        };
-        let id = slot.key();
+        if self.outbound.contains_key(&id) {
+            return Err(UsageError::AlreadyInFlight(id));
+        }
+        let owned = id;
+        let id = &owned;
         if let Some(token) = &progress_token {
             if self.progress.contains_key(token) {
                 return Err(UsageError::ProgressTokenInUse(token.clone()));
@@ -431,7 +475,7 @@ impl Session {
         let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
         let request = Outbound { method: known, kind, watched: watch, extra };
         count_in(&mut self.reading_responses, &request);
-        slot.insert(request);
+        self.outbound.insert(owned, request);
         if scheduled {
             // Only now is the new deadline live (its entry is in `outbound`).
             self.tidy_deadlines();

@@ -14,6 +14,7 @@ use super::outbound::Outbound;
 use super::output::Output;
 use super::reason::ReasonPolicy;
 use super::revision::{Revision, Rules};
+use super::table::Table;
 use super::tasks::Task;
 use super::timer::{Deadlines, Timeout};
 use super::tombstones::Tombstones;
@@ -207,7 +208,7 @@ impl std::error::Error for UsageError {}
 pub struct Session {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
-    pub(super) outbound: IdMap<Outbound>,
+    pub(super) outbound: Table<Outbound>,
     pub(super) progress: IdMap<RequestId>,
     pub(super) tombstones: Tombstones,
     /// The peer's requests in flight, at most [`Config::inbound_capacity`](super::Config::inbound_capacity).
@@ -247,7 +248,7 @@ impl Session {
         Self {
             revision: config.revision,
             config,
-            outbound: seeded(seed),
+            outbound: Table::new(seed),
             progress: seeded(seed),
             tombstones,
             inbound,
@@ -307,8 +308,7 @@ impl Session {
     /// Forgets every request, task and tombstone (the connection closed): watched requests
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
-        let mut watched: Vec<RequestId> =
-            self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| id.clone()).collect();
+        let mut watched: Vec<RequestId> = self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| id).collect();
         watched.extend(self.tasks.values().filter(|t| t.watched).map(|t| t.request_id.clone()));
         self.outputs.extend(watched.into_iter().map(Output::Settled));
         let inbound: Vec<RequestId> =

@@ -528,6 +528,45 @@ impl SessionCore {
         }
     }
 
+    /// `track(id, method)` with an integer id, a known method and no options: the hot path,
+    /// numbers only (issue #24). `id` is the caller's number as JS has it; `method_code` is
+    /// the method's code in the core's table (`constantsJson().methods`). `0`: tracked;
+    /// `1`: refused, nothing changed (a fraction, an unknown code, an id in flight, a
+    /// callback running): call `track` for the error.
+    #[wasm_bindgen(js_name = trackNumber)]
+    pub fn track_number(&self, id: f64, method_code: u32) -> u32 {
+        let (Ok(RequestId::Number(n)), Some(method)) = (RequestId::from_f64(id), Method::from_code(method_code)) else {
+            return 1;
+        };
+        let (tracked, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+            let tracked = st.core.track_number(n, method, false, now).is_ok();
+            (tracked, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        u32::from(!tracked)
+    }
+
+    /// A response from the peer whose id is a number (`shouldDropResponse(id)`, the guard's
+    /// responses with a number id), numbers only: as [`Self::response`].
+    #[wasm_bindgen(js_name = responseNumber)]
+    pub fn response_number(&self, id: f64) -> u32 {
+        let Ok(RequestId::Number(n)) = RequestId::from_f64(id) else { return code::PASS };
+        let (verdict, settled, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let verdict = st.core.response_number(n);
+            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&RequestId::Number(n));
+            (verdict, settled, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
+    }
+
     /// `track(id, method)` without options, or with only a signal (`watch`: the JS layer
     /// checked it is a signal that has not aborted, and listens to it), the hot path: only
     /// scalars cross, nothing is thrown. `0`: tracked; `1`: refused (nothing changed: call

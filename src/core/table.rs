@@ -1,0 +1,417 @@
+//! [`Table`]: values keyed by request id, made for the ids MCP clients choose for their own
+//! requests — every SDK numbers them with a counter (0, 1, 2, …).
+//!
+//! - **The window**: a non-negative integer id within `base .. base + len` lives in slot
+//!   `id mod len` of a ring of `len` slots (a power of two, grown on demand up to
+//!   [`WINDOW_MAX`]): no hash, no allocation per entry, one index per lookup.
+//! - **The fallback**: every other id — strings, negatives, integers below `base` — lives in
+//!   an [`IdMap`](super::IdMap) (foldhash, seeded per session; the flooding trade-off is
+//!   written where that map is chosen, `core/mod.rs`).
+//!
+//! The window slides forward as the counter does: a new id beyond its end moves `base` up
+//! to it; an entry still in a slot that falls out of the window (a long-running request
+//! among many short ones) moves to the fallback. So a pinned entry costs one hash insert,
+//! once, and never holds the window back.
+//!
+//! # Invariants
+//! 1. `len() == in_window + other.len()`; `in_window` counts the occupied slots.
+//! 2. The window's length is 0 or a power of two ≤ [`WINDOW_MAX`].
+//! 3. An id is in at most one place, and that place is found by the id alone: a
+//!    non-negative integer id in `base .. base + window.len()` is only ever in its slot;
+//!    the integer ids of the fallback are all below `base`. `base` only grows, but for an
+//!    empty window, which moves to the next id at or above it.
+
+use super::id::RequestId;
+use super::{seeded, IdMap};
+
+/// The most slots the window grows to (a power of two): 1024 requests in flight from one
+/// counter, 8 KiB for an 8-byte value.
+pub(crate) const WINDOW_MAX: usize = 1024;
+/// The window's length when its first entry comes.
+const WINDOW_MIN: usize = 16;
+
+/// Values keyed by [`RequestId`]: a window for counter ids, a hashed map for the rest (see
+/// the module's notes).
+#[derive(Debug)]
+pub(crate) struct Table<V> {
+    /// Slot `i` holds the value of the id `base + ((i - base) mod len)`.
+    window: Vec<Option<V>>,
+    /// The smallest id the window holds.
+    base: i64,
+    /// Occupied slots.
+    in_window: usize,
+    other: IdMap<V>,
+}
+
+impl<V> Table<V> {
+    /// An empty table whose fallback map is seeded with `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        Self { window: Vec::new(), base: 0, in_window: 0, other: seeded(seed) }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.in_window + self.other.len()
+    }
+
+    /// The slot of `n` when the window covers it.
+    #[inline]
+    fn slot(&self, n: i64) -> Option<usize> {
+        let len = self.window.len();
+        // `n - base` cannot overflow: both are within ±2^53.
+        let offset = usize::try_from(n - self.base).ok()?;
+        (offset < len).then(|| index(n, len))
+    }
+
+    pub(crate) fn get(&self, id: &RequestId) -> Option<&V> {
+        if let RequestId::Number(n) = id {
+            if let Some(i) = self.slot(*n) {
+                return self.window.get(i).and_then(Option::as_ref);
+            }
+        }
+        self.other.get(id)
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &RequestId) -> Option<&mut V> {
+        if let RequestId::Number(n) = id {
+            if let Some(i) = self.slot(*n) {
+                return self.window.get_mut(i).and_then(Option::as_mut);
+            }
+        }
+        self.other.get_mut(id)
+    }
+
+    pub(crate) fn contains_key(&self, id: &RequestId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Puts `value` under `id`; returns the value it replaces, if any.
+    pub(crate) fn insert(&mut self, id: RequestId, value: V) -> Option<V> {
+        if let RequestId::Number(n) = id {
+            if let Some(i) = self.make_room(n) {
+                let old = self.window.get_mut(i).and_then(|slot| slot.replace(value));
+                if old.is_none() {
+                    self.in_window += 1;
+                }
+                return old;
+            }
+        }
+        self.other.insert(id, value)
+    }
+
+    pub(crate) fn remove(&mut self, id: &RequestId) -> Option<V> {
+        if let RequestId::Number(n) = id {
+            if let Some(i) = self.slot(*n) {
+                let old = self.window.get_mut(i).and_then(Option::take);
+                if old.is_some() {
+                    self.in_window -= 1;
+                }
+                return old;
+            }
+        }
+        self.other.remove(id)
+    }
+
+    /// The common case of [`Self::insert`] (a counter id, not in the table): puts `value`
+    /// under the integer id `n` unless `n` is in the table already (then gives `value`
+    /// back, and nothing changes).
+    #[inline]
+    pub(crate) fn insert_new(&mut self, n: i64, value: V) -> Result<(), V> {
+        if let Some(i) = self.slot(n) {
+            if let Some(slot @ None) = self.window.get_mut(i) {
+                *slot = Some(value);
+                self.in_window += 1;
+                return Ok(());
+            }
+            return Err(value);
+        }
+        let id = RequestId::Number(n);
+        if self.contains_key(&id) {
+            return Err(value);
+        }
+        self.insert(id, value);
+        Ok(())
+    }
+
+    /// Removes the value of the integer id `n` when `take` says so of it.
+    #[inline]
+    pub(crate) fn remove_if(&mut self, n: i64, take: impl FnOnce(&V) -> bool) -> Option<V> {
+        let slot = match self.slot(n) {
+            Some(i) => self.window.get_mut(i)?,
+            None => {
+                let id = RequestId::Number(n);
+                return if self.other.get(&id).is_some_and(take) { self.other.remove(&id) } else { None };
+            }
+        };
+        if !slot.as_ref().is_some_and(take) {
+            return None;
+        }
+        self.in_window -= 1;
+        slot.take()
+    }
+
+    /// Every entry: the window's (in slot order), then the fallback's (in no order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
+        let (base, len) = (self.base, self.window.len());
+        let window = self
+            .window
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, slot)| slot.as_ref().map(|v| (RequestId::Number(id_at(base, len, i)), v)));
+        window.chain(self.other.iter().map(|(id, v)| (id.clone(), v)))
+    }
+
+    /// Every id.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = RequestId> + '_ {
+        self.iter().map(|(id, _)| id)
+    }
+
+    /// Forgets every entry (the window keeps its slots).
+    pub(crate) fn clear(&mut self) {
+        self.window.iter_mut().for_each(|slot| *slot = None);
+        self.in_window = 0;
+        self.other.clear();
+    }
+
+    /// The slot `n` goes in, after growing or sliding the window so that it covers `n`;
+    /// `None` when `n` belongs in the fallback (negative, or below `base`).
+    fn make_room(&mut self, n: i64) -> Option<usize> {
+        if n < 0 {
+            return None;
+        }
+        if self.in_window == 0 && n >= self.base {
+            // An empty window moves to wherever the counter is (invariant 3 holds: the
+            // fallback's ids below the old base are below the new one).
+            self.base = n;
+        }
+        if let Some(i) = self.slot(n) {
+            return Some(i);
+        }
+        if n < self.base {
+            return None;
+        }
+        // First slide over the free slots at the bottom (the counter's answered requests):
+        // the window keeps its length while the requests in flight fit in it.
+        let len = self.window.len() as i64;
+        while self.base + len <= n {
+            match self.window.get(index(self.base, self.window.len())) {
+                Some(None) => self.base += 1,
+                _ => break,
+            }
+        }
+        if let Some(i) = self.slot(n) {
+            return Some(i);
+        }
+        let span = usize::try_from(n - self.base).ok()?.saturating_add(1);
+        if span <= WINDOW_MAX {
+            self.grow(span.next_power_of_two().max(WINDOW_MIN));
+        } else {
+            self.grow(WINDOW_MAX);
+            // `n` at the window's far end: what falls out of it moves to the fallback,
+            // below the new base (invariant 3).
+            self.slide_to(n - (WINDOW_MAX as i64 - 1));
+        }
+        self.slot(n)
+    }
+
+    /// Grows the window to `len` slots (a power of two), moving each entry to its new slot.
+    fn grow(&mut self, len: usize) {
+        let old_len = self.window.len();
+        if len <= old_len {
+            return;
+        }
+        let old = std::mem::replace(&mut self.window, std::iter::repeat_with(|| None).take(len).collect());
+        for (i, slot) in old.into_iter().enumerate() {
+            if let Some(value) = slot {
+                let n = id_at(self.base, old_len, i);
+                if let Some(new) = self.window.get_mut(index(n, len)) {
+                    *new = Some(value);
+                }
+            }
+        }
+    }
+
+    /// Moves `base` up to `new_base`: the entries of the ids it passes go to the fallback.
+    fn slide_to(&mut self, new_base: i64) {
+        let len = self.window.len();
+        if self.in_window > 0 {
+            let passed = usize::try_from(new_base - self.base).unwrap_or(0).min(len);
+            for k in 0..passed {
+                let n = self.base + k as i64;
+                if let Some(value) = self.window.get_mut(index(n, len)).and_then(Option::take) {
+                    self.in_window -= 1;
+                    self.other.insert(RequestId::Number(n), value);
+                }
+            }
+        }
+        self.base = new_base;
+    }
+}
+
+/// The slot of the id `n` in a window of `len` slots (a power of two).
+#[inline]
+fn index(n: i64, len: usize) -> usize {
+    // `len` ≤ WINDOW_MAX, so the mask keeps only low bits of `n` (non-negative).
+    (n as usize) & (len.wrapping_sub(1))
+}
+
+/// The id slot `i` holds in a window of `len` slots starting at `base`.
+fn id_at(base: i64, len: usize, i: usize) -> i64 {
+    let offset = (i.wrapping_sub(index(base, len))) & len.wrapping_sub(1);
+    base + offset as i64
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(RequestId),
+        InsertNew(i64),
+        RemoveIf(i64, bool),
+        Remove(RequestId),
+        Get(RequestId),
+        Clear,
+    }
+
+    /// Ids around a counter that keeps going up — the window's case, with its edges: ids
+    /// just inside and beyond its end, far jumps (a slide), old ids (below base),
+    /// negatives, strings.
+    fn ops() -> impl Strategy<Value = Vec<(u8, i64, Op)>> {
+        let step = prop_oneof![
+            8 => 0i64..3,
+            2 => 14i64..18,
+            1 => Just(WINDOW_MAX as i64 - 1),
+            1 => Just(WINDOW_MAX as i64),
+            1 => 1000i64..5000,
+        ];
+        let id = prop_oneof![
+            10 => (-40i64..40).prop_map(|d| (0u8, d)),
+            1 => (-3i64..3).prop_map(|n| (1u8, n)),
+            1 => (0i64..3).prop_map(|n| (2u8, n)),
+        ];
+        let op = (0u8..10, id, step).prop_map(|(kind, (shape, n), step)| (kind, step, shape, n));
+        prop::collection::vec(op, 1..300).prop_map(|raw| {
+            let mut counter = 0i64;
+            raw.into_iter()
+                .map(|(kind, step, shape, n)| {
+                    if kind < 4 {
+                        counter += step;
+                    }
+                    let id = match shape {
+                        0 => RequestId::Number((counter + n).max(0)),
+                        1 => RequestId::Number(n),
+                        _ => RequestId::String(n.to_string()),
+                    };
+                    let number = match &id {
+                        RequestId::Number(n) => Some(*n),
+                        RequestId::String(_) => None,
+                    };
+                    let op = match (kind, number) {
+                        (0 | 1, Some(n)) => Op::InsertNew(n),
+                        (0..=4, _) => Op::Insert(id),
+                        (5, Some(n)) => Op::RemoveIf(n, counter % 2 == 0),
+                        (5..=7, _) => Op::Remove(id),
+                        (8, _) => Op::Get(id),
+                        _ => Op::Clear,
+                    };
+                    (kind, counter, op)
+                })
+                .collect()
+        })
+    }
+
+    fn check<V: PartialEq + std::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>) {
+        assert_eq!(table.len(), model.len());
+        assert!(table.window.is_empty() || table.window.len().is_power_of_two());
+        assert!(table.window.len() <= WINDOW_MAX);
+        assert_eq!(table.in_window, table.window.iter().filter(|s| s.is_some()).count());
+        let mut seen: HashMap<RequestId, V> = HashMap::new();
+        for (id, v) in table.iter() {
+            assert!(seen.insert(id.clone(), *v).is_none(), "{id:?} twice");
+        }
+        assert_eq!(&seen, model);
+        for (id, _) in table.other.iter() {
+            if let RequestId::Number(n) = id {
+                assert!(table.slot(*n).is_none(), "{n} is in the fallback but inside the window");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn same_as_a_hash_map(ops in ops()) {
+            let mut table = Table::new(7);
+            let mut model = HashMap::new();
+            for (step, (_, _, op)) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Insert(id) => prop_assert_eq!(table.insert(id.clone(), step), model.insert(id, step)),
+                    Op::Remove(id) => prop_assert_eq!(table.remove(&id), model.remove(&id)),
+                    Op::InsertNew(n) => {
+                        let id = RequestId::Number(n);
+                        let expected = if let std::collections::hash_map::Entry::Vacant(e) = model.entry(id) {
+                            e.insert(step);
+                            Ok(())
+                        } else {
+                            Err(step)
+                        };
+                        prop_assert_eq!(table.insert_new(n, step), expected);
+                    }
+                    Op::RemoveIf(n, even) => {
+                        let id = RequestId::Number(n);
+                        let take = |v: &usize| (v % 2 == 0) == even;
+                        let expected = if model.get(&id).is_some_and(take) { model.remove(&id) } else { None };
+                        prop_assert_eq!(table.remove_if(n, take), expected);
+                    }
+                    Op::Get(id) => {
+                        prop_assert_eq!(table.get(&id), model.get(&id));
+                        prop_assert_eq!(table.contains_key(&id), model.contains_key(&id));
+                        if let Some(v) = table.get_mut(&id) {
+                            *v += 1_000_000;
+                            *model.get_mut(&id).unwrap() += 1_000_000;
+                        }
+                    }
+                    Op::Clear => {
+                        table.clear();
+                        model.clear();
+                    }
+                }
+                check(&table, &model);
+            }
+        }
+    }
+
+    #[test]
+    fn a_counter_stays_in_the_window_past_a_pinned_request() {
+        let mut table = Table::new(0);
+        table.insert(RequestId::Number(0), 0); // a long-running request
+        for n in 1..5000 {
+            table.insert(RequestId::Number(n), n);
+            assert_eq!(table.remove(&RequestId::Number(n)), Some(n));
+        }
+        assert_eq!(table.other.len(), 1, "only the pinned request moved to the fallback");
+        assert_eq!(table.window.len(), WINDOW_MAX);
+        assert_eq!(table.get(&RequestId::Number(0)), Some(&0));
+    }
+
+    #[test]
+    fn ids_at_the_edges() {
+        let mut table = Table::new(0);
+        let max = super::super::id::MAX_SAFE_INTEGER;
+        for n in [max, max - 1, 0, -max, -1] {
+            assert_eq!(table.insert(RequestId::Number(n), n), None);
+        }
+        for n in [max, max - 1, 0, -max, -1] {
+            assert_eq!(table.get(&RequestId::Number(n)), Some(&n));
+        }
+        assert_eq!(table.len(), 5);
+    }
+}
