@@ -35,6 +35,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     #settled;
     /** See `[SENT_REQUEST]()`. */
     #sentRequest = false;
+    /** Where a string id is written for the core (`putId`). */
+    #scratch;
 
     constructor(options) {
       constants();
@@ -75,7 +77,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
       };
       this.#settled = hooks.settled;
-      this.#core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
+      const core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
+      this.#core = core;
+      const [at, bytes] = core.scratch();
+      this.#scratch = { memory: SessionCore.memory(), at, bytes, view: new Uint8Array(0) };
     }
 
     track(id, method, options) {
@@ -87,8 +92,14 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       // else, and a refusal, goes to `core.track` below, which reads the options, decides
       // and throws what is wrong.
       if (options === undefined) {
-        // A number id and a known method: numbers only cross.
-        if (typeof id === "number" && code > 0 ? core.trackNumber(id, code) === 0 : trackPlain(core, id, code, name, false)) return;
+        // A known method with a number id, or a string id written into wasm memory: numbers
+        // only cross.
+        if (code > 0 && typeof id === "number") {
+          if (core.trackNumber(id, code) === 0) return;
+        } else if (code > 0 && typeof id === "string") {
+          const n = putId(this.#scratch, id);
+          if (n >= 0 ? core.trackScratch(n, code) === 0 : trackPlain(core, id, code, name, false)) return;
+        } else if (trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
@@ -175,10 +186,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const core = this.#core;
       if (core === undefined) return false;
       const verdict =
-        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? core.response(STRING, 0, response) : NEED;
+        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
       if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
-      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled) === DROP;
+      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
     }
 
     shouldDropProgress(token) {
@@ -199,7 +210,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
       let verdict;
       try {
-        verdict = incoming(core, wire, message ?? EMPTY, this.#settled);
+        verdict = incoming(core, wire, message ?? EMPTY, this.#settled, this.#scratch);
       } catch {
         // A member whose getter throws is not JSON from a peer: not ours to judge.
         return message;
@@ -408,10 +419,10 @@ function prepare(c) {
   return tables(c);
 }
 
-function incoming(core, w, message, settled) {
+function incoming(core, w, message, settled, scratch) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message.id, message, settled);
+  if (code === -1) return incomingResponse(core, w, message.id, message, settled, scratch);
   const id = message.id;
   const idTag = peerTag(w, id);
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
@@ -429,17 +440,42 @@ function incoming(core, w, message, settled) {
  * A verdict of `core.response` without its `SETTLED` flag; with it, the watched request `id`
  * settled and its objects are released here (the core did not call the `settled` hook).
  */
+/**
+ * Writes a string id's bytes into the session's scratch buffer in wasm memory, for the
+ * core's numbers-only entry points: its length, or -1 when it is not ASCII or does not fit
+ * (then it crosses as a string, as before). A view over memory that grew is detached
+ * (`byteLength` 0) and made again.
+ */
+function putId(scratch, id) {
+  const n = id.length;
+  if (n > scratch.bytes) return -1;
+  let view = scratch.view;
+  if (view.byteLength === 0) view = scratch.view = new Uint8Array(scratch.memory.buffer, scratch.at, scratch.bytes);
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i);
+    if (c > 0x7f) return -1;
+    view[i] = c;
+  }
+  return n;
+}
+
+/** `core.response` for a string id: through the scratch buffer when it fits. */
+function responseString(core, scratch, id) {
+  const n = putId(scratch, id);
+  return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id);
+}
+
 function settledBy(verdict, id, settled) {
   if ((verdict & SETTLED) === 0) return verdict;
   settled(id);
   return verdict & ~SETTLED;
 }
 
-function incomingResponse(core, w, id, message, settled) {
+function incomingResponse(core, w, id, message, settled, scratch) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = idTag === w.tags.number ? core.responseNumber(id) : core.response(idTag, idNum, idStr);
+  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, scratch, id) : core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);

@@ -422,6 +422,9 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                     RequestId::Number(n) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
                         core.track_number(*n, Method::from_name(method).unwrap(), *watch, model.now)
                     }
+                    RequestId::String(s) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
+                        core.track_str(s, Method::from_name(method).unwrap(), *watch, model.now)
+                    }
                     _ => core.track(request, model.now),
                 };
                 let tracked = model.track(id, method, token, t, *watch);
@@ -443,9 +446,13 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                 let expected = model.response(id, &mut want);
                 match id {
                     // The fast path on every other step: deliver (or unknown) passes, late drops.
-                    RequestId::Number(n) if step % 2 == 0 => {
+                    RequestId::Number(_) | RequestId::String(_) if step % 2 == 0 => {
                         let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
-                        let got = match core.response_number(*n) {
+                        let fast = match id {
+                            RequestId::Number(n) => core.response_number(*n),
+                            RequestId::String(s) => core.response_str(s),
+                        };
+                        let got = match fast {
                             // 2026-07-28's tasks extension reads `resultType` of every
                             // response: a plain result has none.
                             Verdict::NeedFields(read) => {

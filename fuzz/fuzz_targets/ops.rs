@@ -35,6 +35,8 @@ impl Id {
             // Since issue #24, a number of 128 or more is an edge id (it was `n % 8`).
             Id::Num(n) if *n >= 128 => RequestId::Number(EDGES[usize::from(*n) % EDGES.len()]),
             Id::Num(n) => RequestId::Number(i64::from(*n % 8)),
+            // Since issue #24, a string of 128 or more is longer than the table's packed keys.
+            Id::Str(s) if *s >= 128 => RequestId::String(format!("a-long-request-id-{}", s % 8)),
             Id::Str(s) => RequestId::String(format!("{}", s % 8)),
         }
     }
@@ -116,6 +118,11 @@ fuzz_target!(|ops: Vec<Op>| {
                     {
                         session.track_number(*n, known, watch, now)
                     }
+                    (RequestId::String(s), Some(known))
+                        if fast && request.progress_token.is_none() && !task && request.timeout.is_none() =>
+                    {
+                        session.track_str(s, known, watch, now)
+                    }
                     _ => session.track(request, now),
                 };
                 if tracked.is_ok() {
@@ -155,8 +162,12 @@ fuzz_target!(|ops: Vec<Op>| {
                     protocol_version: None,
                 };
                 match id.id() {
-                    RequestId::Number(n) if fast && task_id.is_none() && error.is_none() => {
-                        if let mcp_cancel::core::Verdict::NeedFields(read) = session.response_number(n) {
+                    id if fast && task_id.is_none() && error.is_none() => {
+                        let verdict = match &id {
+                            RequestId::Number(n) => session.response_number(*n),
+                            RequestId::String(s) => session.response_str(s),
+                        };
+                        if let mcp_cancel::core::Verdict::NeedFields(read) = verdict {
                             let _ = session.handle_incoming_response(&id.id(), read, Some(&info));
                         }
                     }

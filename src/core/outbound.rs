@@ -379,6 +379,39 @@ impl Session {
         self.outbound.insert_new(n, request).map_err(|_| UsageError::AlreadyInFlight(RequestId::Number(n)))
     }
 
+    /// [`Self::track_number`] for a string id, given as text: the key is the one allocation.
+    ///
+    /// # Errors
+    /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
+    pub fn track_str(&mut self, id: &str, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
+        if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
+            let id = RequestId::String(id.to_owned());
+            return self.track_entry(id, Some(method), method.name(), None, false, None, None, watch, now);
+        }
+        // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
+        if self.tombstones.len() > 0 {
+            self.tombstones.remove(&RequestId::String(id.to_owned()));
+        }
+        let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
+        self.outbound
+            .insert_new_str(id, request)
+            .map_err(|_| UsageError::AlreadyInFlight(RequestId::String(id.to_owned())))
+    }
+
+    /// [`Self::response_number`] for a string id, given as text: nothing is allocated when
+    /// it completes a plain request.
+    pub fn response_str(&mut self, id: &str) -> Verdict {
+        if !self.tasks_extension() {
+            if let Some(request) = self.outbound.remove_str_if(id, plain_response) {
+                if request.watched {
+                    self.settle(&RequestId::String(id.to_owned()), true);
+                }
+                return Verdict::Pass;
+            }
+        }
+        self.handle_incoming_response(&RequestId::String(id.to_owned()), MessageFields::NONE, None)
+    }
+
     /// The common case of [`Self::handle_incoming_response`](super::Session::handle_incoming_response)
     /// with nothing read (issue #24): the response to a plain request with an integer id —
     /// no task, no timer, not the handshake, no tasks extension to read a `resultType` for
@@ -386,8 +419,7 @@ impl Session {
     /// else takes the general path, with the same outcome.
     pub fn response_number(&mut self, n: i64) -> Verdict {
         if !self.tasks_extension() {
-            let plain = |o: &Outbound| o.kind == Kind::Plain && o.extra.is_none() && !o.is(Method::Initialize);
-            if let Some(request) = self.outbound.remove_if(n, plain) {
+            if let Some(request) = self.outbound.remove_if(n, plain_response) {
                 if request.watched {
                     self.settle(&RequestId::Number(n), true);
                 }
@@ -797,6 +829,12 @@ impl Session {
         }
         Some(request)
     }
+}
+
+/// Whether the response to `request` needs nothing but its id: a plain request (no task),
+/// no timer, a known method, not the handshake (whose result carries the revision).
+fn plain_response(request: &Outbound) -> bool {
+    request.kind == Kind::Plain && request.extra.is_none() && !request.is(Method::Initialize)
 }
 
 /// `method` shared with the requests in flight that have the same one (`methods`, the

@@ -5,8 +5,10 @@
 //!   `id mod len` of a ring of `len` slots (a power of two, grown on demand up to
 //!   [`WINDOW_MAX`]): no hash, no allocation per entry, one index per lookup.
 //! - **The fallback**: every other id — strings, negatives, integers below `base` — lives in
-//!   an [`IdMap`](super::IdMap) (foldhash, seeded per session; the flooding trade-off is
-//!   written where that map is chosen, `core/mod.rs`).
+//!   a hashed map, one for integers and one for strings (foldhash, seeded per session; the
+//!   flooding trade-off is written where the hasher is chosen, `core/mod.rs`). A string id
+//!   is looked up by its `&str`: a host that has the id as text (the wasm layer's scratch
+//!   buffer) allocates nothing to find it.
 //!
 //! The window slides forward as the counter does: a new id beyond its end moves `base` up
 //! to it; an entry still in a slot that falls out of the window (a long-running request
@@ -14,15 +16,19 @@
 //! once, and never holds the window back.
 //!
 //! # Invariants
-//! 1. `len() == in_window + other.len()`; `in_window` counts the occupied slots.
+//! 1. `len() == in_window + hashed.len()`; `in_window` counts the occupied slots.
 //! 2. The window's length is 0 or a power of two ≤ [`WINDOW_MAX`].
 //! 3. An id is in at most one place, and that place is found by the id alone: a
 //!    non-negative integer id in `base .. base + window.len()` is only ever in its slot;
-//!    the integer ids of the fallback are all below `base`. `base` only grows, but for an
+//!    the integers of the fallback are all below `base`. `base` only grows, but for an
 //!    empty window, which moves to the next id at or above it.
 
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
 use super::id::RequestId;
-use super::{seeded, IdMap};
+use super::seeded;
 
 /// The most slots the window grows to (a power of two): 1024 requests in flight from one
 /// counter, 8 KiB for an 8-byte value.
@@ -40,17 +46,18 @@ pub(crate) struct Table<V> {
     base: i64,
     /// Occupied slots.
     in_window: usize,
-    other: IdMap<V>,
+    /// Every id outside the window.
+    hashed: Hashed<V>,
 }
 
 impl<V> Table<V> {
     /// An empty table whose fallback map is seeded with `seed`.
     pub(crate) fn new(seed: u64) -> Self {
-        Self { window: Vec::new(), base: 0, in_window: 0, other: seeded(seed) }
+        Self { window: Vec::new(), base: 0, in_window: 0, hashed: Hashed::new(seed) }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.in_window + self.other.len()
+        self.in_window + self.hashed.len()
     }
 
     /// The slot of `n` when the window covers it.
@@ -63,21 +70,23 @@ impl<V> Table<V> {
     }
 
     pub(crate) fn get(&self, id: &RequestId) -> Option<&V> {
-        if let RequestId::Number(n) = id {
-            if let Some(i) = self.slot(*n) {
-                return self.window.get(i).and_then(Option::as_ref);
-            }
+        match id {
+            RequestId::Number(n) => match self.slot(*n) {
+                Some(i) => self.window.get(i).and_then(Option::as_ref),
+                None => self.hashed.get(number_key(*n)),
+            },
+            RequestId::String(s) => self.hashed.get(str_key(s)),
         }
-        self.other.get(id)
     }
 
     pub(crate) fn get_mut(&mut self, id: &RequestId) -> Option<&mut V> {
-        if let RequestId::Number(n) = id {
-            if let Some(i) = self.slot(*n) {
-                return self.window.get_mut(i).and_then(Option::as_mut);
-            }
+        match id {
+            RequestId::Number(n) => match self.slot(*n) {
+                Some(i) => self.window.get_mut(i).and_then(Option::as_mut),
+                None => self.hashed.get_mut(number_key(*n)),
+            },
+            RequestId::String(s) => self.hashed.get_mut(str_key(s)),
         }
-        self.other.get_mut(id)
     }
 
     pub(crate) fn contains_key(&self, id: &RequestId) -> bool {
@@ -86,29 +95,35 @@ impl<V> Table<V> {
 
     /// Puts `value` under `id`; returns the value it replaces, if any.
     pub(crate) fn insert(&mut self, id: RequestId, value: V) -> Option<V> {
-        if let RequestId::Number(n) = id {
-            if let Some(i) = self.make_room(n) {
-                let old = self.window.get_mut(i).and_then(|slot| slot.replace(value));
-                if old.is_none() {
-                    self.in_window += 1;
+        match id {
+            RequestId::Number(n) => match self.make_room(n) {
+                Some(i) => {
+                    let old = self.window.get_mut(i).and_then(|slot| slot.replace(value));
+                    if old.is_none() {
+                        self.in_window += 1;
+                    }
+                    old
                 }
-                return old;
-            }
+                None => self.hashed.insert(number_key(n), value),
+            },
+            RequestId::String(s) => self.hashed.insert(str_key(&s), value),
         }
-        self.other.insert(id, value)
     }
 
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<V> {
-        if let RequestId::Number(n) = id {
-            if let Some(i) = self.slot(*n) {
-                let old = self.window.get_mut(i).and_then(Option::take);
-                if old.is_some() {
-                    self.in_window -= 1;
+        match id {
+            RequestId::Number(n) => match self.slot(*n) {
+                Some(i) => {
+                    let old = self.window.get_mut(i).and_then(Option::take);
+                    if old.is_some() {
+                        self.in_window -= 1;
+                    }
+                    old
                 }
-                return old;
-            }
+                None => self.hashed.remove(number_key(*n)),
+            },
+            RequestId::String(s) => self.hashed.remove(str_key(s)),
         }
-        self.other.remove(id)
     }
 
     /// The common case of [`Self::insert`] (a counter id, not in the table): puts `value`
@@ -124,24 +139,31 @@ impl<V> Table<V> {
             }
             return Err(value);
         }
-        let id = RequestId::Number(n);
-        if self.contains_key(&id) {
+        if self.hashed.get(number_key(n)).is_some() {
             return Err(value);
         }
-        self.insert(id, value);
+        self.insert(RequestId::Number(n), value);
         Ok(())
+    }
+
+    /// [`Self::insert_new`] for a string id, given as text: no allocation for an id of up
+    /// to 15 bytes; one (the key) for a longer one.
+    #[inline]
+    pub(crate) fn insert_new_str(&mut self, id: &str, value: V) -> Result<(), V> {
+        self.hashed.insert_new(str_key(id), value)
+    }
+
+    /// [`Self::remove_if`] for a string id, given as text (nothing allocated).
+    #[inline]
+    pub(crate) fn remove_str_if(&mut self, id: &str, take: impl FnOnce(&V) -> bool) -> Option<V> {
+        self.hashed.remove_if(str_key(id), take)
     }
 
     /// Removes the value of the integer id `n` when `take` says so of it.
     #[inline]
     pub(crate) fn remove_if(&mut self, n: i64, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        let slot = match self.slot(n) {
-            Some(i) => self.window.get_mut(i)?,
-            None => {
-                let id = RequestId::Number(n);
-                return if self.other.get(&id).is_some_and(take) { self.other.remove(&id) } else { None };
-            }
-        };
+        let Some(i) = self.slot(n) else { return self.hashed.remove_if(number_key(n), take) };
+        let slot = self.window.get_mut(i)?;
         if !slot.as_ref().is_some_and(take) {
             return None;
         }
@@ -157,7 +179,7 @@ impl<V> Table<V> {
             .iter()
             .enumerate()
             .filter_map(move |(i, slot)| slot.as_ref().map(|v| (RequestId::Number(id_at(base, len, i)), v)));
-        window.chain(self.other.iter().map(|(id, v)| (id.clone(), v)))
+        window.chain(self.hashed.iter())
     }
 
     /// Every id.
@@ -169,7 +191,7 @@ impl<V> Table<V> {
     pub(crate) fn clear(&mut self) {
         self.window.iter_mut().for_each(|slot| *slot = None);
         self.in_window = 0;
-        self.other.clear();
+        self.hashed.clear();
     }
 
     /// The slot `n` goes in, after growing or sliding the window so that it covers `n`;
@@ -239,12 +261,134 @@ impl<V> Table<V> {
                 let n = self.base + k as i64;
                 if let Some(value) = self.window.get_mut(index(n, len)).and_then(Option::take) {
                     self.in_window -= 1;
-                    self.other.insert(RequestId::Number(n), value);
+                    self.hashed.insert(number_key(n), value);
                 }
             }
         }
         self.base = new_base;
     }
+}
+
+/// The fallback's key of an id: an integer, or a string of up to [`PACKED`] bytes (a
+/// counter's `"req-42"`, most others), packed into one `u128` — no allocation, no byte
+/// compare —; a longer string by its text.
+#[derive(Clone, Copy)]
+enum Key<'a> {
+    Packed(u128),
+    Text(&'a str),
+}
+
+/// The low byte of an integer's packed key (a string's is its length, at most [`PACKED`]).
+const NUMBER_TAG: u128 = 0xff;
+
+#[inline]
+fn number_key(n: i64) -> Key<'static> {
+    Key::Packed((u128::from(n as u64) << 8) | NUMBER_TAG)
+}
+
+#[inline]
+fn str_key(id: &str) -> Key<'_> {
+    pack(id).map_or(Key::Text(id), Key::Packed)
+}
+
+/// The ids outside the window: two maps (one instance of the hash map's code each), packed
+/// keys and long strings.
+#[derive(Debug)]
+struct Hashed<V> {
+    packed: HashMap<u128, V, FixedState>,
+    long: HashMap<Box<str>, V, FixedState>,
+}
+
+/// The longest string id packed into a `u128` key, in bytes.
+const PACKED: usize = 15;
+
+impl<V> Hashed<V> {
+    fn new(seed: u64) -> Self {
+        Self { packed: seeded(seed), long: seeded(seed) }
+    }
+
+    fn len(&self) -> usize {
+        self.packed.len() + self.long.len()
+    }
+
+    fn get(&self, key: Key<'_>) -> Option<&V> {
+        match key {
+            Key::Packed(k) => self.packed.get(&k),
+            Key::Text(id) => self.long.get(id),
+        }
+    }
+
+    fn get_mut(&mut self, key: Key<'_>) -> Option<&mut V> {
+        match key {
+            Key::Packed(k) => self.packed.get_mut(&k),
+            Key::Text(id) => self.long.get_mut(id),
+        }
+    }
+
+    fn insert(&mut self, key: Key<'_>, value: V) -> Option<V> {
+        match key {
+            Key::Packed(k) => self.packed.insert(k, value),
+            Key::Text(id) => self.long.insert(id.into(), value),
+        }
+    }
+
+    fn insert_new(&mut self, key: Key<'_>, value: V) -> Result<(), V> {
+        if self.get(key).is_some() {
+            return Err(value);
+        }
+        self.insert(key, value);
+        Ok(())
+    }
+
+    fn remove(&mut self, key: Key<'_>) -> Option<V> {
+        match key {
+            Key::Packed(k) => self.packed.remove(&k),
+            Key::Text(id) => self.long.remove(id),
+        }
+    }
+
+    /// Removes the value of `key` when `take` says so of it.
+    fn remove_if(&mut self, key: Key<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
+        if self.get(key).is_some_and(take) {
+            self.remove(key)
+        } else {
+            None
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
+        let packed = self.packed.iter().map(|(k, v)| (unpack(*k), v));
+        packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(id.to_string()), v)))
+    }
+
+    fn clear(&mut self) {
+        self.packed.clear();
+        self.long.clear();
+    }
+}
+
+/// `id`'s length in the low byte, its bytes above (a 16-byte load, no shifts): one key
+/// per id of up to [`PACKED`] bytes.
+#[inline]
+fn pack(id: &str) -> Option<u128> {
+    let bytes = id.as_bytes();
+    let mut key = [0u8; PACKED + 1];
+    let (len, rest) = key.split_first_mut()?;
+    rest.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    *len = bytes.len() as u8;
+    Some(u128::from_le_bytes(key))
+}
+
+/// The id whose packed key is `key` ([`number_key`], [`pack`]).
+fn unpack(key: u128) -> RequestId {
+    if key & 0xff == NUMBER_TAG {
+        return RequestId::Number((key >> 8) as u64 as i64);
+    }
+    let key = key.to_le_bytes();
+    let (len, rest) = key.split_first().unwrap_or((&0, &[]));
+    let bytes = rest.get(..usize::from(*len)).unwrap_or_default();
+    // The bytes of a `&str`: valid UTF-8.
+    RequestId::String(String::from_utf8(bytes.to_vec()).unwrap_or_default())
 }
 
 /// The slot of the id `n` in a window of `len` slots (a power of two).
@@ -275,6 +419,8 @@ mod tests {
         Insert(RequestId),
         InsertNew(i64),
         RemoveIf(i64, bool),
+        InsertNewStr(String),
+        RemoveStrIf(String, bool),
         Remove(RequestId),
         Get(RequestId),
         Clear,
@@ -295,6 +441,7 @@ mod tests {
             10 => (-40i64..40).prop_map(|d| (0u8, d)),
             1 => (-3i64..3).prop_map(|n| (1u8, n)),
             1 => (0i64..3).prop_map(|n| (2u8, n)),
+            1 => (0i64..3).prop_map(|n| (3u8, n)),
         ];
         let op = (0u8..10, id, step).prop_map(|(kind, (shape, n), step)| (kind, step, shape, n));
         prop::collection::vec(op, 1..300).prop_map(|raw| {
@@ -307,7 +454,13 @@ mod tests {
                     let id = match shape {
                         0 => RequestId::Number((counter + n).max(0)),
                         1 => RequestId::Number(n),
-                        _ => RequestId::String(n.to_string()),
+                        2 => RequestId::String(n.to_string()),
+                        // Longer than a packed key (15 bytes), and exactly 15 / 16 bytes.
+                        _ => RequestId::String(match n {
+                            0 => "exactly-15-byte".to_owned(),
+                            1 => "exactly-16-bytes".to_owned(),
+                            _ => format!("a-long-request-id-{n}"),
+                        }),
                     };
                     let number = match &id {
                         RequestId::Number(n) => Some(*n),
@@ -315,8 +468,10 @@ mod tests {
                     };
                     let op = match (kind, number) {
                         (0 | 1, Some(n)) => Op::InsertNew(n),
+                        (1, None) => Op::InsertNewStr(id_text(&id)),
                         (0..=4, _) => Op::Insert(id),
                         (5, Some(n)) => Op::RemoveIf(n, counter % 2 == 0),
+                        (5, None) => Op::RemoveStrIf(id_text(&id), counter % 2 == 0),
                         (5..=7, _) => Op::Remove(id),
                         (8, _) => Op::Get(id),
                         _ => Op::Clear,
@@ -325,6 +480,13 @@ mod tests {
                 })
                 .collect()
         })
+    }
+
+    fn id_text(id: &RequestId) -> String {
+        match id {
+            RequestId::String(s) => s.clone(),
+            RequestId::Number(n) => n.to_string(),
+        }
     }
 
     fn check<V: PartialEq + std::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>) {
@@ -337,9 +499,9 @@ mod tests {
             assert!(seen.insert(id.clone(), *v).is_none(), "{id:?} twice");
         }
         assert_eq!(&seen, model);
-        for (id, _) in table.other.iter() {
+        for (id, _) in table.hashed.iter() {
             if let RequestId::Number(n) = id {
-                assert!(table.slot(*n).is_none(), "{n} is in the fallback but inside the window");
+                assert!(n < table.base, "{n} is in the fallback but not below the window");
             }
         }
     }
@@ -364,6 +526,22 @@ mod tests {
                             Err(step)
                         };
                         prop_assert_eq!(table.insert_new(n, step), expected);
+                    }
+                    Op::InsertNewStr(text) => {
+                        let id = RequestId::String(text.clone());
+                        let expected = if let std::collections::hash_map::Entry::Vacant(e) = model.entry(id) {
+                            e.insert(step);
+                            Ok(())
+                        } else {
+                            Err(step)
+                        };
+                        prop_assert_eq!(table.insert_new_str(&text, step), expected);
+                    }
+                    Op::RemoveStrIf(text, even) => {
+                        let id = RequestId::String(text.clone());
+                        let take = |v: &usize| (v % 2 == 0) == even;
+                        let expected = if model.get(&id).is_some_and(take) { model.remove(&id) } else { None };
+                        prop_assert_eq!(table.remove_str_if(&text, take), expected);
                     }
                     Op::RemoveIf(n, even) => {
                         let id = RequestId::Number(n);
@@ -397,9 +575,23 @@ mod tests {
             table.insert(RequestId::Number(n), n);
             assert_eq!(table.remove(&RequestId::Number(n)), Some(n));
         }
-        assert_eq!(table.other.len(), 1, "only the pinned request moved to the fallback");
+        assert_eq!(table.hashed.len(), 1, "only the pinned request moved to the fallback");
         assert_eq!(table.window.len(), WINDOW_MAX);
         assert_eq!(table.get(&RequestId::Number(0)), Some(&0));
+    }
+
+    #[test]
+    fn packed_string_keys_round_trip() {
+        for id in ["", "0", "req-42", "é", "exactly-15-byte"] {
+            assert_eq!(unpack(pack(id).unwrap()), RequestId::String(id.to_owned()));
+        }
+        let max = super::super::id::MAX_SAFE_INTEGER;
+        for n in [0, 1, -1, max, -max] {
+            let Key::Packed(k) = number_key(n) else { unreachable!() };
+            assert_eq!(unpack(k), RequestId::Number(n));
+        }
+        assert_eq!(pack("exactly-16-bytes"), None);
+        assert_ne!(pack("a"), pack("a\0"), "the length is part of the key");
     }
 
     #[test]

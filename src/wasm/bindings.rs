@@ -88,7 +88,15 @@ struct State {
     captured: Option<Transmit>,
     /// An empty buffer for [`flush`] (no allocation per flush).
     spare_outputs: Vec<Output>,
+    /// Where JS writes a string id's UTF-8 before `trackScratch`/`responseScratch`
+    /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
+    /// with no allocation and no second copy.
+    scratch: Vec<u8>,
 }
+
+/// The size of a session's scratch buffer, in bytes: the longest string id that takes the
+/// numbers-only path (longer ones cross as strings).
+const SCRATCH_BYTES: usize = 256;
 
 /// The JS values the call in progress was given — the id and reason of `cancel()` or of
 /// an abort, the `requestId` and `reason` of a peer's cancel (`echo`) — with the texts they
@@ -185,6 +193,7 @@ impl SessionCore {
             echo: None,
             spare_outputs: Vec::new(),
             captured: None,
+            scratch: vec![0; SCRATCH_BYTES],
         }));
         let session = SessionCore { state };
         // Nothing to do yet, most often: `flush` (a large function, compiled by V8 at its
@@ -548,6 +557,67 @@ impl SessionCore {
             self.flush_if_needed();
         }
         u32::from(!tracked)
+    }
+
+    /// Where JS writes a string id for [`Self::track_scratch`] and
+    /// [`Self::response_scratch`]: `[address in the module's memory, length in bytes]`
+    /// (the address stays for the session's life; a view of it is detached when the memory
+    /// grows, and is made again).
+    #[wasm_bindgen(js_name = scratch)]
+    #[must_use]
+    pub fn scratch_at(&self) -> Vec<u32> {
+        let at = self.state.try_borrow().map_or(0, |st| st.scratch.as_ptr() as usize);
+        vec![u32::try_from(at).unwrap_or(0), SCRATCH_BYTES as u32]
+    }
+
+    /// The module's `WebAssembly.Memory`, for JS to write into a session's scratch buffer.
+    #[wasm_bindgen(js_name = memory)]
+    #[must_use]
+    pub fn memory() -> JsValue {
+        wasm_bindgen::memory()
+    }
+
+    /// [`Self::track_number`] for a string id whose UTF-8 (`len` bytes) JS wrote into the
+    /// scratch buffer. `0`: tracked; `1`: refused, nothing changed (call `track`).
+    #[wasm_bindgen(js_name = trackScratch)]
+    pub fn track_scratch(&self, len: u32, method_code: u32) -> u32 {
+        let Some(method) = Method::from_code(method_code) else { return 1 };
+        let (tracked, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+            let State { core, scratch, .. } = &mut *st;
+            let Some(id) = scratch.get(..len as usize).and_then(|bytes| std::str::from_utf8(bytes).ok()) else {
+                return 1;
+            };
+            let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+            let tracked = core.track_str(id, method, false, now).is_ok();
+            (tracked, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        u32::from(!tracked)
+    }
+
+    /// A response from the peer whose string id (`len` bytes of UTF-8) JS wrote into the
+    /// scratch buffer: as [`Self::response`].
+    #[wasm_bindgen(js_name = responseScratch)]
+    pub fn response_scratch(&self, len: u32) -> u32 {
+        let (verdict, settled, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let State { core, scratch, .. } = &mut *st;
+            let Some(id) = scratch.get(..len as usize).and_then(|bytes| std::str::from_utf8(bytes).ok()) else {
+                return code::PASS;
+            };
+            let verdict = core.response_str(id);
+            let settled = !matches!(verdict, Verdict::NeedFields(_))
+                && core.has_output()
+                && core.take_settled(&RequestId::String(id.to_owned()));
+            (verdict, settled, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
     /// A response from the peer whose id is a number (`shouldDropResponse(id)`, the guard's
