@@ -347,11 +347,12 @@ impl Session {
         self.track_entry(id, known, &method, progress_token, task, task_ref, timeout, watch, now)
     }
 
-    /// The common case of [`Self::track_entry`] (issue #24): a request with an integer id
-    /// and a known method, no progress token, no task, `watch` as given. With no timeout to
-    /// arm (none by default, not the handshake) and no task that the id names, it is one
-    /// insert into the window of counter ids; anything else takes the general path, with
-    /// the same outcome.
+    /// [`Self::track`] of a request with the integer id `n` (within ±2^53 − 1, the ids a
+    /// JSON number holds exactly), a known `method`, no progress token, no task, the
+    /// session's timeouts, and `watch` ([`TrackRequest::watch`]). The common case (issue
+    /// #24): with no timeout to arm (none by default, or the handshake) and no task that the
+    /// id names, it is one insert into the window of counter ids; anything else takes the
+    /// general path, with the same outcome. Spec: as [`Self::track`].
     ///
     /// `now`: ms on the host's monotonic time line, read only when a timeout is armed.
     ///
@@ -379,7 +380,9 @@ impl Session {
         self.outbound.insert_new(n, request).map_err(|_| UsageError::AlreadyInFlight(RequestId::Number(n)))
     }
 
-    /// [`Self::track_number`] for a string id, given as text: the key is the one allocation.
+    /// [`Self::track_number`] for a string id, given as its text (any content, the empty
+    /// string included): no allocation for an id of up to 15 bytes of UTF-8, one (the key)
+    /// for a longer one.
     ///
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
@@ -398,8 +401,8 @@ impl Session {
             .map_err(|_| UsageError::AlreadyInFlight(RequestId::String(id.to_owned())))
     }
 
-    /// [`Self::response_number`] for a string id, given as text: nothing is allocated when
-    /// it completes a plain request.
+    /// [`Self::response_number`] for a string id, given as its text: nothing is allocated
+    /// when it completes a plain request.
     pub fn response_str(&mut self, id: &str) -> Verdict {
         if !self.tasks_extension() {
             if let Some(request) = self.outbound.remove_str_if(id, plain_response) {
@@ -412,11 +415,15 @@ impl Session {
         self.handle_incoming_response(&RequestId::String(id.to_owned()), MessageFields::NONE, None)
     }
 
-    /// The common case of [`Self::handle_incoming_response`](super::Session::handle_incoming_response)
-    /// with nothing read (issue #24): the response to a plain request with an integer id —
-    /// no task, no timer, not the handshake, no tasks extension to read a `resultType` for
-    /// — completes it with one lookup-and-remove: [`Verdict::Pass`] (deliver). Anything
-    /// else takes the general path, with the same outcome.
+    /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
+    /// response (result or error) whose id is the integer `n`, with nothing read yet. The
+    /// common case (issue #24): the response to a plain request — no task, no timer, not the
+    /// handshake, no 2026-07-28 tasks extension to read a `resultType` for — completes it
+    /// with one lookup-and-remove: [`Verdict::Pass`] (deliver it). Anything else takes the
+    /// general path, with the same outcome: [`Verdict::Drop`] for a late response,
+    /// [`Verdict::NeedFields`] when members of the result must be read first (then call
+    /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
+    /// ignore any response … that arrives afterward").
     pub fn response_number(&mut self, n: i64) -> Verdict {
         if !self.tasks_extension() {
             if let Some(request) = self.outbound.remove_if(n, plain_response) {
