@@ -15,7 +15,7 @@ const CLOSE_GRACE_MS = 2000;
 
 /**
  * @param {() => any} relayCore the wasm-bindgen class of the relay's build (loaded on first use)
- * @param {() => any} constants the core's tables (`SessionCore.constantsJson()` of that build, parsed)
+ * @param {() => any} constants the core's tables (`RelayCore.constantsJson()`, parsed)
  * @returns {typeof import("./index.js").createRelay}
  */
 export function createRelayFactory(relayCore, constants) {

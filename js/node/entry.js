@@ -41,7 +41,7 @@ function relayBuild() {
 }
 
 /** A relay between client transports and one server transport (see the README and the typings). */
-export const createRelay = createRelayFactory(() => relayBuild().RelayCore, () => JSON.parse(relayBuild().SessionCore.constantsJson()));
+export const createRelay = createRelayFactory(() => relayBuild().RelayCore, () => JSON.parse(relayBuild().RelayCore.constantsJson()));
 
 /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
 export async function init() {}

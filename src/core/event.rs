@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
+use super::deadlines::TimeoutKind;
 use super::id::{ProgressToken, RequestId};
 use super::revision::Revision;
-use super::timer::TimeoutKind;
 
 /// Which request an event is about: one we sent (`outbound`) or one the peer sent us
 /// (`inbound`).

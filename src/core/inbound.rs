@@ -6,7 +6,7 @@
 
 use super::event::{Event, EventKind, Ignored};
 use super::id::RequestId;
-use super::message::{Method, Name};
+use super::method::{Method, Name};
 use super::output::Output;
 use super::revision::PeerCancels;
 use super::session::Session;

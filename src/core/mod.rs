@@ -5,10 +5,12 @@
 //! `wasm_bindgen` or `js_sys`, and nothing reads a clock.
 
 mod bounded;
+mod deadlines;
 mod event;
 mod id;
 mod inbound;
 mod message;
+mod method;
 mod outbound;
 mod output;
 mod reason;
@@ -21,12 +23,12 @@ mod timer;
 mod tombstones;
 mod wire;
 
+pub use deadlines::{Millis, Timeout, TimeoutKind};
 pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
 pub use inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
-pub use message::{
-    Fields as MessageFields, Message, Method, MethodName, OutgoingError, Verdict, META_PROTOCOL_VERSION,
-};
+pub use message::{Message, OutgoingError, Verdict, META_PROTOCOL_VERSION};
+pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{
     Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseMembers, ResponseVerdict, TrackRequest,
 };
@@ -36,7 +38,6 @@ pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutpu
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
 pub use tasks::INVALID_PARAMS;
-pub use timer::{Millis, Timeout, TimeoutKind};
 pub use wire::{
     cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,
     PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,

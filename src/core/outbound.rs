@@ -5,15 +5,16 @@
 
 use std::sync::Arc;
 
+use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
 use super::id::{ProgressToken, RequestId};
-use super::message::{Fields as MessageFields, Method, Name, Verdict};
+use super::message::Verdict;
+use super::method::{Fields as MessageFields, Method, Name};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
 use super::revision::TaskCancel;
 use super::session::{Session, TransportKind, UsageError};
 use super::tasks::{is_terminal, INVALID_PARAMS, TASK_AUGMENTABLE};
-use super::timer::{Millis, RequestTimer, Timeout};
 use super::tombstones::Tombstone;
 
 /// A request we send, for [`Session::track`](super::Session::track).
@@ -79,6 +80,27 @@ pub struct Fields {
     pub error_code: bool,
     /// `result.protocolVersion` (the `initialize` result).
     pub protocol_version: bool,
+}
+
+impl Fields {
+    /// These response members as the set of [`MessageFields`] the host reads.
+    #[must_use]
+    pub fn to_message_fields(self) -> MessageFields {
+        let mut out = MessageFields::NONE;
+        if self.task_id {
+            out = out.with(MessageFields::RESULT_TASK_ID);
+        }
+        if self.task_status {
+            out = out.with(MessageFields::RESULT_TASK_STATUS);
+        }
+        if self.protocol_version {
+            out = out.with(MessageFields::PROTOCOL_VERSION);
+        }
+        if self.error_code {
+            out = out.with(MessageFields::ERROR_CODE);
+        }
+        out
+    }
 }
 
 /// The fields of a response that [`Session::response_fields`](super::Session::response_fields) asked for.

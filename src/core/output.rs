@@ -4,9 +4,9 @@
 //! stop waiting, every watched request settled, every peer cancel to honour, and every
 //! event.
 
+use super::deadlines::TimeoutKind;
 use super::event::Event;
 use super::id::RequestId;
-use super::timer::TimeoutKind;
 use super::wire::TASKS_CANCEL_METHOD;
 
 /// The `notifications/cancelled` to send for a request we cancelled.

@@ -31,11 +31,12 @@
 
 use std::collections::VecDeque;
 
-use super::message::{Message, MethodName, Verdict};
+use super::deadlines::Millis;
+use super::message::{Message, Verdict};
+use super::method::MethodName;
 use super::output::{CancelCause, Output, Transmit};
 use super::reason::Reason;
 use super::session::{Config, Session};
-use super::timer::Millis;
 use super::wire::{CancelledParams, PeerValue};
 use super::{Event, MessageFields, Method, RequestId};
 

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::message::Method;
+use super::method::Method;
 
 /// A revision of the MCP specification that mcp-cancel knows the cancellation rules of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use foldhash::fast::FixedState;
 
 use super::bounded::Bounded;
+use super::deadlines::{Deadlines, Timeout};
 use super::event::{Event, EventKind};
 use super::id::{ProgressToken, RequestId};
 use super::inbound::Inbound;
@@ -16,7 +17,6 @@ use super::reason::ReasonPolicy;
 use super::revision::{Revision, Rules};
 use super::table::Table;
 use super::tasks::Task;
-use super::timer::{Deadlines, Timeout};
 use super::tombstones::Tombstones;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
 use super::{seeded, IdMap};

@@ -4,7 +4,7 @@
 
 use super::event::{Event, EventKind, NotSent, Via};
 use super::id::RequestId;
-use super::message::Method;
+use super::method::Method;
 use super::outbound::{Extra, Kind, Outbound};
 use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
 use super::revision::TaskCancel;

@@ -7,7 +7,7 @@ use super::id::{ProgressToken, RequestId};
 /// What is remembered of a cancelled request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tombstone {
-    pub method: super::message::Name,
+    pub method: super::method::Name,
     pub progress_token: Option<ProgressToken>,
 }
 

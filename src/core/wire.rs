@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::id::{InvalidRequestId, RequestId};
-use super::message::Method;
+use super::method::Method;
 
 /// The method of the cancellation notification (every revision, 2024-11-05 §Cancellation).
 pub const CANCELLED_METHOD: &str = Method::Cancelled.name();

@@ -13,9 +13,10 @@ use std::rc::{Rc, Weak};
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, id_to_js, key, peer_value, tag, MAX_PEER_STRING};
+use super::convert::{self, peer_value, tag, MAX_PEER_STRING};
 use super::errors;
 use super::options::{self, Callbacks};
+use super::values::{id_to_js, key};
 use crate::core::{
     CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, Reason, RequestId,
     Session, TimeoutKind, TrackRequest, Transmit, Verdict,
@@ -206,8 +207,8 @@ impl SessionCore {
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes }` (and, in the relay's build, `relayForward`,
-    /// `relayBackward` and `unroutable`, see `wasm::relay`) —
+    /// maxPeerString, maxReasonBytes }` (the relay's build adds its own in
+    /// `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
     /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
@@ -221,75 +222,7 @@ impl SessionCore {
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
-        let mut json = Json(String::with_capacity(1536));
-        json.0.push_str("{\"methods\":");
-        json.array(Method::ALL, |json, m| json.string(m.name()));
-        let codes = || std::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
-        for (name, incoming) in [("incoming", true), ("outgoing", false)] {
-            json.key(name);
-            json.array(codes(), |json, m| json.number(Method::fields(m, incoming).0));
-        }
-        json.object(
-            "fields",
-            &[
-                ("params", Fields::PARAMS.0),
-                ("requestId", Fields::REQUEST_ID.0),
-                ("reason", Fields::REASON.0),
-                ("progressToken", Fields::PROGRESS_TOKEN.0),
-                ("metaProgressToken", Fields::META_PROGRESS_TOKEN.0),
-                ("task", Fields::TASK.0),
-                ("taskId", Fields::TASK_ID.0),
-                ("status", Fields::STATUS.0),
-                ("resultTaskId", Fields::RESULT_TASK_ID.0),
-                ("resultTaskStatus", Fields::RESULT_TASK_STATUS.0),
-                ("protocolVersion", Fields::PROTOCOL_VERSION.0),
-                ("errorCode", Fields::ERROR_CODE.0),
-                ("metaProtocolVersion", Fields::META_PROTOCOL_VERSION.0),
-            ],
-        );
-        json.strings(
-            "names",
-            &[
-                ("cancelled", Method::Cancelled.name()),
-                ("tasksCancel", Method::TasksCancel.name()),
-                ("metaProtocolVersion", crate::core::META_PROTOCOL_VERSION),
-            ],
-        );
-        json.failure("timeoutError", crate::core::Failure::Timeout);
-        json.object(
-            "tags",
-            &[
-                ("absent", tag::ABSENT),
-                ("null", tag::NULL),
-                ("boolean", tag::BOOL),
-                ("number", tag::NUMBER),
-                ("string", tag::STRING),
-                ("array", tag::ARRAY),
-                ("object", tag::OBJECT),
-                ("oversized", tag::OVERSIZED),
-            ],
-        );
-        json.object(
-            "verdicts",
-            &[
-                ("pass", code::PASS),
-                ("drop", code::DROP),
-                ("needFields", code::NEED_FIELDS),
-                ("replace", code::REPLACE),
-                ("aborted", code::ABORTED),
-                ("tracked", code::TRACKED),
-                ("watched", code::WATCHED),
-                ("settled", code::SETTLED),
-            ],
-        );
-        json.key("maxPeerString");
-        json.number(MAX_PEER_STRING);
-        json.key("maxReasonBytes");
-        json.number(super::options::MAX_REASON_BYTES);
-        #[cfg(feature = "relay")]
-        super::relay::constants(&mut json);
-        json.0.push('}');
-        json.0
+        constants_with(|_| {})
     }
 
     /// A `notifications/progress` from the peer with this `params.progressToken` (tagged):
@@ -1198,6 +1131,79 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
         }
     }
     st.timer = Some((handle, at));
+}
+
+/// The JSON of [`SessionCore::constants_json`] with `more` members written before its
+/// closing brace (the relay's build adds its tables: `RelayCore.constantsJson()`).
+pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
+    let mut json = Json(String::with_capacity(1536));
+    json.0.push_str("{\"methods\":");
+    json.array(Method::ALL, |json, m| json.string(m.name()));
+    let codes = || std::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
+    for (name, incoming) in [("incoming", true), ("outgoing", false)] {
+        json.key(name);
+        json.array(codes(), |json, m| json.number(Method::fields(m, incoming).0));
+    }
+    json.object(
+        "fields",
+        &[
+            ("params", Fields::PARAMS.0),
+            ("requestId", Fields::REQUEST_ID.0),
+            ("reason", Fields::REASON.0),
+            ("progressToken", Fields::PROGRESS_TOKEN.0),
+            ("metaProgressToken", Fields::META_PROGRESS_TOKEN.0),
+            ("task", Fields::TASK.0),
+            ("taskId", Fields::TASK_ID.0),
+            ("status", Fields::STATUS.0),
+            ("resultTaskId", Fields::RESULT_TASK_ID.0),
+            ("resultTaskStatus", Fields::RESULT_TASK_STATUS.0),
+            ("protocolVersion", Fields::PROTOCOL_VERSION.0),
+            ("errorCode", Fields::ERROR_CODE.0),
+            ("metaProtocolVersion", Fields::META_PROTOCOL_VERSION.0),
+        ],
+    );
+    json.strings(
+        "names",
+        &[
+            ("cancelled", Method::Cancelled.name()),
+            ("tasksCancel", Method::TasksCancel.name()),
+            ("metaProtocolVersion", crate::core::META_PROTOCOL_VERSION),
+        ],
+    );
+    json.failure("timeoutError", crate::core::Failure::Timeout);
+    json.object(
+        "tags",
+        &[
+            ("absent", tag::ABSENT),
+            ("null", tag::NULL),
+            ("boolean", tag::BOOL),
+            ("number", tag::NUMBER),
+            ("string", tag::STRING),
+            ("array", tag::ARRAY),
+            ("object", tag::OBJECT),
+            ("oversized", tag::OVERSIZED),
+        ],
+    );
+    json.object(
+        "verdicts",
+        &[
+            ("pass", code::PASS),
+            ("drop", code::DROP),
+            ("needFields", code::NEED_FIELDS),
+            ("replace", code::REPLACE),
+            ("aborted", code::ABORTED),
+            ("tracked", code::TRACKED),
+            ("watched", code::WATCHED),
+            ("settled", code::SETTLED),
+        ],
+    );
+    json.key("maxPeerString");
+    json.number(MAX_PEER_STRING);
+    json.key("maxReasonBytes");
+    json.number(super::options::MAX_REASON_BYTES);
+    more(&mut json);
+    json.0.push('}');
+    json.0
 }
 
 /// JSON text of [`SessionCore::constants_json`]: names are ASCII, values strings or small

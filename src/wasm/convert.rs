@@ -1,13 +1,13 @@
 //! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, the
 //! messages a session puts on the wire, and events.
 
-use std::cell::RefCell;
-
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::{CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
+
+use super::values::{id_to_js, key};
 
 #[wasm_bindgen]
 extern "C" {
@@ -113,38 +113,12 @@ pub fn id_from_js(v: &JsValue, what: &str) -> Result<RequestId, JsValue> {
     peer_value(t, n, s.as_deref()).to_request_id().map_err(|e| super::errors::invalid_id(what, e, v))
 }
 
-thread_local! {
-    /// The property names and constant strings used, each made a JS string once.
-    static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `key` as a JS string, made once per name: building a JS string from wasm memory is a
-/// UTF-8 decode.
-pub fn key(key: &'static str) -> JsValue {
-    KEYS.with(|keys| {
-        let Ok(mut keys) = keys.try_borrow_mut() else { return JsValue::from_str(key) };
-        if let Some((_, value)) = keys.iter().find(|(k, _)| *k == key) {
-            return value.clone();
-        }
-        let value = JsValue::from_str(key);
-        keys.push((key, value.clone()));
-        value
-    })
-}
-
 /// `obj[name]`, or `undefined` when `obj` is not an object or the getter throws.
 pub fn get(obj: &JsValue, name: &'static str) -> JsValue {
     if !obj.is_object() {
         return JsValue::UNDEFINED;
     }
     Reflect::get(obj, &key(name)).unwrap_or(JsValue::UNDEFINED)
-}
-
-pub fn id_to_js(id: &RequestId) -> JsValue {
-    match id {
-        RequestId::Number(n) => JsValue::from_f64(*n as f64),
-        RequestId::String(s) => JsValue::from_str(s),
-    }
 }
 
 /// How an abort/cancel reason given in JS is treated by the [`Reason`] policy:

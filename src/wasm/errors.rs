@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{id_to_js, key};
+use super::values::{id_to_js, key};
 use crate::core::{InvalidRequestId, OutgoingError, UsageError};
 
 thread_local! {

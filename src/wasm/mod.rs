@@ -6,6 +6,8 @@
 //! - `convert`: JS values ↔ core values (ids, reasons, messages, events);
 //! - `options`: the session's and `track()`'s options, checked strictly;
 //! - `errors`: the typed JS errors (`InvalidArgumentError`, `UsageError`);
+//! - `values`: JS values made once (property names) or from core values (request ids), at
+//!   the bottom: it uses no other module of the layer;
 //! - `relay` (feature `relay`, its own .wasm): `RelayCore`, the class the package's JS relay
 //!   drives (the core's `Relay`).
 //!
@@ -23,6 +25,7 @@ mod errors;
 mod options;
 #[cfg(feature = "relay")]
 mod relay;
+mod values;
 
 pub use bindings::SessionCore;
 #[cfg(feature = "relay")]

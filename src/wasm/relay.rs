@@ -6,19 +6,20 @@
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::bindings::{owned_id, read_message};
-use super::convert::{self, id_to_js, peer_value};
+use super::bindings::{constants_with, owned_id, read_message, Json};
+use super::convert::{self, peer_value};
 use super::options;
+use super::values::id_to_js;
 use crate::core::{
     Backward, CancelAction, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
     RelayOutput, Side, TransportKind,
 };
 
-/// The relay's part of `SessionCore.constantsJson()` in the relay's build:
+/// The relay's tables, after the session's in `RelayCore.constantsJson()`:
 /// `,"relayForward":{…},"relayBackward":{…},"unroutable":{ code, message }` — the codes
 /// `message()` returns, and the error to answer a server's request with on
 /// [`backward::REFUSE`].
-pub(super) fn constants(json: &mut super::bindings::Json) {
+fn constants(json: &mut Json) {
     json.object(
         "relayForward",
         &[
@@ -80,6 +81,15 @@ pub struct RelayCore {
 
 #[wasm_bindgen(js_class = RelayCore)]
 impl RelayCore {
+    /// `SessionCore.constantsJson()` and the relay's own tables: `relayForward`,
+    /// `relayBackward` (the codes `message()` returns) and `unroutable` (`{ code, message }`),
+    /// as JSON text, for the JS relay's reader.
+    #[wasm_bindgen(js_name = constantsJson)]
+    #[must_use]
+    pub fn constants_json() -> String {
+        constants_with(constants)
+    }
+
     /// A relay. `options`: `createRelay()`'s options (`RelayOptions`): every name is checked
     /// here; the upstream session's settings are read here (`transport`, timeouts, reason
     /// policy, capacities; `onEvent` only says whether events are made), the relay's own by

@@ -1,0 +1,36 @@
+//! JS values the layer makes again and again, made here once: property names and constant
+//! strings ([`key`]), request ids ([`id_to_js`]). The bottom of `src/wasm`: it uses no other
+//! module of it.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+
+use crate::core::RequestId;
+
+thread_local! {
+    /// The property names and constant strings used, each made a JS string once.
+    static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `key` as a JS string, made once per name: building a JS string from wasm memory is a
+/// UTF-8 decode.
+pub fn key(key: &'static str) -> JsValue {
+    KEYS.with(|keys| {
+        let Ok(mut keys) = keys.try_borrow_mut() else { return JsValue::from_str(key) };
+        if let Some((_, value)) = keys.iter().find(|(k, _)| *k == key) {
+            return value.clone();
+        }
+        let value = JsValue::from_str(key);
+        keys.push((key, value.clone()));
+        value
+    })
+}
+
+/// A request id as JS has it: a number or a string (a copy out of wasm memory).
+pub fn id_to_js(id: &RequestId) -> JsValue {
+    match id {
+        RequestId::Number(n) => JsValue::from_f64(*n as f64),
+        RequestId::String(s) => JsValue::from_str(s),
+    }
+}
