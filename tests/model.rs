@@ -45,7 +45,8 @@ enum Op {
 
 /// Ids: a few small ones (most collisions), and integers at the edges of the core's window
 /// of counter ids (issue #24: its growth to 1024 slots, the slide past a request still in
-/// flight, which moves it to the hashed fallback, and negatives, which never enter it).
+/// flight, which moves it to the hashed fallback, negatives, which never enter it, and ids in
+/// any order, so an empty window moves back down as a counter that wraps around does).
 fn id() -> impl Strategy<Value = RequestId> {
     prop_oneof![
         6 => (0i64..6).prop_map(RequestId::Number),

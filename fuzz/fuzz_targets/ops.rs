@@ -26,7 +26,8 @@ enum Id {
 }
 
 /// Integer ids at the edges of the core's window of counter ids (issue #24): its first
-/// length, its growth, its most slots (1024), a slide past requests in flight, negatives.
+/// length, its growth, its most slots (1024), a slide past requests in flight, negatives; in
+/// any order, so the window also moves back down (a counter that wraps around).
 const EDGES: [i64; 16] = [15, 16, 17, 31, 1022, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 9000, -1, -2, 3];
 
 impl Id {

@@ -11,7 +11,7 @@
 //!   buffer) allocates nothing to find it.
 //!
 //! The window slides forward as the counter does: a new id beyond its end moves `base` up
-//! to it; an entry still in a slot that falls out of the window (a long-running request
+//! to it (and an empty window moves to any id above the fallback's integers); an entry still in a slot that falls out of the window (a long-running request
 //! among many short ones) moves to the fallback. So a pinned entry costs one hash insert,
 //! once, and never holds the window back.
 //!
@@ -20,9 +20,12 @@
 //! 2. The window's length is 0 or a power of two ≤ [`WINDOW_MAX`].
 //! 3. An id is in at most one place, and that place is found by the id alone: a
 //!    non-negative integer id in `base .. base + window.len()` is only ever in its slot;
-//!    the integers of the fallback are all below `base`. `base` only grows, but for an
-//!    empty window, which moves to the next id at or above it.
+//!    the integers of the fallback are all below `fallback_top`, which is at most `base`.
+//!    `base` only grows while the window holds an entry; an empty window moves to the next
+//!    id that is above every integer of the fallback — forward as the counter goes, and
+//!    back when a counter wraps around or starts again (`1_000_000 + k % 4096`).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
@@ -48,12 +51,17 @@ pub(crate) struct Table<V> {
     in_window: usize,
     /// Every id outside the window.
     hashed: Hashed<V>,
+    /// How many integer ids the fallback holds.
+    fallback_ints: usize,
+    /// Above every integer id of the fallback (one more than the largest put there since it
+    /// last held none; 0 when it holds none): an empty window may move to any id from here.
+    fallback_top: i64,
 }
 
 impl<V> Table<V> {
     /// An empty table whose fallback map is seeded with `seed`.
     pub(crate) fn new(seed: u64) -> Self {
-        Self { window: Vec::new(), base: 0, in_window: 0, hashed: Hashed::new(seed) }
+        Self { window: Vec::new(), base: 0, in_window: 0, hashed: Hashed::new(seed), fallback_ints: 0, fallback_top: 0 }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -104,7 +112,7 @@ impl<V> Table<V> {
                     }
                     old
                 }
-                None => self.hashed.insert(number_key(n), value),
+                None => self.hash_number(n, value),
             },
             RequestId::String(s) => self.hashed.insert(str_key(&s), value),
         }
@@ -120,7 +128,10 @@ impl<V> Table<V> {
                     }
                     old
                 }
-                None => self.hashed.remove(number_key(*n)),
+                None => {
+                    let old = self.hashed.remove(number_key(*n));
+                    self.unhashed_number(old)
+                }
             },
             RequestId::String(s) => self.hashed.remove(str_key(s)),
         }
@@ -139,11 +150,23 @@ impl<V> Table<V> {
             }
             return Err(value);
         }
-        if self.hashed.get(number_key(n)).is_some() {
-            return Err(value);
+        match self.make_room(n) {
+            // Beyond the window, or where an empty one moved: in no place yet (invariant 3).
+            Some(i) => match self.window.get_mut(i) {
+                Some(slot @ None) => {
+                    *slot = Some(value);
+                    self.in_window += 1;
+                    Ok(())
+                }
+                _ => Err(value),
+            },
+            None => {
+                self.hashed.insert_new(number_key(n), value)?;
+                self.fallback_ints += 1;
+                self.fallback_top = self.fallback_top.max(n.saturating_add(1));
+                Ok(())
+            }
         }
-        self.insert(RequestId::Number(n), value);
-        Ok(())
     }
 
     /// [`Self::insert_new`] for a string id, given as text: no allocation for an id of up
@@ -162,7 +185,10 @@ impl<V> Table<V> {
     /// Removes the value of the integer id `n` when `take` says so of it.
     #[inline]
     pub(crate) fn remove_if(&mut self, n: i64, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        let Some(i) = self.slot(n) else { return self.hashed.remove_if(number_key(n), take) };
+        let Some(i) = self.slot(n) else {
+            let old = self.hashed.remove_if(number_key(n), take);
+            return self.unhashed_number(old);
+        };
         let slot = self.window.get_mut(i)?;
         if !slot.as_ref().is_some_and(take) {
             return None;
@@ -192,6 +218,29 @@ impl<V> Table<V> {
         self.window.iter_mut().for_each(|slot| *slot = None);
         self.in_window = 0;
         self.hashed.clear();
+        self.fallback_ints = 0;
+        self.fallback_top = 0;
+    }
+
+    /// Puts the integer id `n` in the fallback (below the window: invariant 3).
+    fn hash_number(&mut self, n: i64, value: V) -> Option<V> {
+        let old = self.hashed.insert(number_key(n), value);
+        if old.is_none() {
+            self.fallback_ints += 1;
+            self.fallback_top = self.fallback_top.max(n.saturating_add(1));
+        }
+        old
+    }
+
+    /// Counts out an integer id taken from the fallback (`removed`, given back).
+    fn unhashed_number(&mut self, removed: Option<V>) -> Option<V> {
+        if removed.is_some() {
+            self.fallback_ints = self.fallback_ints.saturating_sub(1);
+            if self.fallback_ints == 0 {
+                self.fallback_top = 0;
+            }
+        }
+        removed
     }
 
     /// The slot `n` goes in, after growing or sliding the window so that it covers `n`;
@@ -200,9 +249,9 @@ impl<V> Table<V> {
         if n < 0 {
             return None;
         }
-        if self.in_window == 0 && n >= self.base {
-            // An empty window moves to wherever the counter is (invariant 3 holds: the
-            // fallback's ids below the old base are below the new one).
+        if self.in_window == 0 && n >= self.fallback_top {
+            // An empty window moves to wherever the counter is, up or down (invariant 3
+            // holds: the fallback's integers are below `fallback_top`, so below `n`).
             self.base = n;
         }
         if let Some(i) = self.slot(n) {
@@ -261,7 +310,7 @@ impl<V> Table<V> {
                 let n = self.base + k as i64;
                 if let Some(value) = self.window.get_mut(index(n, len)).and_then(Option::take) {
                     self.in_window -= 1;
-                    self.hashed.insert(number_key(n), value);
+                    self.hash_number(n, value);
                 }
             }
         }
@@ -332,12 +381,23 @@ impl<V> Hashed<V> {
         }
     }
 
+    /// Puts `value` under `key` unless the key is taken (then gives `value` back). One
+    /// lookup for a packed key; a long one allocates its text only when it goes in.
     fn insert_new(&mut self, key: Key<'_>, value: V) -> Result<(), V> {
-        if self.get(key).is_some() {
-            return Err(value);
+        match key {
+            Key::Packed(k) => match self.packed.entry(k) {
+                Entry::Vacant(e) => {
+                    e.insert(value);
+                    Ok(())
+                }
+                Entry::Occupied(_) => Err(value),
+            },
+            Key::Text(id) if self.long.contains_key(id) => Err(value),
+            Key::Text(id) => {
+                self.long.insert(id.into(), value);
+                Ok(())
+            }
         }
-        self.insert(key, value);
-        Ok(())
     }
 
     fn remove(&mut self, key: Key<'_>) -> Option<V> {
@@ -349,10 +409,14 @@ impl<V> Hashed<V> {
 
     /// Removes the value of `key` when `take` says so of it.
     fn remove_if(&mut self, key: Key<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        if self.get(key).is_some_and(take) {
-            self.remove(key)
-        } else {
-            None
+        match key {
+            // One lookup for a packed key.
+            Key::Packed(k) => match self.packed.entry(k) {
+                Entry::Occupied(e) if take(e.get()) => Some(e.remove()),
+                _ => None,
+            },
+            Key::Text(id) if self.long.get(id).is_some_and(take) => self.long.remove(id),
+            Key::Text(_) => None,
         }
     }
 
@@ -436,6 +500,8 @@ mod tests {
             1 => Just(WINDOW_MAX as i64 - 1),
             1 => Just(WINDOW_MAX as i64),
             1 => 1000i64..5000,
+            // A counter that wraps around or starts again.
+            1 => -5000i64..-1,
         ];
         let id = prop_oneof![
             10 => (-40i64..40).prop_map(|d| (0u8, d)),
@@ -499,10 +565,11 @@ mod tests {
             assert!(seen.insert(id.clone(), *v).is_none(), "{id:?} twice");
         }
         assert_eq!(&seen, model);
-        for (id, _) in table.hashed.iter() {
-            if let RequestId::Number(n) = id {
-                assert!(n < table.base, "{n} is in the fallback but not below the window");
-            }
+        assert!(table.fallback_top <= table.base);
+        let ints: Vec<i64> = table.hashed.iter().filter_map(|(id, _)| if let RequestId::Number(n) = id { Some(n) } else { None }).collect();
+        assert_eq!(table.fallback_ints, ints.len());
+        for n in ints {
+            assert!(n < table.fallback_top, "{n} is in the fallback but not below the window");
         }
     }
 
@@ -578,6 +645,26 @@ mod tests {
         assert_eq!(table.hashed.len(), 1, "only the pinned request moved to the fallback");
         assert_eq!(table.window.len(), WINDOW_MAX);
         assert_eq!(table.get(&RequestId::Number(0)), Some(&0));
+    }
+
+    #[test]
+    fn a_counter_that_wraps_around_comes_back_to_the_window() {
+        // `1_000_000 + k % 4096`, 100 in flight: after each wrap the window waits for the
+        // requests above it to be answered, then moves back down.
+        let id = |k: i64| 1_000_000 + k % 4096;
+        let mut table = Table::new(0);
+        let mut hashed_inserts = 0;
+        for k in 0..20_000 {
+            let before = table.hashed.len();
+            table.insert(RequestId::Number(id(k)), k);
+            hashed_inserts += usize::from(table.hashed.len() > before);
+            if k >= 100 {
+                assert_eq!(table.remove(&RequestId::Number(id(k - 100))), Some(k - 100));
+            }
+        }
+        // Four wraps of about 100 ids each.
+        assert!(hashed_inserts <= 4 * 101, "{hashed_inserts} of 20000 went to the fallback");
+        assert_eq!(table.len(), 100);
     }
 
     #[test]
