@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { build, preview } from "vite";
 
 import { launchChromium } from "./browser/harness.mjs";
+import { PACKAGE_FILES } from "./package-files.mjs";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -45,35 +46,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     const files = packed.files.map((f) => f.path).sort();
     t.diagnostic(`${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
     for (const f of files) t.diagnostic(`  ${f}`);
-    for (const needed of [
-      "package.json",
-      "README.md",
-      "LICENSE",
-      "js/index.js",
-      "js/index.d.ts",
-      "js/browser.js",
-      "js/guard.js",
-      "js/errors.js",
-      "dist/node/index.cjs",
-      "dist/node/index.d.cts",
-      "pkg/node/mcp_cancel.js",
-      "pkg/node/mcp_cancel.d.ts",
-      "pkg/node/mcp_cancel_bg.wasm",
-      "pkg/node/package.json",
-      "pkg/web/mcp_cancel.js",
-      "pkg/web/mcp_cancel_bg.wasm",
-      "pkg/relay-node/mcp_cancel_relay.js",
-      "pkg/relay-node/mcp_cancel_relay_bg.wasm",
-      "pkg/relay-node/package.json",
-      "js/relay.js",
-      "js/reader.js",
-      "js/signals.js",
-      "js/cli/main.js",
-      "js/cli/bridge.js",
-      "js/cli/gate.js",
-      "js/cli/conformance/main.js",
-      "js/cli/conformance/scenarios.js",
-    ]) {
+    for (const needed of PACKAGE_FILES) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     for (const f of files) {

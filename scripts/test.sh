@@ -30,6 +30,6 @@ typedoc --treatWarningsAsErrors --emit none --logLevel Warn
 step "6/7 fuzz smoke: cargo fuzz, 20 s per target"
 bash scripts/fuzz.sh 20
 
-step "7/7 pkg-tests: node:test on the built package (SDK peers, server-everything, packaging, browsers)"
+step "7/7 pkg-tests: node:test on the built package (SDK peers, server-everything, packaging, release checks, browsers)"
 # Bounded: each test has its own timeout, and the whole run stops after 15 minutes.
 timeout 900 node --test --test-concurrency=1 --test-timeout=120000 pkg-tests/

@@ -1,0 +1,52 @@
+// Every file the npm package ships, and nothing else: what package.json "files" selects from
+// a build (scripts/build.sh). packaging.test.mjs checks each is in the packed tarball;
+// release.test.mjs checks that `npm publish --dry-run` lists exactly these. A file added to
+// or dropped from the package is a change to this list.
+export const PACKAGE_FILES = Object.freeze(
+  [
+    // npm's own, and the docs.
+    "package.json",
+    "README.md",
+    "LICENSE",
+    "CHANGELOG.md",
+    // The library (ESM; js/node/ is bundled into dist/node/ and not shipped as is).
+    "js/index.js",
+    "js/index.d.ts",
+    "js/browser.js",
+    "js/session.js",
+    "js/guard.js",
+    "js/errors.js",
+    "js/reader.js",
+    "js/signals.js",
+    "js/relay.js",
+    // The `mcp-cancel` command (bin).
+    "js/cli/main.js",
+    "js/cli/bridge.js",
+    "js/cli/gate.js",
+    "js/cli/conformance/main.js",
+    "js/cli/conformance/scenarios.js",
+    "js/cli/conformance/client-runner.js",
+    "js/cli/conformance/server-runner.js",
+    "js/cli/conformance/connection.js",
+    "js/cli/conformance/report.js",
+    // The Node entry for require() (esbuild) and its typings.
+    "dist/node/index.cjs",
+    "dist/node/index.d.cts",
+    // wasm-pack: the session's .wasm for Node (CommonJS glue) and for browsers (ES module glue).
+    "pkg/node/mcp_cancel.js",
+    "pkg/node/mcp_cancel.d.ts",
+    "pkg/node/mcp_cancel_bg.wasm",
+    "pkg/node/mcp_cancel_bg.wasm.d.ts",
+    "pkg/node/package.json",
+    "pkg/web/mcp_cancel.js",
+    "pkg/web/mcp_cancel.d.ts",
+    "pkg/web/mcp_cancel_bg.wasm",
+    "pkg/web/mcp_cancel_bg.wasm.d.ts",
+    // The relay's own .wasm (createRelay, `mcp-cancel bridge`), Node only.
+    "pkg/relay-node/mcp_cancel_relay.js",
+    "pkg/relay-node/mcp_cancel_relay.d.ts",
+    "pkg/relay-node/mcp_cancel_relay_bg.wasm",
+    "pkg/relay-node/mcp_cancel_relay_bg.wasm.d.ts",
+    "pkg/relay-node/package.json",
+  ].sort(),
+);
