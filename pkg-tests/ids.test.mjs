@@ -36,8 +36,10 @@ const STRING_IDS = [
   "",
   "1",
   "req-42",
-  "exactly-15-byte", // the longest packed key
-  "exactly-16-bytes", // the shortest key kept as text
+  "exactly-11b", // the longest packed key
+  "exactly-12by", // the shortest key kept as text
+  "exactly-15-byte",
+  "exactly-16-bytes",
   "x".repeat(256), // the scratch buffer's size
   "y".repeat(257), // crosses as a string
   "réq-1", // not ASCII: crosses as a string

@@ -403,7 +403,7 @@ impl Session {
     }
 
     /// [`Self::track_number`] for a string id, given as its text (any content, the empty
-    /// string included): no allocation for an id of up to 15 bytes of UTF-8, one (the key)
+    /// string included): no allocation for an id of up to 11 bytes of UTF-8, one (the key)
     /// for a longer one.
     ///
     /// # Errors

@@ -17,7 +17,8 @@
 //!
 //! # Invariants
 //! 1. `len() == in_window + hashed.len()`; `in_window` counts the occupied slots.
-//! 2. The window's length is 0 or a power of two ≤ [`WINDOW_MAX`].
+//! 2. The window's length is 0 or a power of two ≤ max([`WINDOW_MAX`], 4 × the most entries
+//!    it held at once).
 //! 3. An id is in at most one place, and that place is found by the id alone: a
 //!    non-negative integer id in `base .. base + window.len()` is only ever in its slot;
 //!    the integers of the fallback are all below `fallback_top`, which is at most `base`.
@@ -33,8 +34,11 @@ use foldhash::fast::FixedState;
 use super::id::RequestId;
 use super::seeded;
 
-/// The most slots the window grows to (a power of two): 1024 requests in flight from one
-/// counter, 8 KiB for an 8-byte value.
+/// The most slots a window grows to (a power of two) unless at least half of them are in
+/// use: 1024, 8 KiB for an 8-byte value. A burst of more requests in flight grows it further,
+/// to at most twice their number (rounded up to a power of two): a slot per request costs
+/// less than a hashed entry, and the window never exceeds 4 slots per request in flight at
+/// its peak.
 pub(crate) const WINDOW_MAX: usize = 1024;
 /// The window's length when its first entry comes.
 const WINDOW_MIN: usize = 16;
@@ -170,7 +174,7 @@ impl<V> Table<V> {
     }
 
     /// [`Self::insert_new`] for a string id, given as text: no allocation for an id of up
-    /// to 15 bytes; one (the key) for a longer one.
+    /// to 11 bytes; one (the key) for a longer one.
     #[inline]
     pub(crate) fn insert_new_str(&mut self, id: &str, value: V) -> Result<(), V> {
         self.hashed.insert_new(str_key(id), value)
@@ -273,13 +277,14 @@ impl<V> Table<V> {
             return Some(i);
         }
         let span = usize::try_from(n - self.base).ok()?.saturating_add(1);
-        if span <= WINDOW_MAX {
+        let most = WINDOW_MAX.max(self.in_window.saturating_mul(2).next_power_of_two());
+        if span <= most {
             self.grow(span.next_power_of_two().max(WINDOW_MIN));
         } else {
-            self.grow(WINDOW_MAX);
+            self.grow(most);
             // `n` at the window's far end: what falls out of it moves to the fallback,
             // below the new base (invariant 3).
-            self.slide_to(n - (WINDOW_MAX as i64 - 1));
+            self.slide_to(n - (self.window.len() as i64 - 1));
         }
         self.slot(n)
     }
@@ -319,12 +324,38 @@ impl<V> Table<V> {
 }
 
 /// The fallback's key of an id: an integer, or a string of up to [`PACKED`] bytes (a
-/// counter's `"req-42"`, most others), packed into one `u128` — no allocation, no byte
+/// counter's `"req-42"`, most others), packed into 12 bytes — no allocation, no byte
 /// compare —; a longer string by its text.
 #[derive(Clone, Copy)]
 enum Key<'a> {
-    Packed(u128),
+    Packed(Packed),
     Text(&'a str),
+}
+
+/// A packed key: the low 96 bits of a `u128` ([`number_key`], [`pack`]) as three `u32`s,
+/// aligned to 4 bytes. In wasm a map entry with an 8-byte value then takes 20 bytes (a `u128`
+/// key would take 32: 16-byte aligned): wasm memory per request in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Packed([u32; 3]);
+
+impl Packed {
+    #[inline]
+    fn new(key: u128) -> Self {
+        Self([key as u32, (key >> 32) as u32, (key >> 64) as u32])
+    }
+
+    #[inline]
+    fn get(self) -> u128 {
+        u128::from(self.0[0]) | (u128::from(self.0[1]) << 32) | (u128::from(self.0[2]) << 64)
+    }
+}
+
+impl std::hash::Hash for Packed {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // One write, as for the `u128` it is.
+        state.write_u128(self.get());
+    }
 }
 
 /// The low byte of an integer's packed key (a string's is its length, at most [`PACKED`]).
@@ -332,24 +363,24 @@ const NUMBER_TAG: u128 = 0xff;
 
 #[inline]
 fn number_key(n: i64) -> Key<'static> {
-    Key::Packed((u128::from(n as u64) << 8) | NUMBER_TAG)
+    Key::Packed(Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG))
 }
 
 #[inline]
 fn str_key(id: &str) -> Key<'_> {
-    pack(id).map_or(Key::Text(id), Key::Packed)
+    pack(id).map_or(Key::Text(id), |key| Key::Packed(Packed::new(key)))
 }
 
 /// The ids outside the window: two maps (one instance of the hash map's code each), packed
 /// keys and long strings.
 #[derive(Debug)]
 struct Hashed<V> {
-    packed: HashMap<u128, V, FixedState>,
+    packed: HashMap<Packed, V, FixedState>,
     long: HashMap<Box<str>, V, FixedState>,
 }
 
-/// The longest string id packed into a `u128` key, in bytes.
-const PACKED: usize = 15;
+/// The longest string id packed into a [`Packed`] key, in bytes.
+const PACKED: usize = 11;
 
 impl<V> Hashed<V> {
     fn new(seed: u64) -> Self {
@@ -421,7 +452,7 @@ impl<V> Hashed<V> {
     }
 
     fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
-        let packed = self.packed.iter().map(|(k, v)| (unpack(*k), v));
+        let packed = self.packed.iter().map(|(k, v)| (unpack(k.get()), v));
         packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(id.to_string()), v)))
     }
 
@@ -436,7 +467,10 @@ impl<V> Hashed<V> {
 #[inline]
 fn pack(id: &str) -> Option<u128> {
     let bytes = id.as_bytes();
-    let mut key = [0u8; PACKED + 1];
+    if bytes.len() > PACKED {
+        return None;
+    }
+    let mut key = [0u8; 16];
     let (len, rest) = key.split_first_mut()?;
     rest.get_mut(..bytes.len())?.copy_from_slice(bytes);
     *len = bytes.len() as u8;
@@ -521,10 +555,10 @@ mod tests {
                         0 => RequestId::Number((counter + n).max(0)),
                         1 => RequestId::Number(n),
                         2 => RequestId::String(n.to_string()),
-                        // Longer than a packed key (15 bytes), and exactly 15 / 16 bytes.
+                        // Longer than a packed key (11 bytes), and exactly 11 / 12 bytes.
                         _ => RequestId::String(match n {
-                            0 => "exactly-15-byte".to_owned(),
-                            1 => "exactly-16-bytes".to_owned(),
+                            0 => "exactly-11b".to_owned(),
+                            1 => "exactly-12by".to_owned(),
                             _ => format!("a-long-request-id-{n}"),
                         }),
                     };
@@ -555,10 +589,10 @@ mod tests {
         }
     }
 
-    fn check<V: PartialEq + std::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>) {
+    fn check<V: PartialEq + std::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>, peak: usize) {
         assert_eq!(table.len(), model.len());
         assert!(table.window.is_empty() || table.window.len().is_power_of_two());
-        assert!(table.window.len() <= WINDOW_MAX);
+        assert!(table.window.len() <= WINDOW_MAX.max(4 * peak));
         assert_eq!(table.in_window, table.window.iter().filter(|s| s.is_some()).count());
         let mut seen: HashMap<RequestId, V> = HashMap::new();
         for (id, v) in table.iter() {
@@ -580,6 +614,7 @@ mod tests {
         fn same_as_a_hash_map(ops in ops()) {
             let mut table = Table::new(7);
             let mut model = HashMap::new();
+            let mut peak = 0;
             for (step, (_, _, op)) in ops.into_iter().enumerate() {
                 match op {
                     Op::Insert(id) => prop_assert_eq!(table.insert(id.clone(), step), model.insert(id, step)),
@@ -629,7 +664,8 @@ mod tests {
                         model.clear();
                     }
                 }
-                check(&table, &model);
+                peak = peak.max(model.len());
+                check(&table, &model, peak);
             }
         }
     }
@@ -645,6 +681,22 @@ mod tests {
         assert_eq!(table.hashed.len(), 1, "only the pinned request moved to the fallback");
         assert_eq!(table.window.len(), WINDOW_MAX);
         assert_eq!(table.get(&RequestId::Number(0)), Some(&0));
+    }
+
+    #[test]
+    fn a_burst_of_requests_in_flight_stays_in_the_window() {
+        // 5000 requests in flight at once (a client that fans out): all in slots, none
+        // hashed, and the window at most 4 slots per request.
+        let mut table = Table::new(0);
+        for n in 0..5000 {
+            assert!(table.insert_new(n, n).is_ok());
+        }
+        assert_eq!(table.hashed.len(), 0);
+        assert!(table.window.len() <= 4 * 5000, "{} slots", table.window.len());
+        for n in 0..5000 {
+            assert_eq!(table.remove_if(n, |_| true), Some(n));
+        }
+        assert_eq!(table.len(), 0);
     }
 
     #[test]
@@ -669,14 +721,15 @@ mod tests {
 
     #[test]
     fn packed_string_keys_round_trip() {
-        for id in ["", "0", "req-42", "é", "exactly-15-byte"] {
+        for id in ["", "0", "req-42", "é", "exactly-11b", "req-1234567"] {
             assert_eq!(unpack(pack(id).unwrap()), RequestId::String(id.to_owned()));
         }
         let max = super::super::id::MAX_SAFE_INTEGER;
         for n in [0, 1, -1, max, -max] {
             let Key::Packed(k) = number_key(n) else { unreachable!() };
-            assert_eq!(unpack(k), RequestId::Number(n));
+            assert_eq!(unpack(k.get()), RequestId::Number(n));
         }
+        assert_eq!(pack("exactly-12by"), None);
         assert_eq!(pack("exactly-16-bytes"), None);
         assert_ne!(pack("a"), pack("a\0"), "the length is part of the key");
     }
