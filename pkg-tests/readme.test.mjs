@@ -1,5 +1,5 @@
-// The README's code examples are files (examples/): this test checks each ```js and ```html
-// block of the README is, byte for byte, the file named under it, and runs the Node examples
+// The README's code examples are files (examples/): this test checks each ```js, ```html and
+// ```nginx block of the README is, byte for byte, the file named under it, and runs the Node examples
 // against a real server (server-everything over stdio), as printed. The browser example is
 // opened in headless Chromium by packaging.test.mjs.
 import assert from "node:assert/strict";
@@ -14,14 +14,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = promisify(execFile);
 
 /**
- * Every ```js and ```html block of the README with the file its note names (or none): an
+ * Every ```js, ```html and ```nginx block of the README with the file its note names (or none): an
  * example file (`<!-- the block above is examples/x.mjs; … -->`, the same bytes) or a test
  * (`<!-- the lines above are in pkg-tests/x.test.mjs … -->`, each line of the block in it).
  */
 async function jsBlocks() {
   const readme = await readFile(path.join(root, "README.md"), "utf8");
   const blocks = [];
-  const fence = /```(?:js|html)\n([\s\S]*?)```\n\n(?:<!-- the block above is (examples\/[\w.-]+);[^\n]*-->|<!-- the lines above are in (pkg-tests\/[\w.-]+)[^\n]*-->)?/g;
+  const fence = /```(?:js|html|nginx)\n([\s\S]*?)```\n\n(?:<!-- the block above is (examples\/[\w.-]+);[^\n]*-->|<!-- the lines above are in (pkg-tests\/[\w.-]+)[^\n]*-->)?/g;
   for (const match of readme.matchAll(fence)) blocks.push({ code: match[1], file: match[2], test: match[3] });
   return blocks;
 }
@@ -34,7 +34,7 @@ async function runExample(file) {
 }
 
 describe("README examples", () => {
-  test("every ```js and ```html block of the README is an example file, byte for byte", async () => {
+  test("every ```js, ```html and ```nginx block of the README is an example file, byte for byte", async () => {
     const blocks = await jsBlocks();
     assert.ok(blocks.length >= 3, "the README has its examples");
     for (const { code, file, test } of blocks) {

@@ -3,8 +3,8 @@
 # rustup Rust and Node 20 (see README). Idempotent: takes seconds when all is there.
 #
 #   scripts/setup.sh         Rust wasm32 target, wasm-pack, wasm-bindgen-cli, npm packages
-#   scripts/setup.sh --test  the same, plus what the tests need: Chromium and chromedriver
-#                            (Debian packages), cargo-fuzz, and the Python MCP peers' venvs
+#   scripts/setup.sh --test  the same, plus what the tests need: Chromium, chromedriver and
+#                            nginx (Debian packages), cargo-fuzz, and the Python MCP peers' venvs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,6 +70,20 @@ if [ "$want_test" = 1 ] && { ! command -v chromium >/dev/null || ! command -v ch
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   else
     echo "[setup] chromium and chromedriver are missing; as root run: apt-get install -y chromium chromium-driver" >&2
+    exit 1
+  fi
+fi
+# nginx, the load balancer in front of two bridges in pkg-tests/bridge-nginx.test.mjs (run in
+# the foreground with its own configuration; the package's service is not needed).
+if [ "$want_test" = 1 ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing nginx (Debian package nginx-light; seconds)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+    # The test runs its own nginx; the package's service (port 80), where systemd started it, is not wanted.
+    systemctl disable --now nginx >/dev/null 2>&1 || true
+  else
+    echo "[setup] nginx is missing; as root run: apt-get install -y nginx-light" >&2
     exit 1
   fi
 fi

@@ -31,6 +31,13 @@ import {
 /** The default cap on HTTP sessions at once (--max-sessions). */
 const DEFAULT_MAX_SESSIONS = 1000;
 
+/**
+ * What an instance name may be (--instance): it begins every session id the instance issues
+ * (`<name>.<uuid>`), so it must be safe in an `Mcp-Session-Id` header (visible ASCII) and in a
+ * load balancer's rule (an nginx `map` regex, a cookie, a log): letters, digits, `_`, `-`.
+ */
+const INSTANCE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
 const USAGE = `usage:
   mcp-cancel bridge --http <url> [--header "Name: value"]... [options]
       stdio in (this process's stdin/stdout), Streamable HTTP out to <url>
@@ -57,6 +64,12 @@ options:
   --max-sessions <n>         the most sessions at once (default ${DEFAULT_MAX_SESSIONS}); beyond: 503
   --request-timeout <ms>     the time a client has to send a whole request (default
                              ${DEFAULT_REQUEST_TIMEOUT}); slower: 408 and the connection closes
+
+--stdio behind a load balancer (several bridges, one name each):
+  --instance <name>          begin every session id this bridge issues with "<name>." (1-32 of
+                             A-Z a-z 0-9 _ -), so that a load balancer in front of several
+                             bridges sends a session's later requests, its cancels included, to
+                             the one that holds it (e.g. an nginx map on $http_mcp_session_id)
 
 Exit status: 0 when the client side ends, 1 when the server side fails or ends, 2 on a usage error.
 `;
@@ -92,6 +105,7 @@ export async function main(args) {
         "max-body": { type: "string" },
         "max-sessions": { type: "string" },
         "request-timeout": { type: "string" },
+        instance: { type: "string" },
         verbose: { type: "boolean" },
         help: { type: "boolean" },
       },
@@ -167,8 +181,8 @@ async function httpOut(parsed, relayOptions) {
   return status;
 }
 
-/** The options only `--stdio` takes (who may reach the child, and how much). */
-const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout"];
+/** The options only `--stdio` takes (who may reach the child, how much, and its session ids). */
+const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout", "instance"];
 
 /**
  * The `--stdio` front door's settings from the command line, or a usage problem (a string).
@@ -204,7 +218,11 @@ function frontDoor(parsed) {
   const maxSessions = bounded("max-sessions", DEFAULT_MAX_SESSIONS, 1);
   const requestTimeout = bounded("request-timeout", DEFAULT_REQUEST_TIMEOUT, 100);
   for (const value of [maxBody, maxSessions, requestTimeout]) if (typeof value === "string") return value;
-  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout };
+  const instance = parsed.instance;
+  if (instance !== undefined && !INSTANCE_NAME.test(instance)) {
+    return `--instance must be 1 to 32 letters, digits, "_" or "-" (it begins every session id, so it must be safe in a header and a load balancer's rule), got ${JSON.stringify(instance)}`;
+  }
+  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout, instance };
 }
 
 /** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
@@ -234,6 +252,8 @@ async function stdioOut(parsed, relayOptions) {
 
   /** The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay. */
   const sessions = new Map();
+  /** A new session id: a random UUID, after "<instance>." with --instance. */
+  const newSessionId = door.instance === undefined ? randomUUID : () => `${door.instance}.${randomUUID()}`;
   /** Sessions being opened (an initialize in progress): they count against the cap. */
   let opening = 0;
   async function handle(req, res) {
@@ -248,7 +268,12 @@ async function stdioOut(parsed, relayOptions) {
       body = read.body;
     }
     if (known !== undefined) return known.transport.handleRequest(req, res, body);
-    if (typeof sessionId === "string") return jsonError(res, 404, -32001, "Session not found");
+    if (typeof sessionId === "string") {
+      // A session of another instance: the load balancer sent it to the wrong one.
+      const owner = door.instance === undefined ? undefined : /^([A-Za-z0-9_-]{1,32})\./.exec(sessionId)?.[1];
+      const elsewhere = owner !== undefined && owner !== door.instance ? ` (this is instance ${door.instance}; the session id names instance ${owner})` : "";
+      return jsonError(res, 404, -32001, `Session not found${elsewhere}`);
+    }
     if (req.method !== "POST" || body?.method !== "initialize") {
       return jsonError(res, 400, -32000, "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)");
     }
@@ -258,7 +283,7 @@ async function stdioOut(parsed, relayOptions) {
     opening++;
     try {
       const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
+        sessionIdGenerator: newSessionId,
         onsessioninitialized: (id) => sessions.set(id, { transport }),
       });
       relay.connect(transport);
@@ -287,7 +312,7 @@ async function stdioOut(parsed, relayOptions) {
   }
   const address = server.address();
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  say(`listening on http://${shown}:${address.port}/mcp, relaying to "${command}"`);
+  say(`listening on http://${shown}:${address.port}/mcp, relaying to "${command}"${door.instance === undefined ? "" : `; instance ${door.instance} (session ids ${door.instance}.*)`}`);
   say(`answering Host ${door.hostnames.join(", ")}; Origin ${door.origins.length > 0 ? door.origins.join(", ") : "none (no --allow-origin)"}; ${door.token === undefined ? "no token" : "a bearer token required"}`);
   const status = await Promise.race([finished, clientSideSignal()]);
   for (const { transport } of sessions.values()) await transport.close().catch(() => {});
