@@ -169,7 +169,7 @@ fuzz_target!(|ops: Vec<Op>| {
                             RequestId::String(s) => session.response_str(s),
                         };
                         if let mcp_cancel::core::Verdict::NeedFields(read) = verdict {
-                            let _ = session.handle_incoming_response(&id.id(), read, Some(&info));
+                            let _ = session.handle_incoming_response(&id, read, Some(&info));
                         }
                     }
                     id => {
