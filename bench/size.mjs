@@ -2,6 +2,7 @@
 // the time from `import("mcp-cancel")` to the first `track()` returning, in fresh Node
 // processes (the median of 20).
 import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -63,9 +64,9 @@ export function startup(runs = 20) {
  * of the differences (pairing keeps the figure meaningful while the machine's speed drifts).
  */
 export function pairedStartup(runs = 20) {
-  const wall = (args) => {
+  const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+    const r = spawnSync(process.execPath, args, { cwd, encoding: "utf8" });
     if (r.status !== 0) throw new Error(`start-up probe failed: ${r.stderr}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
@@ -74,22 +75,31 @@ export function pairedStartup(runs = 20) {
   // Node's own part: the same probe importing a one-class CommonJS file. A bare `-e ""`
   // never starts the module loader; any first dynamic import does.
   const withFloor = ["--input-type=module", "-e", probe("./bench/fixtures/empty.cjs")];
+  // Issue #24's yardstick: the same probe importing a one-line ES module package from
+  // node_modules (bench/fixtures/node_modules/one-line), a user's honest alternative; run
+  // from bench/fixtures, where "mcp-cancel" still resolves to this package (self-reference).
+  const fixtures = path.join(root, "bench", "fixtures");
+  const withOneLine = ["--input-type=module", "-e", probe("one-line")];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
+  wall(withOneLine, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
+  const overOneLine = [];
   for (let i = 0; i < runs; i++) {
-    const a = wall(withPackage);
+    const a = wall(withPackage, fixtures);
+    const o = wall(withOneLine, fixtures);
     const b = wall(bare);
     const f = wall(withFloor);
     diffs.push(a - b);
     bares.push(b);
     overFloor.push(a - f);
+    overOneLine.push(a - o);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
-  return { runs, addedMs: med(diffs), bareMs: med(bares), overFloorMs: med(overFloor) };
+  return { runs, addedMs: med(diffs), bareMs: med(bares), overFloorMs: med(overFloor), overOneLineMs: med(overOneLine) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
