@@ -10,53 +10,10 @@ use super::method::{Method, Name};
 use super::output::Output;
 use super::revision::PeerCancels;
 use super::session::Session;
+use super::requests::Inbound;
 use super::tombstones::Tombstone;
+use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
-
-/// What to do with a `notifications/cancelled` that arrived from the peer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use]
-#[non_exhaustive]
-pub enum InboundCancelVerdict {
-    /// A valid cancel of a request the peer sent us: abort its work, and let its
-    /// response be suppressed ([`Session::handle_outgoing_response`](super::Session::handle_outgoing_response)). `reason` is capped.
-    Abort {
-        /// The cancelled request.
-        request_id: RequestId,
-        /// The peer's reason, capped to [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes).
-        reason: Option<String>,
-    },
-    /// The peer ended our `subscriptions/listen` request (2026-07-28): that stream is
-    /// over; pass the notification on.
-    ListenEnded {
-        /// Our `subscriptions/listen` request.
-        request_id: RequestId,
-    },
-    /// Invalid (malformed, unknown, finished, wrong direction, duplicate, handshake, or not
-    /// allowed in this revision): ignore it; an [`EventKind::CancelIgnored`] says why.
-    Ignore,
-}
-
-/// What to do with a response we are about to send to one of the peer's requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use]
-#[non_exhaustive]
-pub enum OutgoingResponseVerdict {
-    /// Send it.
-    Send,
-    /// The peer cancelled that request: do not send it (spec: the receiver of a cancel
-    /// SHOULD NOT send a response for the cancelled request).
-    Suppress,
-}
-
-#[derive(Debug)]
-pub(super) struct Inbound {
-    pub(super) method: Name,
-    /// The host keeps resources for it ([`Session::watch_inbound`](super::Session::watch_inbound)).
-    pub(super) watched: bool,
-    /// It is task-augmented (`params.task`): only `tasks/cancel` cancels it.
-    pub(super) task: bool,
-}
 
 impl Session {
     /// Number of the peer's requests we are working on and it has not cancelled.

@@ -13,11 +13,11 @@
 
 use super::deadlines::Millis;
 use super::id::{InvalidRequestId, RequestId};
-use super::inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
 use super::method::{Fields, Method, MethodName};
-use super::outbound::{ProgressVerdict, ResponseInfo, ResponseVerdict};
+use super::response::{ResponseInfo, ResponseMembers};
 use super::reason::Reason;
 use super::session::{Session, UsageError};
+use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};
 use super::wire::{CancelledParams, PeerValue};
 
 /// What the rules read of one JSON-RPC message: a borrowed view the host fills with the
@@ -113,7 +113,7 @@ impl<'a> Message<'a> {
         }
         let result = message.get("result");
         let text = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_owned);
-        *response = ResponseInfo::from_members(super::outbound::ResponseMembers {
+        *response = ResponseInfo::from_members(ResponseMembers {
             task_task_id: text(result.and_then(|r| r.get("task")).and_then(|t| t.get("taskId"))),
             result_type: text(result.and_then(|r| r.get("resultType"))),
             result_task_id: text(result.and_then(|r| r.get("taskId"))),
@@ -140,23 +140,6 @@ pub enum OutgoingError {
     InvalidProgressToken(InvalidRequestId),
     /// As [`Session::track`].
     Usage(UsageError),
-}
-
-/// What to do with a message, from [`Session::handle_incoming`] or
-/// [`Session::handle_outgoing`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[must_use]
-#[non_exhaustive]
-pub enum Verdict {
-    /// Pass it on (to the application, or to the wire).
-    Pass,
-    /// Drop it: a late response or progress, our own `tasks/cancel`'s answer, an invalid
-    /// cancel from the peer, our response to a request the peer cancelled, or a cancel of
-    /// ours that must not go out (or that the session sends itself, in the form the
-    /// revision requires: it is in [`Session::poll_output`]).
-    Drop,
-    /// Nothing was done: read these members too and call again with the same message.
-    NeedFields(Fields),
 }
 
 impl Session {

@@ -15,29 +15,31 @@ mod outbound;
 mod output;
 mod reason;
 mod relay;
+mod requests;
+mod response;
 mod revision;
 mod session;
 mod table;
 mod tasks;
 mod timer;
 mod tombstones;
+mod verdict;
 mod wire;
 
 pub use deadlines::{Millis, Timeout, TimeoutKind};
 pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
 pub use id::{InvalidRequestId, ProgressToken, RequestId, MAX_SAFE_INTEGER};
-pub use inbound::{InboundCancelVerdict, OutgoingResponseVerdict};
-pub use message::{Message, OutgoingError, Verdict, META_PROTOCOL_VERSION};
+pub use message::{Message, OutgoingError, META_PROTOCOL_VERSION};
 pub use method::{Fields as MessageFields, Method, MethodName};
-pub use outbound::{
-    Fields, ProgressVerdict, RequestState, ResponseInfo, ResponseMembers, ResponseVerdict, TrackRequest,
-};
+pub use outbound::{RequestState, TrackRequest};
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
-pub use tasks::INVALID_PARAMS;
+pub use verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};
+pub use requests::INVALID_PARAMS;
+pub use response::{Fields, ResponseInfo, ResponseMembers};
 pub use wire::{
     cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,
     PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,

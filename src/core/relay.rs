@@ -32,7 +32,8 @@
 use std::collections::VecDeque;
 
 use super::deadlines::Millis;
-use super::message::{Message, Verdict};
+use super::message::Message;
+use super::verdict::Verdict;
 use super::method::MethodName;
 use super::output::{CancelCause, Output, Transmit};
 use super::reason::Reason;

@@ -5,35 +5,10 @@
 use super::event::{Event, EventKind, NotSent, Via};
 use super::id::RequestId;
 use super::method::Method;
-use super::outbound::{Extra, Kind, Outbound};
+use super::requests::{is_terminal, Extra, Kind, Outbound, Task};
 use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
 use super::revision::TaskCancel;
 use super::session::Session;
-
-/// JSON-RPC error code for invalid params: what a 2025-11-25 server answers to
-/// `tasks/cancel` for a task already terminal.
-pub const INVALID_PARAMS: i64 = -32602;
-
-/// A task created by one of our task-augmented requests, until it is terminal.
-#[derive(Debug)]
-pub(super) struct Task {
-    pub(super) request_id: RequestId,
-    pub(super) method: String,
-    pub(super) cancel_sent: bool,
-    /// The request was tracked with [`TrackRequest::watch`](super::TrackRequest::watch).
-    pub(super) watched: bool,
-}
-
-pub(super) const TASK_STATUS_METHOD_TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
-
-/// The requests that may be task-augmented (2025-11-25 §Tasks). Others may carry
-/// `params.task` (the TS SDK 1.x copies it onto its `tasks/get` polls) without being one.
-pub(super) const TASK_AUGMENTABLE: [Method; 3] =
-    [Method::ToolsCall, Method::SamplingCreateMessage, Method::ElicitationCreate];
-
-pub(super) fn is_terminal(status: &str) -> bool {
-    TASK_STATUS_METHOD_TERMINAL.contains(&status)
-}
 
 impl Session {
     /// Number of tasks of ours that are running (not yet terminal).
