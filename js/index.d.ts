@@ -156,7 +156,8 @@ export interface TrackOptions extends TimeoutOptions {
 export class CancellationSession {
   /**
    * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` for an option of the wrong type or an unknown one.
-   * @throws {UsageError} `ERR_NOT_INITIALIZED` in a browser before `init()` resolved.
+   * @throws {UsageError} `ERR_NOT_INITIALIZED` in a browser before `init()` resolved; in a Worker
+   *   when the bundler did not give the `.wasm` import as a compiled `WebAssembly.Module`.
    */
   constructor(options?: CancellationSessionOptions | null);
   /**
@@ -301,9 +302,12 @@ export class UsageError extends McpCancelError {
 
 /**
  * Loads the WebAssembly module. Browsers and bundlers: `await init()` once before creating a
- * session (the `.wasm` is fetched from next to the module, or from `input`); concurrent calls
- * share one load, and a failed load can be retried. Node: not needed (the `.wasm` loads with
- * the import); resolves at once.
+ * session (the `.wasm` is fetched from next to the module, or from `input`, e.g. the compiled
+ * `mcp-cancel/mcp_cancel_bg.wasm`); concurrent calls share one load, and a failed load can be
+ * retried. Not needed in Node, Deno and Bun (the `.wasm` loads with the import) nor in
+ * Workers and edge hosts (export conditions `workerd`, `worker`, `edge-light`: the `.wasm`
+ * is imported as a compiled module and instantiated with the first session); there it
+ * resolves at once and ignores `input`.
  */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
 

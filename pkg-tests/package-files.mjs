@@ -19,6 +19,12 @@ export const PACKAGE_FILES = Object.freeze(
     "js/reader.js",
     "js/signals.js",
     "js/relay.js",
+    // Workers and edge hosts (export conditions workerd, worker, edge-light): the .wasm
+    // imported as a compiled module; and the typings of the `./mcp_cancel_bg.wasm` subpath.
+    "js/worker.js",
+    "js/edge-light.js",
+    "js/compiled.js",
+    "js/wasm.d.cts",
     // The `mcp-cancel` command (bin).
     "js/cli/main.js",
     "js/cli/bridge.js",

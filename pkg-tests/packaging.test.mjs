@@ -8,16 +8,15 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 import { build, preview } from "vite";
 
 import { launchChromium } from "./browser/harness.mjs";
 import { PACKAGE_FILES } from "./package-files.mjs";
+import { installTarball, packTarball, repo } from "./tarball.mjs";
 
 const run = promisify(execFile);
-const repo = fileURLToPath(new URL("..", import.meta.url));
 const fixtures = path.join(repo, "pkg-tests/packaging");
 const tsc = path.join(repo, "node_modules/.bin/tsc");
 
@@ -28,14 +27,14 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
 
   before(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), "mcp-cancel-packaging-"));
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: repo });
-    [packed] = JSON.parse(stdout);
+    let tarball;
+    ({ packed, tarball } = await packTarball(tmp));
     proj = path.join(tmp, "proj");
     await cp(fixtures, proj, { recursive: true });
     // The README's browser example, served from the project root as printed.
     await cp(path.join(repo, "examples", "browser.html"), path.join(proj, "browser.html"));
     await writeFile(path.join(proj, "package.json"), JSON.stringify({ name: "packaging", private: true }));
-    await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--no-save", path.join(tmp, packed.filename)], { cwd: proj });
+    await installTarball(proj, tarball);
   });
 
   after(async () => {

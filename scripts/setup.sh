@@ -46,6 +46,21 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm install --no-audit --no-fund
 fi
 
+# The JS hosts the tests run the package under (pkg-tests/workers.test.mjs, hosts.test.mjs):
+# workerd, deno and bun, dev dependencies from npm. Each binary ships in a per-platform package
+# (@cloudflare/workerd-<platform>, @deno/<platform>, @oven/bun-<platform>) that npm installs as
+# an optional dependency, and each package's postinstall script puts it in place (bun's
+# `bin/bun.exe` is a stub until then). After an install without scripts (`npm ci
+# --ignore-scripts`), `npm rebuild <name>` runs the script; nothing is downloaded from GitHub.
+if [ "$want_test" = 1 ]; then
+  for host in workerd deno bun; do
+    if ! "node_modules/.bin/$host" --version >/dev/null 2>&1; then
+      say "putting the $host binary in place (npm rebuild $host: its postinstall script)"
+      npm rebuild "$host" >/dev/null
+    fi
+  done
+fi
+
 if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
   say "installing cargo-fuzz 0.13.2 from crates.io (compiles; about 2 minutes)"
   cargo install cargo-fuzz --version 0.13.2 --locked

@@ -12,8 +12,12 @@ import {
   type Revision,
   type TasksCancelRequest,
 } from "mcp-cancel";
+// The `.wasm` subpath (Workers, edge hosts): typed as the compiled module their bundlers give.
+import wasm from "mcp-cancel/mcp_cancel_bg.wasm";
 
 await init();
+const compiled: WebAssembly.Module = wasm;
+await init(compiled);
 
 const seen: string[] = [];
 const session = new CancellationSession({
