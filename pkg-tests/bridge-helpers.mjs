@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const CLI = path.join(ROOT, "js/cli/main.js");
+export const CLI = path.join(ROOT, "cli/main.js");
 const TAP = path.join(ROOT, "pkg-tests/peers/stdio-tap.mjs");
 
 /** Runs `mcp-cancel bridge <args>` to its end: { status, stderr }. */

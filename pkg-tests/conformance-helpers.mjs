@@ -1,5 +1,5 @@
 // What the conformance tests share (conformance.test.mjs: --server; conformance-client.test.mjs:
-// --client and usage): the command run as a user runs it (`node js/cli/main.js conformance …`
+// --client and usage): the command run as a user runs it (`node cli/main.js conformance …`
 // in a child process, bounded), the peers' command lines, and readers of its JSON report.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 export { EVERYTHING } from "../demo/everything.mjs";
 
 export const repo = fileURLToPath(new URL("..", import.meta.url));
-export const CLI = `${repo}js/cli/main.js`;
+export const CLI = `${repo}cli/main.js`;
 export const NODE = process.execPath;
 export const PY2 = `${repo}.venv/mcp-2.3.0/bin/python`;
 export const PY1 = `${repo}.venv/mcp-1.30.0/bin/python`;

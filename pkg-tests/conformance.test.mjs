@@ -1,5 +1,5 @@
 // `mcp-cancel conformance --server` / `--url` (issue #15), run as the user runs it: `node
-// js/cli/main.js conformance … --json` in a child process, against the real peers of the peer
+// cli/main.js conformance … --json` in a child process, against the real peers of the peer
 // matrix — the TypeScript SDK 1.32.2 McpServer, Python `mcp` 2.3.0 and 1.30.0 (server-everything
 // and an SDK 2.x server over HTTP: conformance-everything.test.mjs). Each
 // asserts the results already known from the peer matrix (pkg-tests/peers.test.mjs,

@@ -25,16 +25,6 @@ export const PACKAGE_FILES = Object.freeze(
     "js/edge-light.js",
     "js/compiled.js",
     "js/wasm.d.cts",
-    // The `mcp-cancel` command (bin).
-    "js/cli/main.js",
-    "js/cli/bridge.js",
-    "js/cli/gate.js",
-    "js/cli/conformance/main.js",
-    "js/cli/conformance/scenarios.js",
-    "js/cli/conformance/client-runner.js",
-    "js/cli/conformance/server-runner.js",
-    "js/cli/conformance/connection.js",
-    "js/cli/conformance/report.js",
     // The Node entry for require() (esbuild) and its typings.
     "dist/node/index.cjs",
     "dist/node/index.d.cts",
@@ -54,5 +44,24 @@ export const PACKAGE_FILES = Object.freeze(
     "pkg/relay-node/mcp_cancel_relay_bg.wasm",
     "pkg/relay-node/mcp_cancel_relay_bg.wasm.d.ts",
     "pkg/relay-node/package.json",
+  ].sort(),
+);
+
+// Every file the commands' package (`mcp-cancel-cli`, packed from cli/) ships: its
+// package.json "files". release.test.mjs checks `npm publish --dry-run` in cli/ lists exactly
+// these; packaging.test.mjs installs it beside the library and runs its command.
+export const CLI_PACKAGE_FILES = Object.freeze(
+  [
+    "package.json",
+    "README.md",
+    "main.js",
+    "bridge.js",
+    "gate.js",
+    "conformance/main.js",
+    "conformance/scenarios.js",
+    "conformance/client-runner.js",
+    "conformance/server-runner.js",
+    "conformance/connection.js",
+    "conformance/report.js",
   ].sort(),
 );

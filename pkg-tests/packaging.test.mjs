@@ -4,7 +4,8 @@
 // track → cancel → late-drop scenario (pkg-tests/packaging/).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -13,8 +14,8 @@ import { promisify } from "node:util";
 import { build, preview } from "vite";
 
 import { launchChromium } from "./browser/harness.mjs";
-import { PACKAGE_FILES } from "./package-files.mjs";
-import { installTarball, packTarball, repo } from "./tarball.mjs";
+import { CLI_PACKAGE_FILES, PACKAGE_FILES } from "./package-files.mjs";
+import { installTarball, packCliTarball, packTarball, repo } from "./tarball.mjs";
 
 const run = promisify(execFile);
 const fixtures = path.join(repo, "pkg-tests/packaging");
@@ -64,15 +65,14 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     assert.match(stdout, /ok node-cjs/);
   });
 
-  test("the mcp-cancel command is installed (bin) and createRelay loads the relay's .wasm", async () => {
-    const bin = path.join(proj, "node_modules/.bin/mcp-cancel");
-    const { stdout } = await run(bin, ["--help"], { cwd: proj });
-    assert.match(stdout, /usage: mcp-cancel <command>/);
-    assert.match(stdout, /bridge/);
-    const bridgeHelp = await run(bin, ["bridge", "--help"], { cwd: proj });
-    assert.match(bridgeHelp.stdout, /--http <url>/);
-    const scenarios = await run(bin, ["conformance", "--list"], { cwd: proj });
-    assert.match(scenarios.stdout, /cancel-in-flight/);
+  test("a light install: no MCP SDK (npm ls --omit=dev), no command; createRelay loads the relay's .wasm", async (t) => {
+    // Issue #25 item 3: a user who installs only the library gets no @modelcontextprotocol/*.
+    const { stdout: tree } = await run("npm", ["ls", "--omit=dev", "--all", "--parseable", "--long"], { cwd: proj });
+    const installed = tree.split("\n").filter(Boolean).map((line) => line.split(":")[1]).filter(Boolean);
+    t.diagnostic(`npm ls --omit=dev: ${installed.join(", ")}`);
+    assert.ok(installed.some((p) => p.startsWith("mcp-cancel@")), tree);
+    assert.deepEqual(installed.filter((p) => p.startsWith("@modelcontextprotocol/") || /^(express|cors|raw-body)@/.test(p)), [], "the library installs no MCP SDK and no HTTP server");
+    assert.equal(existsSync(path.join(proj, "node_modules/.bin/mcp-cancel")), false, "the commands are mcp-cancel-cli's");
     const script =
       'const { createRelay } = require("mcp-cancel"); const t = { start: async () => {}, send: async () => {}, close: async () => {} }; const r = createRelay({ upstream: t }); r.connect({ ...t }); console.log("relay", r.clientCount, r.inFlight);';
     const relay = await run(process.execPath, ["-e", script], { cwd: proj });
@@ -159,3 +159,46 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     });
   });
 });
+
+describe("the commands' package (mcp-cancel-cli) beside the library, from their tarballs", { timeout: 180000 }, () => {
+  let tmp;
+  let proj;
+  let cliPacked;
+
+  before(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), "mcp-cancel-cli-"));
+    const { tarball } = await packTarball(tmp);
+    let cliTarball;
+    ({ packed: cliPacked, tarball: cliTarball } = await packCliTarball(tmp));
+    proj = path.join(tmp, "proj");
+    await mkdir(proj);
+    // Both tarballs in one install: the command's dependency on mcp-cancel is the library's tarball.
+    await installTarball(proj, tarball, [cliTarball]);
+  });
+
+  after(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  test("its tarball holds the commands and nothing else", (t) => {
+    const files = cliPacked.files.map((f) => f.path).sort();
+    t.diagnostic(`${cliPacked.filename}: ${cliPacked.size} bytes packed, ${files.length} files`);
+    assert.deepEqual(files, [...CLI_PACKAGE_FILES].sort());
+  });
+
+  test("npx mcp-cancel-cli: --help, bridge --help, conformance --list; the library is the one installed beside it", async () => {
+    const npx = (args) => run("npx", ["--no-install", "mcp-cancel-cli", ...args], { cwd: proj });
+    const { stdout } = await npx(["--help"]);
+    assert.match(stdout, /usage: mcp-cancel <command>/);
+    assert.match(stdout, /npx mcp-cancel-cli <command>/);
+    assert.match((await npx(["bridge", "--help"])).stdout, /--http <url>/);
+    assert.match((await npx(["conformance", "--list"])).stdout, /cancel-in-flight/);
+    // Installed, the command is also `mcp-cancel`.
+    const alias = await run(path.join(proj, "node_modules/.bin/mcp-cancel"), ["--help"], { cwd: proj });
+    assert.match(alias.stdout, /usage: mcp-cancel <command>/);
+    // One copy of the library: the command's dependency is the tarball installed beside it.
+    const { stdout: tree } = await run("npm", ["ls", "mcp-cancel", "--all", "--parseable"], { cwd: proj });
+    assert.equal(tree.split("\n").filter((l) => l.endsWith("/node_modules/mcp-cancel")).length, 1, tree);
+  });
+});
+

@@ -1,5 +1,5 @@
 // A release a user can trust (issue #25, item 4), checked on the packed tarball: one version
-// in every file that names it; publint and "are the types wrong" (attw) clean; and
+// in every file that names it (the commands' package, cli/, too); publint and "are the types wrong" (attw) clean; and
 // `npm publish --dry-run` lists exactly the intended files (pkg-tests/package-files.mjs),
 // with the tarball's size reported. About 5 s: nothing here installs or builds.
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { PACKAGE_FILES } from "./package-files.mjs";
+import { CLI_PACKAGE_FILES, PACKAGE_FILES } from "./package-files.mjs";
 
 const exec = promisify(execFile);
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -19,7 +19,8 @@ const bin = (name) => path.join(repo, "node_modules/.bin", name);
 const text = (file) => readFile(path.join(repo, file), "utf8");
 // No colours in the output the tests read.
 const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
-const run = (cmd, args) => exec(cmd, args, { cwd: repo, env, maxBuffer: 64 * 1024 * 1024 });
+const run = (cmd, args, cwd = repo) => exec(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+const cliDir = path.join(repo, "cli");
 
 /** The `version = "…"` of the `[package]` table of a Cargo.toml. */
 function cargoTomlVersion(toml) {
@@ -42,12 +43,17 @@ describe("the release", { timeout: 60000 }, () => {
   let tmp;
   let packed; // npm pack --json's entry for the tarball
   let tarball;
+  let cliPacked; // the same for the commands' package (cli/, mcp-cancel-cli)
+  let cliTarball;
 
   before(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), "mcp-cancel-release-"));
     const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp]);
     [packed] = JSON.parse(stdout);
     tarball = path.join(tmp, packed.filename);
+    const cli = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], cliDir);
+    [cliPacked] = JSON.parse(cli.stdout);
+    cliTarball = path.join(tmp, cliPacked.filename);
   });
 
   after(async () => {
@@ -66,11 +72,22 @@ describe("the release", { timeout: 60000 }, () => {
       "fuzz/Cargo.lock mcp-cancel": cargoLockVersion(await text("fuzz/Cargo.lock"), "mcp-cancel"),
       "CHANGELOG.md newest release": changelogVersion(await text("CHANGELOG.md")),
       "the packed tarball": packed.version,
+      "cli/package.json (mcp-cancel-cli)": JSON.parse(await text("cli/package.json")).version,
+      "cli/package.json's dependency on mcp-cancel": JSON.parse(await text("cli/package.json")).dependencies?.["mcp-cancel"],
+      "the packed mcp-cancel-cli tarball": cliPacked.version,
     };
     const table = Object.entries(versions).map(([where, v]) => `  ${where}: ${v}`).join("\n");
     for (const [where, v] of Object.entries(versions)) assert.match(String(v), /^\d+\.\d+\.\d+(-[\w.]+)?$/, `${where} names no version:\n${table}`);
     assert.equal(new Set(Object.values(versions)).size, 1, `the versions disagree:\n${table}`);
     t.diagnostic(`version ${pkg.version} in ${Object.keys(versions).length} places`);
+  });
+
+  test("publint: no error and no warning on the commands' tarball (mcp-cancel-cli)", async (t) => {
+    const { stdout } = await run(bin("publint"), ["run", cliTarball, "--strict"]).catch((error) => {
+      assert.fail(`publint failed (exit ${error.code}):\n${error.stdout}${error.stderr}`);
+    });
+    assert.doesNotMatch(stdout, /^(Errors|Warnings|Suggestions):/m, stdout);
+    t.diagnostic(stdout.trim());
   });
 
   test("publint: no error and no warning on the tarball", async (t) => {
@@ -126,5 +143,15 @@ describe("the release", { timeout: 60000 }, () => {
     const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
     t.diagnostic(`${pub.filename}: ${pub.size} bytes packed (${kib(pub.size)}), ${pub.unpackedSize} bytes unpacked (${kib(pub.unpackedSize)}), ${files.length} files`);
     for (const f of [...pub.files].sort((a, b) => b.size - a.size).slice(0, 5)) t.diagnostic(`  ${f.path}: ${f.size} bytes`);
+  });
+
+  test("npm publish --dry-run in cli/ lists exactly the commands' files", async (t) => {
+    const { stdout } = await run("npm", ["publish", "--dry-run", "--json", "--ignore-scripts", "--fetch-retries=0"], cliDir);
+    const json = JSON.parse(stdout);
+    const pub = json["mcp-cancel-cli"] ?? json;
+    assert.equal(pub.name, "mcp-cancel-cli");
+    assert.deepEqual(pub.files.map((f) => f.path).sort(), [...CLI_PACKAGE_FILES].sort());
+    assert.equal(pub.integrity, cliPacked.integrity);
+    t.diagnostic(`${pub.filename}: ${pub.size} bytes packed, ${pub.unpackedSize} bytes unpacked, ${pub.files.length} files`);
   });
 });

@@ -22,6 +22,16 @@ export async function packTarball(dir) {
 }
 
 /**
+ * Packs the commands' package (cli/, npm `mcp-cancel-cli`) into `dir`.
+ * @returns {Promise<{ packed: any, tarball: string }>} npm pack --json's entry, and the tarball's path
+ */
+export async function packCliTarball(dir) {
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: path.join(repo, "cli"), maxBuffer: 16 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout);
+  return { packed, tarball: path.join(dir, packed.filename) };
+}
+
+/**
  * Installs `tarball` (and `also`, e.g. "@modelcontextprotocol/sdk@1.32.2") into the project
  * at `proj`, made with a package.json of its own when it has none. From npm's cache when it
  * can (--prefer-offline): the repository's own install put every package there.

@@ -47,7 +47,7 @@ const selfCpu = () => {
   return (user + system) / 1000;
 };
 
-const bridge = spawn(process.execPath, [path.join(ROOT, "js/cli/main.js"), "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", String(4 * SESSIONS + 100)], {
+const bridge = spawn(process.execPath, [path.join(ROOT, "cli/main.js"), "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", String(4 * SESSIONS + 100)], {
   stdio: ["ignore", "ignore", "pipe"],
 });
 let stderr = "";

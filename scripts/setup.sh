@@ -61,6 +61,15 @@ if [ "$want_test" = 1 ]; then
   done
 fi
 
+# The commands' package (cli/, npm `mcp-cancel-cli`) imports the library as "mcp-cancel", its
+# dependency: in this repository that is the repository itself, linked where Node looks
+# (cli/node_modules/mcp-cancel -> ../..). Its other dependencies (the MCP SDKs, express, cors,
+# raw-body) are the repository's dev dependencies, found in ./node_modules above it.
+if [ "$(readlink cli/node_modules/mcp-cancel 2>/dev/null)" != "../.." ]; then
+  mkdir -p cli/node_modules
+  ln -sfn ../.. cli/node_modules/mcp-cancel
+fi
+
 if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
   say "installing cargo-fuzz 0.13.2 from crates.io (compiles; about 2 minutes)"
   cargo install cargo-fuzz --version 0.13.2 --locked

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { parseArgs } from "node:util";
 
-import { createRelay } from "../index.js";
+import { createRelay } from "mcp-cancel";
 import {
   DEFAULT_MAX_BODY,
   DEFAULT_REQUEST_TIMEOUT,

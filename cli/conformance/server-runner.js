@@ -4,7 +4,7 @@
 // over stdio, a fresh session over HTTP): its steps in order, then its checks against what
 // was recorded. Every scenario is bounded in time and its connection always closed.
 
-import { CancellationSession } from "../../index.js";
+import { CancellationSession } from "mcp-cancel";
 import { Connection, describe, describeEvent } from "./connection.js";
 import { revisionsOf } from "./scenarios.js";
 

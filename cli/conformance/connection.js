@@ -12,7 +12,7 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-import { CancellationSession } from "../../index.js";
+import { CancellationSession } from "mcp-cancel";
 
 /** The client the suite introduces itself as. */
 export const CLIENT_INFO = Object.freeze({ name: "mcp-cancel-conformance", version: "1.0.0" });

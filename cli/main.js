@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `mcp-cancel` command (`npx mcp-cancel <command> …`). Each command is its own module,
-// loaded only when it runs:
+// The `mcp-cancel` command of the `mcp-cancel-cli` package (`npx mcp-cancel-cli <command> …`;
+// installed, `mcp-cancel <command> …`). The library, `mcp-cancel`, installs no MCP SDK; this
+// package carries the SDKs and the HTTP server the commands need. Each command is its own
+// module, loaded only when it runs:
 //
 //   mcp-cancel bridge …       a cancellation-correct MCP bridge (stdio ↔ Streamable HTTP)
 //   mcp-cancel conformance …  checks an MCP server's or client's cancellation
@@ -14,7 +16,7 @@ const COMMANDS = {
 
 function usage() {
   const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(12)} ${summary}`);
-  return `usage: mcp-cancel <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nmcp-cancel <command> --help for a command's options\n`;
+  return `usage: mcp-cancel <command> [options]   (or: npx mcp-cancel-cli <command> [options])\n\ncommands:\n${lines.join("\n")}\n\nmcp-cancel <command> --help for a command's options\n`;
 }
 
 const [name, ...args] = process.argv.slice(2);

@@ -11,7 +11,7 @@ import { details, header, jsonReport, row, tableHead } from "./report.js";
 import { CLIENT_SCENARIOS, REVISIONS, SERVER_SCENARIOS } from "./scenarios.js";
 import { describeTarget, runServerSuite, SetupError } from "./server-runner.js";
 
-const VERSION = createRequire(import.meta.url)("../../../package.json").version;
+const VERSION = createRequire(import.meta.url)("../package.json").version;
 
 const USAGE = `usage: mcp-cancel conformance (--server "<command>" | --url <url> | --client "<command>") [options]
 

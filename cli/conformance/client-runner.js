@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
-import { CancellationSession } from "../../index.js";
+import { CancellationSession } from "mcp-cancel";
 import { describe, describeEvent } from "./connection.js";
 import { REVISIONS, revisionsOf } from "./scenarios.js";
 import { SetupError } from "./server-runner.js";
