@@ -1,19 +1,24 @@
 // The packed tarball, installed the way users install it, in tiny projects: Node ESM, Node
-// CommonJS, TypeScript (node16, bundler, and a CommonJS .cts), a Vite build loaded in headless
-// Chromium, and a plain <script type="module"> page with an import map. Each runs the same
-// track → cancel → late-drop scenario (pkg-tests/packaging/).
+// CommonJS, TypeScript (node16, bundler, and a CommonJS .cts), browser apps built by Vite,
+// webpack 5 (no configuration) and esbuild (one option: `--loader:.wasm=file`) loaded in
+// headless Chromium, and a plain <script type="module"> page with an import map. Each runs the
+// same track → cancel → late-drop scenario (pkg-tests/packaging/; the webpack and esbuild
+// apps run the session checks every host runs, pkg-tests/hosts/session-checks.mjs).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 
+import * as esbuild from "esbuild";
 import { build, preview } from "vite";
+import webpack from "webpack";
 
 import { launchChromium } from "./browser/harness.mjs";
+import { EXPECTED } from "./hosts/session-checks.mjs";
 import { CLI_PACKAGE_FILES, PACKAGE_FILES } from "./package-files.mjs";
 import { installTarball, packCliTarball, packTarball, repo } from "./tarball.mjs";
 
@@ -32,6 +37,8 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     ({ packed, tarball } = await packTarball(tmp));
     proj = path.join(tmp, "proj");
     await cp(fixtures, proj, { recursive: true });
+    // The session checks the webpack and esbuild apps import (../../hosts/…, as in the repository).
+    await cp(path.join(repo, "pkg-tests/hosts/session-checks.mjs"), path.join(tmp, "hosts/session-checks.mjs"));
     // The README's browser example, served from the project root as printed.
     await cp(path.join(repo, "examples", "browser.html"), path.join(proj, "browser.html"));
     await writeFile(path.join(proj, "package.json"), JSON.stringify({ name: "packaging", private: true }));
@@ -124,16 +131,24 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       return `http://127.0.0.1:${server.httpServer.address().port}`;
     }
 
+    /** Opens `url`, waits for its #result; with the page's errors and every .wasm it fetched. */
     async function resultOf(url) {
       const page = await chromium.newPage();
       const errors = [];
+      const wasm = [];
       page.on("pageerror", (e) => errors.push(e.message));
+      page.on("response", (r) => {
+        if (new URL(r.url()).pathname.endsWith(".wasm")) wasm.push({ path: new URL(r.url()).pathname, status: r.status(), type: r.headers()["content-type"] });
+      });
       await page.goto(url);
       await page.waitForFunction(() => document.getElementById("result")?.textContent !== "running", null, { timeout: 20000 });
       const text = await page.locator("#result").textContent();
       await page.close();
-      return { text, errors };
+      return { text, errors, wasm };
     }
+
+    /** The package's browser .wasm as installed (what every bundler must ship, byte for byte). */
+    const installedWasm = () => readFile(path.join(proj, "node_modules/mcp-cancel/pkg/web/mcp_cancel_bg.wasm"));
 
     test("a Vite build, loaded in headless Chromium", async () => {
       const root = path.join(proj, "vite");
@@ -142,6 +157,93 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       const { text, errors } = await resultOf(`${base}/`);
       assert.deepEqual(errors, []);
       assert.equal(text, "ok vite");
+    });
+
+    test("a webpack 5 build with no configuration (target web), loaded in headless Chromium", async (t) => {
+      const root = path.join(proj, "webpack");
+      const outDir = path.join(root, "dist");
+      const started = performance.now();
+      // webpack's defaults (entry ./src, target "web" as the project has no browserslist): no
+      // module rules, no experiments. The context and output path only say where the project
+      // is (webpack's own default is the working directory); production is webpack-cli's default.
+      const compiler = webpack({ context: root, mode: "production", output: { path: outDir } });
+      const stats = await new Promise((resolve, reject) => {
+        compiler.run((error, result) => compiler.close((closeError) => (error ?? closeError ? reject(error ?? closeError) : resolve(result))));
+      });
+      const info = stats.toJson({ all: false, errors: true, warnings: true, assets: true, version: true });
+      t.diagnostic(`webpack ${info.version}: built in ${Math.round(performance.now() - started)} ms: ${info.assets.map((a) => `${a.name} (${a.size} bytes)`).join(", ")}`);
+      assert.deepEqual(info.errors, []);
+      assert.deepEqual(info.warnings, []);
+      const pkgDir = path.join(proj, "node_modules/mcp-cancel");
+      const read = [...stats.compilation.fileDependencies].filter((f) => f.startsWith(pkgDir)).map((f) => path.relative(pkgDir, f));
+      assert.ok(read.includes(path.join("js", "browser.js")), `the browser entry was bundled: ${read}`);
+      assert.ok(!read.some((f) => /^js[\\/](worker|edge-light|index)\.js$/.test(f)), `no other entry was bundled: ${read}`);
+      // The glue's `new URL("mcp_cancel_bg.wasm", import.meta.url)`, emitted as an asset.
+      const emitted = info.assets.map((a) => a.name).filter((n) => n.endsWith(".wasm"));
+      assert.equal(emitted.length, 1, `one .wasm emitted: ${info.assets.map((a) => a.name)}`);
+      assert.ok((await readFile(path.join(outDir, emitted[0]))).equals(await installedWasm()), "the emitted .wasm is the package's");
+
+      await cp(path.join(root, "index.html"), path.join(outDir, "index.html"));
+      const base = await serve(outDir, outDir);
+      const { text, errors, wasm } = await resultOf(`${base}/index.html`);
+      assert.deepEqual(errors, []);
+      const body = JSON.parse(text);
+      assert.equal(body.ok, true, body.stack ?? body.error);
+      assert.equal(body.beforeInit, "ERR_NOT_INITIALIZED");
+      assert.deepEqual(body.checks, EXPECTED);
+      assert.deepEqual(wasm, [{ path: `/${emitted[0]}`, status: 200, type: "application/wasm" }]);
+    });
+
+    test("an esbuild bundle with `--loader:.wasm=file` and the `.wasm` subpath passed to init(), in headless Chromium; with no option, no .wasm", async (t) => {
+      const root = path.join(proj, "esbuild");
+      const outDir = path.join(root, "dist");
+      const started = performance.now();
+      // esbuild app.js --bundle --loader:.wasm=file --outdir=dist (its default format for a
+      // browser bundle: iife).
+      const result = await esbuild.build({
+        absWorkingDir: root,
+        entryPoints: ["app.js"],
+        bundle: true,
+        loader: { ".wasm": "file" },
+        outdir: outDir,
+        metafile: true,
+        logLevel: "silent",
+      });
+      t.diagnostic(`esbuild ${esbuild.version}: built in ${Math.round(performance.now() - started)} ms: ${Object.entries(result.metafile.outputs).map(([f, o]) => `${path.basename(f)} (${o.bytes} bytes)`).join(", ")}`);
+      assert.deepEqual(result.errors, []);
+      assert.deepEqual(result.warnings, []);
+      const inputs = Object.keys(result.metafile.inputs);
+      assert.ok(inputs.includes("../node_modules/mcp-cancel/js/browser.js"), `the browser entry was bundled: ${inputs}`);
+      const emitted = (await readdir(outDir)).filter((n) => n.endsWith(".wasm"));
+      assert.equal(emitted.length, 1, `one .wasm emitted: ${emitted}`);
+      assert.ok((await readFile(path.join(outDir, emitted[0]))).equals(await installedWasm()), "the emitted .wasm is the package's");
+
+      await cp(path.join(root, "index.html"), path.join(outDir, "index.html"));
+      const base = await serve(outDir, outDir);
+      const { text, errors, wasm } = await resultOf(`${base}/index.html`);
+      assert.deepEqual(errors, []);
+      const body = JSON.parse(text);
+      assert.equal(body.ok, true, body.stack ?? body.error);
+      assert.equal(body.beforeInit, "ERR_NOT_INITIALIZED");
+      assert.equal(body.wasmUrl, `./${emitted[0]}`);
+      assert.deepEqual(body.checks, EXPECTED);
+      assert.deepEqual(wasm, [{ path: `/${emitted[0]}`, status: 200, type: "application/wasm" }]);
+
+      // With no option but --bundle (and `init()` with no argument): it builds, but esbuild
+      // neither emits the .wasm nor keeps `import.meta` in an iife, so init() rejects.
+      const bareDir = path.join(root, "no-option");
+      const bare = await esbuild.build({ absWorkingDir: root, entryPoints: ["no-option.js"], bundle: true, outfile: path.join(bareDir, "app.js"), logLevel: "silent" });
+      assert.deepEqual(bare.errors, []);
+      assert.deepEqual((await readdir(bareDir)).filter((n) => n.endsWith(".wasm")), []);
+      await cp(path.join(root, "index.html"), path.join(bareDir, "index.html"));
+      const bareBase = await serve(bareDir, bareDir);
+      const without = await resultOf(`${bareBase}/index.html`);
+      assert.deepEqual(without.errors, []);
+      const failed = JSON.parse(without.text);
+      t.diagnostic(`with no option, init() rejects: ${failed.error}`);
+      assert.equal(failed.ok, false);
+      assert.match(failed.error, /^TypeError: .*URL/);
+      assert.deepEqual(without.wasm, []);
     });
 
     test("the README's browser example runs as printed", async () => {

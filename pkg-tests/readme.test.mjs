@@ -1,7 +1,8 @@
 // The README's code examples are files (examples/): this test checks each ```js, ```html and
 // ```nginx block of the README is, byte for byte, the file named under it, and runs the Node examples
 // against a real server (server-everything over stdio), as printed. The browser example is
-// opened in headless Chromium by packaging.test.mjs.
+// opened in headless Chromium by packaging.test.mjs. The hosts table of the first screen must
+// name the versions of the hosts and bundlers the tests pin.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -21,7 +22,7 @@ const run = promisify(execFile);
 async function jsBlocks() {
   const readme = await readFile(path.join(root, "README.md"), "utf8");
   const blocks = [];
-  const fence = /```(?:js|html|nginx)\n([\s\S]*?)```\n\n(?:<!-- the block above is (examples\/[\w.-]+);[^\n]*-->|<!-- the lines above are in (pkg-tests\/[\w.-]+)[^\n]*-->)?/g;
+  const fence = /```(?:js|html|nginx)\n([\s\S]*?)```\n\n(?:<!-- the block above is (examples\/[\w.-]+);[^\n]*-->|<!-- the lines above are in (pkg-tests\/[\w./-]+)[^\n]*-->)?/g;
   for (const match of readme.matchAll(fence)) blocks.push({ code: match[1], file: match[2], test: match[3] });
   return blocks;
 }
@@ -48,6 +49,16 @@ describe("README examples", () => {
       for (const line of code.split("\n").map((l) => l.trim()).filter(Boolean)) {
         assert.ok(lines.has(line), `README recipe line not in ${test}: ${line}`);
       }
+    }
+  });
+
+  test("the hosts table (first screen) names the versions the tests run: the exact pins of package.json", async () => {
+    const readme = await readFile(path.join(root, "README.md"), "utf8");
+    const table = readme.slice(0, readme.indexOf("## Install"));
+    const { devDependencies } = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
+    for (const [name, label] of [["vite", "Vite"], ["webpack", "webpack"], ["esbuild", "esbuild"], ["workerd", "workerd"], ["deno", "Deno"], ["bun", "Bun"]]) {
+      assert.match(devDependencies[name], /^\d+\.\d+\.\d+$/, `${name} is pinned exactly`);
+      assert.ok(table.includes(`${label} ${devDependencies[name]}`), `the README's hosts table says ${label} ${devDependencies[name]}`);
     }
   });
 
