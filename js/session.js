@@ -97,8 +97,9 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         if (code > 0 && typeof id === "number") {
           if (core.trackNumber(id, code) === 0) return;
         } else if (code > 0 && typeof id === "string") {
-          const n = putId(this.#scratch, id);
-          if (n >= 0 ? core.trackScratch(n, code) === 0 : trackPlain(core, id, code, name, false)) return;
+          // An ASCII id of up to `maxWordsId` bytes crosses as words; a longer one through
+          // the scratch buffer; any other as a string.
+          if (packWords(w, id) ? core.trackWords(id.length, W0, W1, W2, code) === 0 : trackScratch(core, this.#scratch, id, code, name)) return;
         } else if (trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
@@ -186,7 +187,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       const core = this.#core;
       if (core === undefined) return false;
       const verdict =
-        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
+        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, wire, this.#scratch, response) : NEED;
       if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
       return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
@@ -436,10 +437,40 @@ function incoming(core, w, message, settled, scratch) {
   return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
 }
 
+/** The words of the last string id `packWords` packed (bytes 0–3, 4–7, 8–10, little-endian). */
+let W0 = 0;
+let W1 = 0;
+let W2 = 0;
+
 /**
- * A verdict of `core.response` without its `SETTLED` flag; with it, the watched request `id`
- * settled and its objects are released here (the core did not call the `settled` hook).
+ * Packs an ASCII string id of at most `w.maxWordsId` (11) bytes into `W0`, `W1`, `W2` for the
+ * core's `trackWords`/`responseWords` (nothing written to wasm memory): true when it did.
  */
+function packWords(w, id) {
+  const n = id.length;
+  if (n > w.maxWordsId) return false;
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i);
+    if (c > 0x7f) return false;
+    if (i < 4) w0 |= c << (i << 3);
+    else if (i < 8) w1 |= c << ((i - 4) << 3);
+    else w2 |= c << ((i - 8) << 3);
+  }
+  W0 = w0 >>> 0;
+  W1 = w1 >>> 0;
+  W2 = w2 >>> 0;
+  return true;
+}
+
+/** `track(id, method)` of a plain request whose string id does not cross as words: true when tracked. */
+function trackScratch(core, scratch, id, code, name) {
+  const n = putId(scratch, id);
+  return n >= 0 ? core.trackScratch(n, code) === 0 : trackPlain(core, id, code, name, false);
+}
+
 /**
  * Writes a string id's bytes into the session's scratch buffer in wasm memory, for the
  * core's numbers-only entry points: its length, or -1 when it is not ASCII or does not fit
@@ -459,12 +490,17 @@ function putId(scratch, id) {
   return n;
 }
 
-/** `core.response` for a string id: through the scratch buffer when it fits. */
-function responseString(core, scratch, id) {
+/** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
+function responseString(core, w, scratch, id) {
+  if (packWords(w, id)) return core.responseWords(id.length, W0, W1, W2);
   const n = putId(scratch, id);
   return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id);
 }
 
+/**
+ * A verdict of `core.response` without its `SETTLED` flag; with it, the watched request `id`
+ * settled and its objects are released here (the core did not call the `settled` hook).
+ */
 function settledBy(verdict, id, settled) {
   if ((verdict & SETTLED) === 0) return verdict;
   settled(id);
@@ -475,7 +511,7 @@ function incomingResponse(core, w, id, message, settled, scratch) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, scratch, id) : core.response(idTag, idNum, idStr);
+  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, w, scratch, id) : core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);

@@ -15,9 +15,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method, PackedStr,
     OutgoingResponseVerdict, Output, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict, Revision,
-    Session, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
+    Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -41,6 +41,19 @@ enum Op {
     Watch { id: RequestId },
     WatchInbound { id: RequestId },
     Close,
+}
+
+/// A string id as the fast paths take it: on every other fast step packed from words, as a
+/// JS host crosses an ASCII id of up to 11 bytes (`PackedStr::from_words`), else as text.
+fn str_id(s: &str, step: usize) -> StrId<'_> {
+    let mut w = [0u32; 3];
+    for (i, b) in s.bytes().enumerate().take(PackedStr::MAX_BYTES) {
+        w[i / 4] |= u32::from(b) << (8 * (i % 4));
+    }
+    match PackedStr::from_words(s.len() as u32, w[0], w[1], w[2]) {
+        Some(p) if step % 4 == 0 => StrId::Packed(p),
+        _ => StrId::Text(s),
+    }
 }
 
 /// Ids: a few small ones (most collisions), and integers at the edges of the core's window
@@ -424,7 +437,7 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                         core.track_number(*n, Method::from_name(method).unwrap(), *watch, model.now)
                     }
                     RequestId::String(s) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
-                        core.track_str(s, Method::from_name(method).unwrap(), *watch, model.now)
+                        core.track_str(str_id(s, step), Method::from_name(method).unwrap(), *watch, model.now)
                     }
                     _ => core.track(request, model.now),
                 };
@@ -451,7 +464,7 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
                         let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
                         let fast = match id {
                             RequestId::Number(n) => core.response_number(*n),
-                            RequestId::String(s) => core.response_str(s),
+                            RequestId::String(s) => core.response_str(str_id(s, step)),
                         };
                         let got = match fast {
                             // 2026-07-28's tasks extension reads `resultType` of every

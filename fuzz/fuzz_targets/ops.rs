@@ -19,6 +19,20 @@ use mcp_cancel::core::{
     Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest, Transmit,
 };
 
+/// A string id as the session's fast paths take it: packed from words (as a JS host crosses
+/// an ASCII id of up to 11 bytes) when `words` and it packs, else as text.
+fn str_id(s: &str, words: bool) -> mcp_cancel::core::StrId<'_> {
+    use mcp_cancel::core::{PackedStr, StrId};
+    let mut w = [0u32; 3];
+    for (i, b) in s.bytes().enumerate().take(PackedStr::MAX_BYTES) {
+        w[i / 4] |= u32::from(b) << (8 * (i % 4));
+    }
+    match PackedStr::from_words(s.len() as u32, w[0], w[1], w[2]) {
+        Some(p) if words => StrId::Packed(p),
+        _ => StrId::Text(s),
+    }
+}
+
 #[derive(Arbitrary, Debug)]
 enum Id {
     Num(u8),
@@ -122,7 +136,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     (RequestId::String(s), Some(known))
                         if fast && request.progress_token.is_none() && !task && request.timeout.is_none() =>
                     {
-                        session.track_str(s, known, watch, now)
+                        session.track_str(str_id(s, watch), known, watch, now)
                     }
                     _ => session.track(request, now),
                 };
@@ -166,7 +180,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     id if fast && task_id.is_none() && error.is_none() => {
                         let verdict = match &id {
                             RequestId::Number(n) => session.response_number(*n),
-                            RequestId::String(s) => session.response_str(s),
+                            RequestId::String(s) => session.response_str(str_id(s, s.len() % 2 == 0)),
                         };
                         if let mcp_cancel::core::Verdict::NeedFields(read) = verdict {
                             let _ = session.handle_incoming_response(&id, read, Some(&info));

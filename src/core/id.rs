@@ -135,6 +135,93 @@ impl From<String> for RequestId {
     }
 }
 
+/// A string id of up to [`PackedStr::MAX_BYTES`] (11) bytes of UTF-8 — a counter's
+/// `"req-1234567"`, most ids that are not integers — packed into one integer: its length in
+/// the low byte, its bytes above, little-endian. The session's table keys it so (no
+/// allocation, no byte compare), and a host can cross it as four numbers
+/// ([`PackedStr::from_words`]) instead of writing it into memory (issue #24: in V8 that
+/// halves what a string id costs to cross; `../shared/floor`'s measurement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PackedStr(u128);
+
+impl PackedStr {
+    /// The longest id, in bytes of UTF-8, that packs.
+    pub const MAX_BYTES: usize = 11;
+
+    /// `id` packed, or `None` when it is longer than [`Self::MAX_BYTES`] bytes.
+    #[must_use]
+    #[inline]
+    pub fn new(id: &str) -> Option<Self> {
+        let bytes = id.as_bytes();
+        if bytes.len() > Self::MAX_BYTES {
+            return None;
+        }
+        let mut key = [0u8; 16];
+        let (len, rest) = key.split_first_mut()?;
+        rest.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        *len = bytes.len() as u8;
+        Some(Self(u128::from_le_bytes(key)))
+    }
+
+    /// An ASCII id of `len` bytes given as three little-endian words: bytes 0–3 in `w0`
+    /// (byte 0 lowest), 4–7 in `w1`, 8–10 in `w2` — what a JS host computes from
+    /// `charCodeAt` with no memory write. `None` when `len` > [`Self::MAX_BYTES`], a byte is
+    /// not ASCII (≥ 0x80), or a byte beyond `len` is not zero: such words name no id.
+    #[must_use]
+    #[inline]
+    pub fn from_words(len: u32, w0: u32, w1: u32, w2: u32) -> Option<Self> {
+        if len as usize > Self::MAX_BYTES {
+            return None;
+        }
+        let bytes = u128::from(w0) | (u128::from(w1) << 32) | (u128::from(w2) << 64);
+        let ascii = bytes & 0x8080_8080_8080_8080_8080_8080 == 0;
+        let nothing_beyond = bytes >> (8 * len) == 0;
+        (ascii && nothing_beyond).then_some(Self(u128::from(len) | (bytes << 8)))
+    }
+
+    /// The packed integer (the table's key).
+    #[must_use]
+    pub(crate) fn key(self) -> u128 {
+        self.0
+    }
+
+    /// The id it packs, as a [`RequestId`] (allocates its text).
+    #[must_use]
+    pub fn to_request_id(self) -> RequestId {
+        let key = self.0.to_le_bytes();
+        let (len, rest) = key.split_first().unwrap_or((&0, &[]));
+        let bytes = rest.get(..usize::from(*len)).unwrap_or_default();
+        // The bytes of a `&str` or of ASCII: valid UTF-8.
+        RequestId::String(String::from_utf8_lossy(bytes).into_owned())
+    }
+
+    /// The packed id of a table key made by [`Self::key`].
+    pub(crate) fn from_key(key: u128) -> Self {
+        Self(key)
+    }
+}
+
+/// A string id as a host holds it for the session's fast paths: packed (up to
+/// [`PackedStr::MAX_BYTES`] bytes), or as text (any length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrId<'a> {
+    /// Up to [`PackedStr::MAX_BYTES`] bytes.
+    Packed(PackedStr),
+    /// Any id; one of up to [`PackedStr::MAX_BYTES`] bytes is keyed as if packed.
+    Text(&'a str),
+}
+
+impl StrId<'_> {
+    /// The id as a [`RequestId`] (allocates its text).
+    #[must_use]
+    pub fn to_request_id(self) -> RequestId {
+        match self {
+            Self::Packed(p) => p.to_request_id(),
+            Self::Text(s) => RequestId::String(s.to_owned()),
+        }
+    }
+}
+
 /// Why a value is not a [`RequestId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

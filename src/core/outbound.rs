@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
-use super::id::{ProgressToken, RequestId};
+use super::id::{ProgressToken, RequestId, StrId};
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
@@ -202,39 +202,37 @@ impl Session {
         self.outbound.insert_new(n, request).map_err(|_| UsageError::AlreadyInFlight(RequestId::Number(n)))
     }
 
-    /// [`Self::track_number`] for a string id, given as its text (any content, the empty
-    /// string included): no allocation for an id of up to 11 bytes of UTF-8, one (the key)
-    /// for a longer one.
+    /// [`Self::track_number`] for a string id (any content, the empty string included), as
+    /// the host holds it: packed ([`StrId::Packed`], e.g. from four numbers a JS host
+    /// computed, [`PackedStr::from_words`](super::PackedStr::from_words)) or as text. Nothing
+    /// is allocated for an id of up to 11 bytes of UTF-8; one key for a longer one.
     ///
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
-    pub fn track_str(&mut self, id: &str, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
+    pub fn track_str(&mut self, id: StrId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
         if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
-            let id = RequestId::String(id.to_owned());
-            return self.track_entry(id, Some(method), method.name(), None, false, None, None, watch, now);
+            return self.track_entry(id.to_request_id(), Some(method), method.name(), None, false, None, None, watch, now);
         }
         // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
         if self.tombstones.len() > 0 {
-            self.tombstones.remove(&RequestId::String(id.to_owned()));
+            self.tombstones.remove(&id.to_request_id());
         }
         let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
-        self.outbound
-            .insert_new_str(id, request)
-            .map_err(|_| UsageError::AlreadyInFlight(RequestId::String(id.to_owned())))
+        self.outbound.insert_new_str(id, request).map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
     }
 
-    /// [`Self::response_number`] for a string id, given as its text: nothing is allocated
+    /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
     /// when it completes a plain request.
-    pub fn response_str(&mut self, id: &str) -> Verdict {
+    pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
         if !self.tasks_extension() {
             if let Some(request) = self.outbound.remove_str_if(id, plain_response) {
                 if request.watched {
-                    self.settle(&RequestId::String(id.to_owned()), true);
+                    self.settle(&id.to_request_id(), true);
                 }
                 return Verdict::Pass;
             }
         }
-        self.handle_incoming_response(&RequestId::String(id.to_owned()), MessageFields::NONE, None)
+        self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None)
     }
 
     /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a

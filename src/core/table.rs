@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
-use super::id::RequestId;
+use super::id::{PackedStr, RequestId, StrId};
 use super::seeded;
 
 /// The most slots a window grows to (a power of two) unless at least half of them are in
@@ -173,17 +173,17 @@ impl<V> Table<V> {
         }
     }
 
-    /// [`Self::insert_new`] for a string id, given as text: no allocation for an id of up
-    /// to 11 bytes; one (the key) for a longer one.
+    /// [`Self::insert_new`] for a string id, packed or as text: no allocation for an id
+    /// of up to 11 bytes; one (the key) for a longer one.
     #[inline]
-    pub(crate) fn insert_new_str(&mut self, id: &str, value: V) -> Result<(), V> {
-        self.hashed.insert_new(str_key(id), value)
+    pub(crate) fn insert_new_str(&mut self, id: StrId<'_>, value: V) -> Result<(), V> {
+        self.hashed.insert_new(text_key(id), value)
     }
 
-    /// [`Self::remove_if`] for a string id, given as text (nothing allocated).
+    /// [`Self::remove_if`] for a string id, packed or as text (nothing allocated).
     #[inline]
-    pub(crate) fn remove_str_if(&mut self, id: &str, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        self.hashed.remove_if(str_key(id), take)
+    pub(crate) fn remove_str_if(&mut self, id: StrId<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
+        self.hashed.remove_if(text_key(id), take)
     }
 
     /// Removes the value of the integer id `n` when `take` says so of it.
@@ -323,7 +323,7 @@ impl<V> Table<V> {
     }
 }
 
-/// The fallback's key of an id: an integer, or a string of up to [`PACKED`] bytes (a
+/// The fallback's key of an id: an integer, or a string of up to [`PackedStr::MAX_BYTES`] bytes (a
 /// counter's `"req-42"`, most others), packed into 12 bytes — no allocation, no byte
 /// compare —; a longer string by its text.
 #[derive(Clone, Copy)]
@@ -332,7 +332,7 @@ enum Key<'a> {
     Text(&'a str),
 }
 
-/// A packed key: the low 96 bits of a `u128` ([`number_key`], [`pack`]) as three `u32`s,
+/// A packed key: the low 96 bits of a `u128` ([`number_key`], [`PackedStr`]) as three `u32`s,
 /// aligned to 4 bytes. In wasm a map entry with an 8-byte value then takes 20 bytes (a `u128`
 /// key would take 32: 16-byte aligned): wasm memory per request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -358,7 +358,7 @@ impl std::hash::Hash for Packed {
     }
 }
 
-/// The low byte of an integer's packed key (a string's is its length, at most [`PACKED`]).
+/// The low byte of an integer's packed key (a string's is its length, at most [`PackedStr::MAX_BYTES`]).
 const NUMBER_TAG: u128 = 0xff;
 
 #[inline]
@@ -368,7 +368,15 @@ fn number_key(n: i64) -> Key<'static> {
 
 #[inline]
 fn str_key(id: &str) -> Key<'_> {
-    pack(id).map_or(Key::Text(id), |key| Key::Packed(Packed::new(key)))
+    PackedStr::new(id).map_or(Key::Text(id), |p| Key::Packed(Packed::new(p.key())))
+}
+
+#[inline]
+fn text_key(id: StrId<'_>) -> Key<'_> {
+    match id {
+        StrId::Packed(p) => Key::Packed(Packed::new(p.key())),
+        StrId::Text(s) => str_key(s),
+    }
 }
 
 /// The ids outside the window: two maps (one instance of the hash map's code each), packed
@@ -379,8 +387,6 @@ struct Hashed<V> {
     long: HashMap<Box<str>, V, FixedState>,
 }
 
-/// The longest string id packed into a [`Packed`] key, in bytes.
-const PACKED: usize = 11;
 
 impl<V> Hashed<V> {
     fn new(seed: u64) -> Self {
@@ -462,31 +468,12 @@ impl<V> Hashed<V> {
     }
 }
 
-/// `id`'s length in the low byte, its bytes above (a 16-byte load, no shifts): one key
-/// per id of up to [`PACKED`] bytes.
-#[inline]
-fn pack(id: &str) -> Option<u128> {
-    let bytes = id.as_bytes();
-    if bytes.len() > PACKED {
-        return None;
-    }
-    let mut key = [0u8; 16];
-    let (len, rest) = key.split_first_mut()?;
-    rest.get_mut(..bytes.len())?.copy_from_slice(bytes);
-    *len = bytes.len() as u8;
-    Some(u128::from_le_bytes(key))
-}
-
-/// The id whose packed key is `key` ([`number_key`], [`pack`]).
+/// The id whose packed key is `key` ([`number_key`], [`PackedStr`]).
 fn unpack(key: u128) -> RequestId {
     if key & 0xff == NUMBER_TAG {
         return RequestId::Number((key >> 8) as u64 as i64);
     }
-    let key = key.to_le_bytes();
-    let (len, rest) = key.split_first().unwrap_or((&0, &[]));
-    let bytes = rest.get(..usize::from(*len)).unwrap_or_default();
-    // The bytes of a `&str`: valid UTF-8.
-    RequestId::String(String::from_utf8(bytes.to_vec()).unwrap_or_default())
+    PackedStr::from_key(key).to_request_id()
 }
 
 /// The slot of the id `n` in a window of `len` slots (a power of two).
@@ -582,6 +569,15 @@ mod tests {
         })
     }
 
+    /// A string id as the session's fast paths take it: packed on every other step when it
+    /// packs, else as text.
+    fn str_id(text: &str, step: usize) -> StrId<'_> {
+        match PackedStr::new(text) {
+            Some(p) if step % 2 == 0 => StrId::Packed(p),
+            _ => StrId::Text(text),
+        }
+    }
+
     fn id_text(id: &RequestId) -> String {
         match id {
             RequestId::String(s) => s.clone(),
@@ -637,13 +633,13 @@ mod tests {
                         } else {
                             Err(step)
                         };
-                        prop_assert_eq!(table.insert_new_str(&text, step), expected);
+                        prop_assert_eq!(table.insert_new_str(str_id(&text, step), step), expected);
                     }
                     Op::RemoveStrIf(text, even) => {
                         let id = RequestId::String(text.clone());
                         let take = |v: &usize| (v % 2 == 0) == even;
                         let expected = if model.get(&id).is_some_and(take) { model.remove(&id) } else { None };
-                        prop_assert_eq!(table.remove_str_if(&text, take), expected);
+                        prop_assert_eq!(table.remove_str_if(str_id(&text, step), take), expected);
                     }
                     Op::RemoveIf(n, even) => {
                         let id = RequestId::Number(n);
@@ -722,16 +718,32 @@ mod tests {
     #[test]
     fn packed_string_keys_round_trip() {
         for id in ["", "0", "req-42", "é", "exactly-11b", "req-1234567"] {
-            assert_eq!(unpack(pack(id).unwrap()), RequestId::String(id.to_owned()));
+            assert_eq!(unpack(PackedStr::new(id).unwrap().key()), RequestId::String(id.to_owned()));
         }
         let max = super::super::id::MAX_SAFE_INTEGER;
         for n in [0, 1, -1, max, -max] {
             let Key::Packed(k) = number_key(n) else { unreachable!() };
             assert_eq!(unpack(k.get()), RequestId::Number(n));
         }
-        assert_eq!(pack("exactly-12by"), None);
-        assert_eq!(pack("exactly-16-bytes"), None);
-        assert_ne!(pack("a"), pack("a\0"), "the length is part of the key");
+        assert_eq!(PackedStr::new("exactly-12by"), None);
+        assert_eq!(PackedStr::new("exactly-16-bytes"), None);
+        assert_ne!(PackedStr::new("a"), PackedStr::new("a\0"), "the length is part of the key");
+        // Words as a JS host computes them: the same key as the text.
+        let words = |id: &str| {
+            let mut w = [0u32; 3];
+            for (i, b) in id.bytes().enumerate() {
+                w[i / 4] |= u32::from(b) << (8 * (i % 4));
+            }
+            PackedStr::from_words(id.len() as u32, w[0], w[1], w[2])
+        };
+        for id in ["", "0", "req-42", "exactly-11b", "a\0"] {
+            assert_eq!(words(id), PackedStr::new(id), "{id:?}");
+        }
+        assert_eq!(PackedStr::from_words(12, 0, 0, 0), None, "longer than 11 bytes");
+        assert_eq!(PackedStr::from_words(1, 0xe9, 0, 0), None, "not ASCII");
+        assert_eq!(PackedStr::from_words(1, 0x6261, 0, 0), None, "a byte beyond the length");
+        assert_eq!(PackedStr::from_words(11, 0, 0, 0x0100_0000), None, "a twelfth byte");
+        assert_eq!(PackedStr::from_words(0, 0, 0, 0), PackedStr::new(""));
     }
 
     #[test]

@@ -18,8 +18,8 @@ use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, Reason, RequestId,
-    Session, TimeoutKind, TrackRequest, Transmit, Verdict,
+    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, PackedStr, Reason,
+    RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -48,6 +48,13 @@ mod send_signal {
     pub const LIVE: u32 = 1;
     /// Aborted before the message was sent.
     pub const ABORTED: u32 = 2;
+}
+
+/// `track(id, method)` of a plain request with a string id, for the `track*` fast paths:
+/// whether it was tracked.
+fn track_plain_str(core: &mut Session, id: StrId<'_>, method: Method) -> bool {
+    let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+    core.track_str(id, method, false, now).is_ok()
 }
 
 fn verdict_code(v: Verdict) -> u32 {
@@ -207,7 +214,7 @@ impl SessionCore {
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes }` (the relay's build adds its own in
+    /// maxPeerString, maxReasonBytes, maxWordsId }` (the relay's build adds its own in
     /// `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -218,7 +225,8 @@ impl SessionCore {
     /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
     /// entry points return; `maxPeerString` the longest peer string that crosses (UTF-16
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
-    /// never kept, so never copied).
+    /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
+    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]).
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -511,20 +519,42 @@ impl SessionCore {
     }
 
     /// [`Self::track_number`] for a string id whose UTF-8 (`len` bytes) JS wrote into the
-    /// scratch buffer. `0`: tracked; `1`: refused, nothing changed (call `track`).
+    /// scratch buffer (an ASCII id of 12 to 256 bytes; a shorter one crosses as words,
+    /// [`Self::track_words`]). `0`: tracked; `1`: refused, nothing changed (call `track`).
     #[wasm_bindgen(js_name = trackScratch)]
     pub fn track_scratch(&self, len: u32, method_code: u32) -> u32 {
-        let Some(method) = Method::from_code(method_code) else { return 1 };
-        let (tracked, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+        let outcome = (|| {
+            let method = Method::from_code(method_code)?;
+            let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
-            let Some(id) = scratch.get(..len as usize).and_then(|bytes| std::str::from_utf8(bytes).ok()) else {
-                return 1;
-            };
-            let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            let tracked = core.track_str(id, method, false, now).is_ok();
-            (tracked, st.busy())
-        };
+            let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+            let tracked = track_plain_str(core, StrId::Text(id), method);
+            Some((tracked, st.busy()))
+        })();
+        self.tracked(outcome)
+    }
+
+    /// [`Self::track_number`] for an ASCII string id of `len` ≤ 11 bytes crossed as three
+    /// little-endian words of its bytes (bytes 0–3 in `w0`, 4–7 in `w1`, 8–10 in `w2`; see
+    /// [`PackedStr::from_words`]): nothing written to memory, nothing allocated (issue #24:
+    /// about half the cost of the scratch buffer in V8). `0`: tracked; `1`: refused, nothing
+    /// changed — words that name no id included (call `track`).
+    #[wasm_bindgen(js_name = trackWords)]
+    pub fn track_words(&self, len: u32, w0: u32, w1: u32, w2: u32, method_code: u32) -> u32 {
+        let outcome = (|| {
+            let method = Method::from_code(method_code)?;
+            let id = PackedStr::from_words(len, w0, w1, w2)?;
+            let mut st = self.state.try_borrow_mut().ok()?;
+            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method);
+            Some((tracked, st.busy()))
+        })();
+        self.tracked(outcome)
+    }
+
+    /// What a `track*` fast path returns for `(tracked, busy)`, after flushing when busy;
+    /// `None`: refused before the core was asked.
+    fn tracked(&self, outcome: Option<(bool, bool)>) -> u32 {
+        let Some((tracked, busy)) = outcome else { return 1 };
         if busy {
             self.flush_if_needed();
         }
@@ -535,18 +565,40 @@ impl SessionCore {
     /// scratch buffer: as [`Self::response`].
     #[wasm_bindgen(js_name = responseScratch)]
     pub fn response_scratch(&self, len: u32) -> u32 {
-        let (verdict, settled, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+        let outcome = (|| {
+            let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
-            let Some(id) = scratch.get(..len as usize).and_then(|bytes| std::str::from_utf8(bytes).ok()) else {
-                return code::PASS;
-            };
-            let verdict = core.response_str(id);
+            let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+            let verdict = core.response_str(StrId::Text(id));
             let settled = !matches!(verdict, Verdict::NeedFields(_))
                 && core.has_output()
                 && core.take_settled(&RequestId::String(id.to_owned()));
-            (verdict, settled, st.busy())
-        };
+            Some((verdict, settled, st.busy()))
+        })();
+        self.responded(outcome, code::PASS)
+    }
+
+    /// A response from the peer whose string id is an ASCII id of `len` ≤ 11 bytes crossed
+    /// as words (as [`Self::track_words`]): as [`Self::response`]. Words that name no id:
+    /// `NEED_FIELDS` with no field, so the JS layer takes the general path.
+    #[wasm_bindgen(js_name = responseWords)]
+    pub fn response_words(&self, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let outcome = (|| {
+            let id = PackedStr::from_words(len, w0, w1, w2)?;
+            let mut st = self.state.try_borrow_mut().ok()?;
+            let core = &mut st.core;
+            let verdict = core.response_str(StrId::Packed(id));
+            let settled =
+                !matches!(verdict, Verdict::NeedFields(_)) && core.has_output() && core.take_settled(&id.to_request_id());
+            Some((verdict, settled, st.busy()))
+        })();
+        self.responded(outcome, code::NEED_FIELDS)
+    }
+
+    /// What a `response*` fast path returns for `(verdict, settled, busy)`, after flushing
+    /// when busy; `refused` when the core was not asked.
+    fn responded(&self, outcome: Option<(Verdict, bool, bool)>, refused: u32) -> u32 {
+        let Some((verdict, settled, busy)) = outcome else { return refused };
         if busy {
             self.flush_if_needed();
         }
@@ -1201,6 +1253,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(MAX_PEER_STRING);
     json.key("maxReasonBytes");
     json.number(super::options::MAX_REASON_BYTES);
+    json.key("maxWordsId");
+    json.number(PackedStr::MAX_BYTES);
     more(&mut json);
     json.0.push('}');
     json.0
