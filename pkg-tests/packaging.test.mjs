@@ -132,6 +132,24 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     }
 
     /** Opens `url`, waits for its #result; with the page's errors and every .wasm it fetched. */
+
+    /**
+     * Serves a bundler's output `outDir` with the app's index.html (from `root`) and checks the
+     * page: no error, the session checks every host runs, init() required first, and the one
+     * `.wasm` it fetched is `wasmFile`. Returns the page's report.
+     */
+    async function checkBundledPage(root, outDir, wasmFile) {
+      await cp(path.join(root, "index.html"), path.join(outDir, "index.html"));
+      const base = await serve(outDir, outDir);
+      const { text, errors, wasm } = await resultOf(`${base}/index.html`);
+      assert.deepEqual(errors, []);
+      const body = JSON.parse(text);
+      assert.equal(body.ok, true, body.stack ?? body.error);
+      assert.equal(body.beforeInit, "ERR_NOT_INITIALIZED");
+      assert.deepEqual(body.checks, EXPECTED);
+      assert.deepEqual(wasm, [{ path: `/${wasmFile}`, status: 200, type: "application/wasm" }]);
+      return body;
+    }
     async function resultOf(url) {
       const page = await chromium.newPage();
       const errors = [];
@@ -183,15 +201,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       assert.equal(emitted.length, 1, `one .wasm emitted: ${info.assets.map((a) => a.name)}`);
       assert.ok((await readFile(path.join(outDir, emitted[0]))).equals(await installedWasm()), "the emitted .wasm is the package's");
 
-      await cp(path.join(root, "index.html"), path.join(outDir, "index.html"));
-      const base = await serve(outDir, outDir);
-      const { text, errors, wasm } = await resultOf(`${base}/index.html`);
-      assert.deepEqual(errors, []);
-      const body = JSON.parse(text);
-      assert.equal(body.ok, true, body.stack ?? body.error);
-      assert.equal(body.beforeInit, "ERR_NOT_INITIALIZED");
-      assert.deepEqual(body.checks, EXPECTED);
-      assert.deepEqual(wasm, [{ path: `/${emitted[0]}`, status: 200, type: "application/wasm" }]);
+      await checkBundledPage(root, outDir, emitted[0]);
     });
 
     test("an esbuild bundle with `--loader:.wasm=file` and the `.wasm` subpath passed to init(), in headless Chromium; with no option, no .wasm", async (t) => {
@@ -218,16 +228,8 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       assert.equal(emitted.length, 1, `one .wasm emitted: ${emitted}`);
       assert.ok((await readFile(path.join(outDir, emitted[0]))).equals(await installedWasm()), "the emitted .wasm is the package's");
 
-      await cp(path.join(root, "index.html"), path.join(outDir, "index.html"));
-      const base = await serve(outDir, outDir);
-      const { text, errors, wasm } = await resultOf(`${base}/index.html`);
-      assert.deepEqual(errors, []);
-      const body = JSON.parse(text);
-      assert.equal(body.ok, true, body.stack ?? body.error);
-      assert.equal(body.beforeInit, "ERR_NOT_INITIALIZED");
+      const body = await checkBundledPage(root, outDir, emitted[0]);
       assert.equal(body.wasmUrl, `./${emitted[0]}`);
-      assert.deepEqual(body.checks, EXPECTED);
-      assert.deepEqual(wasm, [{ path: `/${emitted[0]}`, status: 200, type: "application/wasm" }]);
 
       // With no option but --bundle (and `init()` with no argument): it builds, but esbuild
       // neither emits the .wasm nor keeps `import.meta` in an iife, so init() rejects.
