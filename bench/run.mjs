@@ -15,6 +15,7 @@ import { runAttribution, runOps } from "./ops.mjs";
 import { runRelay } from "./relay.mjs";
 import { runSdk } from "./sdk.mjs";
 import { pairedStartup, sizes, startup } from "./size.mjs";
+import { wasmBytes, wasmBytesBefore } from "./wasm-bytes.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const quick = process.argv.includes("--quick");
@@ -72,6 +73,10 @@ for (const s of memory.floods.samples) console.log(`  ${s.label}: ${s.wasmBytes}
 say("size and start-up");
 const files = sizes();
 for (const f of files) console.log(`  ${f.path}: ${f.raw} bytes, ${f.gzip} gzip`);
+const bytes = wasmBytes();
+const bytesBefore = wasmBytesBefore();
+if (bytes.missing) console.log(`  where the .wasm's bytes are: ${bytes.missing}`);
+else console.log(`  where the .wasm's bytes are (twiggy): ${bytes.total} bytes in all (7acc0d8: ${bytesBefore.total})`);
 const start = startup(20);
 console.log(`  import → first track(): median ${start.medianMs.toFixed(1)} ms of ${start.runs} processes (Node's floor ${start.floorMs.toFixed(1)} ms)`);
 const paired = pairedStartup(20);
@@ -140,7 +145,7 @@ target(".wasm gzip -9", "≤ 30 KiB", `${(wasmFile.gzip / KB).toFixed(1)} KiB`, 
 target("import + first track() over importing a one-line package from node_modules (20 alternating pairs, median)", "≤ +3 ms", `+${paired.overOneLineMs.toFixed(1)} ms`, paired.overOneLineMs <= 3);
 
 // ----- outputs -----
-const results = { machine, ops, attribution, sdk, relay, memory, files, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
+const results = { machine, ops, attribution, sdk, relay, memory, files, wasmBytes: bytes, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(`${root}/bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(`${root}/bench/chart.svg`, scenarioOneChart(ops));
 
@@ -224,6 +229,18 @@ md.push("");
 md.push("| file | what | bytes | gzip -9 |");
 md.push("|---|---|---:|---:|");
 for (const f of files) md.push(`| \`${f.path}\` | ${f.what} | ${f.raw.toLocaleString("en-US")} | ${f.gzip.toLocaleString("en-US")} |`);
+md.push("");
+md.push("Where the bytes of the session's `.wasm` are (bench/wasm-bytes.mjs: `twiggy top` of the release build through `wasm-opt -O3 -g`, names kept, each item under the module it belongs to), before core v2 (7acc0d8) and now:");
+md.push("");
+if (bytes.missing) {
+  md.push(`(not measured in this run: ${bytes.missing})`);
+} else {
+  md.push("| module or library | 7acc0d8 bytes | now bytes |");
+  md.push("|---|---:|---:|");
+  const groups = [...new Set([...Object.keys(bytes.groups), ...Object.keys(bytesBefore.groups)])].sort((a, b) => (bytes.groups[b] ?? 0) - (bytes.groups[a] ?? 0));
+  for (const g of groups) md.push(`| ${g} | ${(bytesBefore.groups[g] ?? 0).toLocaleString("en-US")} | ${(bytes.groups[g] ?? 0).toLocaleString("en-US")} |`);
+  md.push(`| **all** | **${bytesBefore.total.toLocaleString("en-US")}** | **${bytes.total.toLocaleString("en-US")}** |`);
+}
 md.push("");
 md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node --input-type=module -e ""\` (a bare node process running an ES module), ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms). Against the same probe importing a one-class CommonJS file instead (bench/fixtures/empty.cjs: Node's own cost of starting its module loader and a first dynamic import, which \`-e ""\` never pays), run in the same alternation: **+${paired.overFloorMs.toFixed(1)} ms**. Against the same probe importing a one-line ES module package from \`node_modules\` (bench/fixtures/node_modules/one-line: a user's honest alternative, issue #24's yardstick), in the same alternation: **+${paired.overOneLineMs.toFixed(1)} ms** (budget ≤ +3 ms).`);
 md.push("");

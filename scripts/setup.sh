@@ -3,6 +3,7 @@
 # rustup Rust and Node 20 (see README). Idempotent: takes seconds when all is there.
 #
 #   scripts/setup.sh         Rust wasm32 target, wasm-pack, wasm-bindgen-cli, npm packages
+#   scripts/setup.sh --bench the same, plus twiggy (npm run bench's report of the .wasm's bytes)
 #   scripts/setup.sh --test  the same, plus what the tests need: Chromium, chromedriver and
 #                            nginx (Debian packages), cargo-fuzz, and the Python MCP peers' venvs
 set -euo pipefail
@@ -12,7 +13,8 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
 want_test=0
-case "${1:-}" in --test | --browser) want_test=1 ;; esac
+want_bench=0
+case "${1:-}" in --test | --browser) want_test=1 ;; --bench) want_bench=1 ;; esac
 
 command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust with rustup first" >&2; exit 1; }
 command -v node >/dev/null || { echo "[setup] node not found: install Node.js 20 or later first" >&2; exit 1; }
@@ -68,6 +70,12 @@ fi
 if [ "$(readlink cli/node_modules/mcp-cancel 2>/dev/null)" != "../.." ]; then
   mkdir -p cli/node_modules
   ln -sfn ../.. cli/node_modules/mcp-cancel
+fi
+
+# twiggy, for the bench's report of where the .wasm's bytes are (bench/wasm-bytes.mjs).
+if [ "$want_bench" = 1 ] && ! twiggy --version >/dev/null 2>&1; then
+  say "installing twiggy 0.8.0 from crates.io (compiles; about 2 minutes)"
+  cargo install twiggy --version 0.8.0 --locked
 fi
 
 if [ "$want_test" = 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
