@@ -110,20 +110,37 @@ class Relay {
     if (this.#closed) throw new UsageError("relay.connect(): the relay is closed", "ERR_CLOSED", undefined);
     checkTransport(transport, "relay.connect()");
     const streams = connectOptions?.streamableHttp ?? transport.hasPerRequestStream === true;
-    const client = new Client(this.#core.connect(streams), transport);
+    const resumeGrace = milliseconds(connectOptions?.resumeGrace, "resumeGrace");
+    const idleTtl = milliseconds(connectOptions?.idleTtl, "idleTtl");
+    const client = new Client(this.#core.connect(streams, resumeGrace, idleTtl), transport);
     this.#clients.set(client.link, client);
     transport.onmessage = (message) => this.#fromClient(client, message);
     transport.onclose = () => this.#disconnected(client);
     transport.onerror = (error) => this.#report(error);
+    // Its idle time to live starts now.
+    this.#rearm();
+    const byId = (method) => (id) => {
+      const w = this.#w;
+      const tag = peerTag(w, id);
+      const result = this.#core?.[method](client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined);
+      this.#flush();
+      return result;
+    };
+    const closed = byId("streamClosed");
     return {
       link: client.link,
-      /** The client closed the response stream of its request `id` (2026-07-28 over Streamable HTTP: its cancel). */
-      streamClosed: (id) => {
-        const w = this.#w;
-        const tag = peerTag(w, id);
-        const cancelled = this.#core?.streamClosed(client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined) ?? false;
-        this.#flush();
-        return cancelled;
+      /**
+       * The client closed the response stream of its request `id`: its cancel in 2026-07-28
+       * over Streamable HTTP; before, with `resumeGrace`, cancelled when the grace ends
+       * unless `streamResumed(id)` comes first. `true` when it is cancelled now.
+       */
+      streamClosed: (id) => closed(id) === 1,
+      /** A stream of the client resumed its request `id` within the grace: `true` when it was waiting. */
+      streamResumed: byId("streamResumed"),
+      /** The client was heard from without a message (an HTTP request of its session): its idle time to live restarts. */
+      heard: () => {
+        if (client.closed) return;
+        this.#core?.heard(client.link);
       },
       /** Forgets the client: its requests in flight are cancelled upstream. */
       disconnect: () => this.#disconnected(client),
@@ -163,6 +180,24 @@ class Relay {
     this.#clients.delete(client.link);
     this.#core.disconnect(client.link);
     this.#flush();
+  }
+
+  /**
+   * The core ended client `link` (its idle time to live passed) and forgot it: its transport
+   * is closed once the answers queued for it (the `fail`s before) are sent.
+   */
+  #endClient(link) {
+    const client = this.#clients.get(link);
+    if (client === undefined || client.closed) return;
+    client.closed = true;
+    this.#clients.delete(link);
+    const close = () => {
+      Promise.resolve()
+        .then(() => client.transport.close())
+        .catch((error) => this.#report(error));
+    };
+    if (this.#pending.size === 0) close();
+    else Promise.allSettled([...this.#pending]).then(close);
   }
 
   #report(error) {
@@ -345,6 +380,9 @@ class Relay {
         case "upstream-version":
           this.#upstream.setProtocolVersion?.(out.version);
           break;
+        case "end-client":
+          this.#endClient(out.link);
+          break;
         case "event":
           if (this.#options.onEvent !== undefined) {
             try {
@@ -388,6 +426,19 @@ class Relay {
     }, delay);
     this.#timer.unref?.();
   }
+}
+
+/**
+ * A connect option in ms (`undefined`: none, passed to the core as NaN).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` unless a finite number of at least 0.
+ */
+function milliseconds(value, name) {
+  if (value === undefined) return Number.NaN;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError(`relay.connect(): option \`${name}\` must be a number of milliseconds (at least 0)`, "ERR_INVALID_OPTION", value);
+  }
+  return value;
 }
 
 /** The message of a cancel output (a notification, or a `tasks/cancel` request). */

@@ -23,6 +23,7 @@ export const PACKAGE_FILES = Object.freeze(
     "js/cli/main.js",
     "js/cli/bridge.js",
     "js/cli/gate.js",
+    "js/cli/resume.js",
     "js/cli/conformance/main.js",
     "js/cli/conformance/scenarios.js",
     "js/cli/conformance/client-runner.js",

@@ -108,6 +108,55 @@ describe("createRelay", () => {
     assert.deepEqual(cancels(server.got)[1].params, { requestId: server.got[1].id, reason: "Client disconnected" });
   });
 
+  test("a client that vanishes: its request is cancelled when no resume comes within resumeGrace; a silent client is ended after idleTtl", async () => {
+    const events = [];
+    const { relay, server } = await setup(0, { onEvent: (e) => e.side === "downstream" && e.type.startsWith("s") && events.push(e) });
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    const handle = relay.connect(theirs, { resumeGrace: 80, idleTtl: 400 });
+    await theirs.start();
+    const client = await end(mine);
+    let closed = false;
+    theirs.onclose = ((onclose) => () => {
+      closed = true;
+      onclose();
+    })(theirs.onclose);
+    await client.send(call("lost"));
+    await client.send(call("resumed"));
+    await client.send(call("waiting"));
+    await until(() => server.got.length === 3, 2000, "three calls upstream");
+    const [lost, resumed, waiting] = server.got.map((m) => m.id);
+    const closedAt = Date.now();
+    assert.equal(handle.streamClosed("lost"), false, "not a cancel at once");
+    assert.equal(handle.streamClosed("resumed"), false);
+    assert.equal(handle.streamResumed("resumed"), true);
+    await until(() => cancels(server.got).length === 1, 2000, "the lost one's cancel");
+    assert.ok(Date.now() - closedAt >= 70, "after the grace");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: lost, reason: "Client vanished: its response stream closed and was not resumed within 80 ms" });
+    // Silent for 400 ms: ended; its requests in flight answered and cancelled upstream.
+    await until(() => closed, 2000, "the client's transport closed");
+    assert.deepEqual(
+      client.got.map((m) => [m.id, m.error?.code]),
+      [
+        ["resumed", -32000],
+        ["waiting", -32000],
+      ],
+    );
+    assert.deepEqual(
+      cancels(server.got).slice(1).map((m) => m.params),
+      [resumed, waiting].map((requestId) => ({ requestId, reason: "Client session expired: no request for 400 ms" })),
+    );
+    assert.equal(relay.clientCount, 0);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["stream-lost", "stream-lost", "stream-resumed", "stream-not-resumed", "session-expired"],
+    );
+    assert.deepEqual(events.at(-1).requests, [
+      { requestId: "resumed", upstreamId: resumed },
+      { requestId: "waiting", upstreamId: waiting },
+    ]);
+    await relay.close();
+  });
+
   test("bad options and transports are InvalidArgumentErrors that say what is wrong", () => {
     const t = { start: async () => {}, send: async () => {}, close: async () => {} };
     assert.throws(() => createRelay(), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION");
@@ -117,5 +166,8 @@ describe("createRelay", () => {
     assert.throws(() => createRelay({ upstream: t, maxInFlightPerClient: 0 }), (e) => e.code === "ERR_INVALID_OPTION");
     assert.throws(() => createRelay({ upstream: t, onError: "x" }), (e) => e.code === "ERR_INVALID_OPTION");
     assert.throws(() => createRelay({ upstream: t }).connect({}), (e) => e.code === "ERR_INVALID_TRANSPORT");
+    for (const bad of [{ resumeGrace: -1 }, { resumeGrace: "10" }, { idleTtl: Number.NaN }, { idleTtl: Infinity }]) {
+      assert.throws(() => createRelay({ upstream: t }).connect(t, bad), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION" && /resumeGrace|idleTtl/.test(e.message));
+    }
   });
 });

@@ -34,7 +34,9 @@ pub use outbound::{
 };
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
-pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side};
+pub use relay::{
+    Backward, ClientEvent, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side, StreamClosed, Vanish,
+};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
 pub use tasks::INVALID_PARAMS;

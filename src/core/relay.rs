@@ -18,6 +18,11 @@
 //!   [`Relay::handle_downstream_stream_closed`]) becomes the upstream revision's cancel of
 //!   the mapped request; nothing when the request already finished or is the handshake;
 //! - a client that disconnects ([`Relay::disconnect`]) has its requests cancelled upstream;
+//! - a client that vanishes without a word, when its link has a [`Vanish`] policy: a
+//!   request whose response stream closed and was not resumed within the resume grace is
+//!   cancelled upstream ("Client vanished: …"), and a client not heard from for its idle
+//!   time to live is ended ([`RelayOutput::EndClient`]) with its requests failed and
+//!   cancelled upstream ("Client session expired: …");
 //! - late responses and progress are dropped on either side (each side's tombstones);
 //! - a request that times out upstream ([`Config::timeout`] of the upstream session) is
 //!   cancelled there and the client gets an error response ([`Failure::Timeout`]), as is
@@ -29,7 +34,8 @@
 //! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
 //! [`RelayOutput::AnswerHandshake`]), and `notifications/initialized` goes up once.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::deadlines::Millis;
 use super::message::{Message, Verdict};
@@ -147,6 +153,9 @@ pub enum Failure {
     /// The server's request cannot go to a single client (none, or several, are connected):
     /// -32000.
     Unroutable,
+    /// The client's session ended: it sent nothing for its idle time to live
+    /// ([`Vanish::idle_ttl`]); the request was cancelled upstream: -32000.
+    SessionExpired,
 }
 
 impl Failure {
@@ -161,7 +170,8 @@ impl Failure {
             | Self::HandshakeFailed
             | Self::SendFailed
             | Self::ClientGone
-            | Self::Unroutable => -32000,
+            | Self::Unroutable
+            | Self::SessionExpired => -32000,
         }
     }
 
@@ -177,6 +187,9 @@ impl Failure {
             Self::Batch => "mcp-cancel relay: JSON-RPC batches are not relayed",
             Self::ClientGone => "mcp-cancel relay: the client this request went to disconnected",
             Self::Unroutable => "mcp-cancel relay: no single client can take this request",
+            Self::SessionExpired => {
+                "mcp-cancel relay: the session expired (no request within its time to live); the request was cancelled"
+            }
         }
     }
 }
@@ -230,6 +243,108 @@ pub enum RelayOutput {
     UpstreamVersion(String),
     /// An event of one side (only with [`Config::events`] on that side).
     Event(Side, Event),
+    /// Something the relay did about client `link` vanishing (only with [`Config::events`]
+    /// on the downstream side, [`RelayConfig::downstream`]).
+    ClientEvent(Link, ClientEvent),
+    /// End client `link`'s connection (for Streamable HTTP, its session: later requests
+    /// with its session id get 404): it was not heard from for its [`Vanish::idle_ttl`].
+    /// The relay has forgotten the link already; the [`RelayOutput::Fail`]s queued just
+    /// before this (after the upstream cancels) are its requests' answers, to be sent
+    /// before the connection closes.
+    EndClient(Link),
+}
+
+/// How the relay treats a client that may vanish without a word (its process killed, its
+/// machine asleep): set per client with [`Relay::connect_with`]; both off by default, as
+/// for [`Relay::connect`].
+///
+/// Spec, Streamable HTTP (2025-03-26 .. 2025-11-25, "Sending Messages to the Server" and
+/// "Resumability and Redelivery"): a closed response stream "SHOULD NOT be interpreted as
+/// the client cancelling its request", and the server may let the client resume it with
+/// `Last-Event-ID`; "Session Management": the server MAY terminate a session at any time,
+/// and then answers its requests with 404. A relay that waits for a vanished client's
+/// cancel forever keeps its work running upstream, and its answers go nowhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Vanish {
+    /// In revisions where a closed response stream is not a cancel (before 2026-07-28), how
+    /// long, in ms, a request whose stream closed waits for a stream of its client to
+    /// resume it ([`Relay::handle_downstream_stream_resumed`]) before the relay cancels it
+    /// upstream with the reason "Client vanished: its response stream closed and was not
+    /// resumed within <grace> ms". `Some(0)`: at once. `None`: never (the request runs on).
+    pub resume_grace: Option<Millis>,
+    /// How long, in ms, the client may stay silent (no message, no [`Relay::heard`])
+    /// before the relay ends it: its requests in flight get [`Failure::SessionExpired`] and
+    /// are cancelled upstream ("Client session expired: no request for <ttl> ms"), the
+    /// server's requests to it are refused, and [`RelayOutput::EndClient`] tells the host to
+    /// close its connection. A request in flight does not keep the client alive. `None`:
+    /// never.
+    pub idle_ttl: Option<Millis>,
+}
+
+/// What happened to a client that may have vanished ([`RelayOutput::ClientEvent`]). Ids
+/// are the client's own (`id`) and the relay's upstream ones (`upstream_id`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientEvent {
+    /// The response stream of request `id` closed with the request in flight: it is
+    /// cancelled upstream after `grace` ms unless a stream of the client resumes it.
+    StreamLost {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id.
+        upstream_id: u64,
+        /// The resume grace, ms.
+        grace: Millis,
+    },
+    /// A stream of the client resumed request `id` within the grace.
+    StreamResumed {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id, while it is in flight (`None`: it was answered meanwhile).
+        upstream_id: Option<u64>,
+    },
+    /// No stream resumed request `id` within `grace` ms: it is cancelled upstream with
+    /// `reason`, and its client gets no answer.
+    NotResumed {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id.
+        upstream_id: u64,
+        /// The resume grace, ms.
+        grace: Millis,
+        /// The reason of the upstream cancel.
+        reason: String,
+    },
+    /// The client was not heard from for `ttl` ms: it is ended ([`RelayOutput::EndClient`]);
+    /// `requests` (its id, the upstream id) were in flight: each is answered with
+    /// [`Failure::SessionExpired`] and cancelled upstream with `reason`.
+    SessionExpired {
+        /// The idle time to live, ms.
+        ttl: Millis,
+        /// Its requests in flight, by upstream id.
+        requests: Vec<(RequestId, u64)>,
+        /// The reason of the upstream cancels.
+        reason: String,
+    },
+}
+
+/// What closing a request's response stream did ([`Relay::handle_downstream_stream_closed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum StreamClosed {
+    /// Nothing: an unknown client, a request not in flight, the handshake, or a close that
+    /// is not a cancel in the client's revision and no [`Vanish::resume_grace`].
+    Ignored,
+    /// The request is cancelled upstream now: the client's cancel (2026-07-28 over
+    /// Streamable HTTP), or a resume grace of 0.
+    Cancelled,
+    /// The request is cancelled upstream at `until` (ms, the clock of `now`) unless a stream
+    /// of the client resumes it first.
+    AwaitingResume {
+        /// When the grace ends.
+        until: Millis,
+    },
 }
 
 /// Where a request the relay sent upstream came from.
@@ -246,6 +361,32 @@ struct Downstream {
     session: Session,
     /// The client's request ids in flight through the relay → their upstream ids.
     upstream_ids: super::IdMap<u64>,
+    /// What is done when the client vanishes.
+    vanish: Vanish,
+    /// When the client was last heard from (ms).
+    heard: Millis,
+    /// Its requests whose response stream closed, waiting to be resumed → when the grace
+    /// ends, and the upstream id they had then (an id the client reuses later is another
+    /// request).
+    lost: super::IdMap<(Millis, u64)>,
+}
+
+/// A deadline of the relay's own ([`Vanish`]), in a heap apart from the entries it is for;
+/// checked against them when it falls due (an entry may have moved on meanwhile).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Due {
+    at: Millis,
+    link: Link,
+    what: DueWhat,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum DueWhat {
+    /// The client's idle time to live, counted from when it was last heard from: one per
+    /// client with an [`Vanish::idle_ttl`], pushed again when it falls due early.
+    Idle,
+    /// The resume grace of the client's request whose stream closed.
+    Resume(RequestId),
 }
 
 /// The upstream handshake (`initialize`), made once for every client.
@@ -273,6 +414,8 @@ pub struct Relay {
     server_requests: super::IdMap<Link>,
     next_id: u64,
     handshake: Handshake,
+    /// The [`Vanish`] deadlines, earliest first.
+    due: BinaryHeap<Reverse<Due>>,
     output: VecDeque<RelayOutput>,
 }
 
@@ -291,6 +434,7 @@ impl Relay {
             server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
             next_id: 1,
             handshake: Handshake::None,
+            due: BinaryHeap::new(),
             output: VecDeque::new(),
         }
     }
@@ -322,8 +466,15 @@ impl Relay {
     /// A new client, on a transport of `transport`'s kind. Its revision is learned from the
     /// handshake it makes through the relay, from its first request that names one in
     /// `_meta` (2026-07-28, read by [`Self::handle_downstream`]), or from
-    /// [`Self::set_protocol_version`].
+    /// [`Self::set_protocol_version`]. It may vanish without a word: nothing is done about
+    /// it ([`Self::connect_with`] sets a [`Vanish`] policy).
     pub fn connect(&mut self, transport: super::TransportKind) -> Link {
+        self.connect_with(transport, Vanish::default(), 0)
+    }
+
+    /// [`Self::connect`] with what to do when the client vanishes (`vanish`), connected at
+    /// `now` (ms, the clock of every later call): its idle time to live counts from `now`.
+    pub fn connect_with(&mut self, transport: super::TransportKind, vanish: Vanish, now: Millis) -> Link {
         let link = Link(self.next_link);
         self.next_link = self.next_link.wrapping_add(1);
         let mut config = self.config.downstream.clone();
@@ -336,21 +487,63 @@ impl Relay {
             config.revision = self.upstream.revision();
         }
         let seed = config.hash_seed;
-        self.links.insert(link, Downstream { session: Session::new(config), upstream_ids: super::seeded(seed) });
+        self.links.insert(
+            link,
+            Downstream {
+                session: Session::new(config),
+                upstream_ids: super::seeded(seed),
+                vanish,
+                heard: now,
+                lost: super::seeded(seed.rotate_left(7)),
+            },
+        );
+        if let Some(ttl) = vanish.idle_ttl {
+            self.due.push(Reverse(Due { at: now.saturating_add(ttl), link, what: DueWhat::Idle }));
+        }
         link
     }
 
+    /// Client `link` was heard from at `now` without a message (for Streamable HTTP: an
+    /// HTTP request of its session that carries none, e.g. a GET that opens or resumes a
+    /// stream): its [`Vanish::idle_ttl`] counts from `now`. Every message of the client's
+    /// ([`Self::handle_downstream`]) counts too. Unknown links are ignored.
+    pub fn heard(&mut self, link: Link, now: Millis) {
+        if let Some(d) = self.links.get_mut(&link) {
+            d.heard = d.heard.max(now);
+        }
+    }
+
     /// Client `link` disconnected: each of its requests in flight is cancelled upstream
-    /// (reason "Client disconnected"), and each request of the server's it had is refused
-    /// ([`RelayOutput::Refuse`]). Unknown links are ignored.
+    /// (reason "Client disconnected"; not a pending `initialize`, which is never cancelled:
+    /// its answer still completes the shared handshake), and each request of the server's
+    /// it had is refused ([`RelayOutput::Refuse`]). Unknown links are ignored.
     pub fn disconnect(&mut self, link: Link) {
-        let Some(mut gone) = self.links.remove(&link) else { return };
-        let reason = Reason::Text("Client disconnected".to_owned());
-        let mut ids: Vec<u64> = gone.upstream_ids.drain().map(|(_, up)| up).collect();
-        ids.sort_unstable();
-        for up in ids {
+        let _ = self.forget_link(link, &Reason::Text("Client disconnected".to_owned()), None);
+        self.drain();
+    }
+
+    /// Forgets client `link`: its requests in flight are cancelled upstream with `reason`
+    /// (and answered with `failure` when given), the server's requests to it are refused.
+    /// Returns the answers to send the client, when `failure` is given: the host sends them
+    /// after the cancels.
+    fn forget_link(&mut self, link: Link, reason: &Reason, failure: Option<Failure>) -> Vec<RelayOutput> {
+        let mut answers = Vec::new();
+        let Some(mut gone) = self.links.remove(&link) else { return answers };
+        let mut ids: Vec<(u64, RequestId)> = gone.upstream_ids.drain().map(|(id, up)| (up, id)).collect();
+        ids.sort_unstable_by_key(|(up, _)| *up);
+        for (up, id) in ids {
+            if let Some(failure) = failure {
+                if gone.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
+                    answers.push(RelayOutput::Fail { link, id, failure });
+                }
+            }
+            if self.is_pending_handshake(up) {
+                // `initialize` MUST NOT be cancelled (2024-11-05 .. 2025-11-25): its route
+                // stays, so that its answer completes the handshake for the others.
+                continue;
+            }
             self.routes.remove(&up);
-            let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+            let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), reason, CancelCause::Cancelled);
         }
         let mut refused: Vec<RequestId> =
             self.server_requests.iter().filter(|(_, l)| **l == link).map(|(id, _)| id.clone()).collect();
@@ -363,7 +556,15 @@ impl Relay {
             waiting.retain(|(l, _)| *l != link);
         }
         gone.session.close();
-        self.drain();
+        if gone.vanish != Vanish::default() {
+            self.due.retain(|Reverse(due)| due.link != link);
+        }
+        answers
+    }
+
+    /// Whether `up` is the upstream id of the `initialize` the shared handshake waits for.
+    fn is_pending_handshake(&self, up: u64) -> bool {
+        matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up)
     }
 
     /// The upstream connection closed: every request in flight fails
@@ -427,7 +628,8 @@ impl Relay {
     }
 
     fn downstream_message(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
-        let Some(d) = self.links.get(&link) else { return Forward::Drop };
+        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
+        d.heard = d.heard.max(now);
         let is_request = message.is_request();
         // A request goes upstream as a request of ours: it needs what one of ours needs read
         // (its progress token, its task); everything else what the client's session needs.
@@ -539,26 +741,112 @@ impl Relay {
         Forward::Upstream { id: Some(up), progress_token: rewrite_token }
     }
 
-    /// Client `link`'s request `id` had its response stream closed by the client. Over
-    /// Streamable HTTP in 2026-07-28 that is its cancel, handled as its
-    /// `notifications/cancelled` would be; in earlier revisions a disconnection is not a
-    /// cancel (2025-11-25 §Cancellation: it "SHOULD NOT be interpreted as the client
-    /// cancelling its request") and nothing happens. Returns whether it was a cancel.
-    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId) -> bool {
-        let Some(d) = self.links.get_mut(&link) else { return false };
+    /// Client `link`'s request `id` had its response stream closed by the client, at `now`.
+    ///
+    /// - Over Streamable HTTP in 2026-07-28 that is its cancel, handled as its
+    ///   `notifications/cancelled` would be ([`StreamClosed::Cancelled`]).
+    /// - In earlier revisions a disconnection is not a cancel (Streamable HTTP, 2025-03-26
+    ///   .. 2025-11-25: it "SHOULD NOT be interpreted as the client cancelling its
+    ///   request"): with a [`Vanish::resume_grace`], the request waits that long for a stream
+    ///   of the client to resume it ([`Self::handle_downstream_stream_resumed`],
+    ///   [`StreamClosed::AwaitingResume`]); when none does ([`Self::handle_timeout`]), it is
+    ///   cancelled upstream with the reason "Client vanished: its response stream closed and
+    ///   was not resumed within <grace> ms" and its client gets no answer
+    ///   ([`ClientEvent::NotResumed`]). A grace of 0 cancels at once. Without one, nothing
+    ///   happens ([`StreamClosed::Ignored`]): the request runs on.
+    ///
+    /// A request that is not in flight (answered, cancelled, unknown) and a pending
+    /// `initialize` (never cancelled) are [`StreamClosed::Ignored`].
+    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId, now: Millis) -> StreamClosed {
+        let Some(d) = self.links.get_mut(&link) else { return StreamClosed::Ignored };
         let is_cancel = d.session.config().transport == super::TransportKind::StreamableHttp
             && d.session.revision().is_some_and(|r| r.rules().http_cancel_is_stream_close);
-        if !is_cancel {
+        if is_cancel {
+            let request_id = match id {
+                RequestId::Number(n) => PeerValue::Number(*n as f64),
+                RequestId::String(s) => PeerValue::String(s),
+            };
+            let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
+            let _ = d.session.handle_cancelled(&params);
+            self.drain();
+            return StreamClosed::Cancelled;
+        }
+        let (Some(grace), Some(&up)) = (d.vanish.resume_grace, d.upstream_ids.get(id)) else {
+            return StreamClosed::Ignored;
+        };
+        if self.is_pending_handshake(up) {
+            return StreamClosed::Ignored;
+        }
+        if grace == 0 {
+            self.abandon(link, id, grace);
+            self.drain();
+            return StreamClosed::Cancelled;
+        }
+        let until = now.saturating_add(grace);
+        if let Some(d) = self.links.get_mut(&link) {
+            d.lost.insert(id.clone(), (until, up));
+        }
+        self.due.push(Reverse(Due { at: until, link, what: DueWhat::Resume(id.clone()) }));
+        self.client_event(link, || ClientEvent::StreamLost { id: id.clone(), upstream_id: up, grace });
+        StreamClosed::AwaitingResume { until }
+    }
+
+    /// A stream of client `link` resumed its request `id` (for Streamable HTTP: a GET with
+    /// `Last-Event-ID` replays the stream that carried it) before its resume grace ended:
+    /// it is not cancelled. Returns whether the request was waiting to be resumed; a request
+    /// resumed after its grace was cancelled already (`false`).
+    pub fn handle_downstream_stream_resumed(&mut self, link: Link, id: &RequestId) -> bool {
+        let Some(d) = self.links.get_mut(&link) else { return false };
+        if d.lost.remove(id).is_none() {
             return false;
         }
-        let request_id = match id {
-            RequestId::Number(n) => PeerValue::Number(*n as f64),
-            RequestId::String(s) => PeerValue::String(s),
-        };
-        let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
-        let _ = d.session.handle_cancelled(&params);
-        self.drain();
+        let upstream_id = d.upstream_ids.get(id).copied();
+        self.client_event(link, || ClientEvent::StreamResumed { id: id.clone(), upstream_id });
         true
+    }
+
+    /// Client `link`'s request `id` is over for it: cancelled upstream with the "Client
+    /// vanished" reason, and forgotten by its session (no answer will come).
+    fn abandon(&mut self, link: Link, id: &RequestId, grace: Millis) {
+        let Some(d) = self.links.get_mut(&link) else { return };
+        let Some(up) = d.upstream_ids.remove(id) else { return };
+        let _ = d.session.handle_outgoing_response(id);
+        self.routes.remove(&up);
+        let reason = format!("Client vanished: its response stream closed and was not resumed within {grace} ms");
+        self.client_event(link, || ClientEvent::NotResumed {
+            id: id.clone(),
+            upstream_id: up,
+            grace,
+            reason: reason.clone(),
+        });
+        let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &Reason::Text(reason), CancelCause::Cancelled);
+    }
+
+    /// Client `link` was not heard from for `ttl` ms: its requests in flight are answered
+    /// with [`Failure::SessionExpired`] and cancelled upstream, and it is ended.
+    fn expire(&mut self, link: Link, ttl: Millis) {
+        let Some(d) = self.links.get(&link) else { return };
+        let reason = format!("Client session expired: no request for {ttl} ms");
+        if self.config.downstream.events {
+            let mut requests: Vec<(RequestId, u64)> = d.upstream_ids.iter().map(|(id, up)| (id.clone(), *up)).collect();
+            requests.sort_unstable_by_key(|(_, up)| *up);
+            self.output.push_back(RelayOutput::ClientEvent(
+                link,
+                ClientEvent::SessionExpired { ttl, requests, reason: reason.clone() },
+            ));
+        }
+        let answers = self.forget_link(link, &Reason::Text(reason), Some(Failure::SessionExpired));
+        // The cancels first, then the client's answers, then the end of its connection.
+        self.drain();
+        self.output.extend(answers);
+        self.output.push_back(RelayOutput::EndClient(link));
+    }
+
+    /// Queues a [`RelayOutput::ClientEvent`] when downstream events are on.
+    fn client_event(&mut self, link: Link, event: impl FnOnce() -> ClientEvent) {
+        if self.config.downstream.events {
+            self.output.push_back(RelayOutput::ClientEvent(link, event()));
+        }
     }
 
     /// The request the relay sent upstream as `up` ([`Forward::Upstream`]) could not be
@@ -721,17 +1009,60 @@ impl Relay {
         self.output.pop_front()
     }
 
-    /// When [`Self::handle_timeout`] is next due (the upstream's request timeouts).
+    /// When [`Self::handle_timeout`] is next due: the upstream's request timeouts, and the
+    /// [`Vanish`] deadlines (resume graces, idle times to live; one may fall due early, when
+    /// its client was heard from since: nothing happens then but a later deadline).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.upstream.poll_timeout()
+        let own = self.due.peek().map(|Reverse(due)| due.at);
+        match (self.upstream.poll_timeout(), own) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Time passed: requests whose timeout expired are cancelled upstream, and their clients
-    /// get [`Failure::Timeout`].
+    /// get [`Failure::Timeout`]; requests whose resume grace ended unresumed are cancelled
+    /// upstream; clients silent for their idle time to live are ended.
     pub fn handle_timeout(&mut self, now: Millis) {
         self.upstream.handle_timeout(now);
+        while let Some(Reverse(due)) = self.due.peek() {
+            if due.at > now {
+                break;
+            }
+            let Some(Reverse(due)) = self.due.pop() else { break };
+            self.fall_due(due, now);
+        }
         self.drain();
+    }
+
+    fn fall_due(&mut self, due: Due, now: Millis) {
+        let Some(d) = self.links.get_mut(&due.link) else { return };
+        match due.what {
+            DueWhat::Idle => {
+                let Some(ttl) = d.vanish.idle_ttl else { return };
+                let end = d.heard.saturating_add(ttl);
+                if end > now {
+                    self.due.push(Reverse(Due { at: end, link: due.link, what: DueWhat::Idle }));
+                } else {
+                    self.expire(due.link, ttl);
+                }
+            }
+            DueWhat::Resume(id) => {
+                // Still waiting for this very grace (not resumed, not lost again since), and
+                // still in flight as the same request?
+                let Some(&(until, up)) = d.lost.get(&id) else { return };
+                if until != due.at {
+                    return;
+                }
+                d.lost.remove(&id);
+                if d.upstream_ids.get(&id) != Some(&up) {
+                    return;
+                }
+                let grace = d.vanish.resume_grace.unwrap_or(0);
+                self.abandon(due.link, &id, grace);
+            }
+        }
     }
 
     /// Moves the sessions' output into the relay's, translating across the id map.

@@ -11,8 +11,8 @@ use super::convert::{self, peer_value};
 use super::options;
 use super::values::id_to_js;
 use crate::core::{
-    Backward, CancelAction, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
-    RelayOutput, Side, TransportKind,
+    Backward, CancelAction, ClientEvent, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay,
+    RelayConfig, RelayOutput, Side, StreamClosed, TransportKind, Vanish,
 };
 
 /// The relay's tables, after the session's in `RelayCore.constantsJson()`:
@@ -136,10 +136,29 @@ impl RelayCore {
     }
 
     /// A new client; `streamable_http`: its transport is Streamable HTTP (in 2026-07-28 its
-    /// cancel is closing its request's stream, see `streamClosed`).
-    pub fn connect(&mut self, streamable_http: bool) -> u32 {
+    /// cancel is closing its request's stream, see `streamClosed`). `resume_grace_ms` and
+    /// `idle_ttl_ms` (ms; `NaN`: none) are its `Vanish` policy: how long a request whose
+    /// stream closed waits to be resumed before it is cancelled upstream, and how long the
+    /// client may stay silent before it is ended (an `end-client` output). The JS layer
+    /// checks them (finite, at least 0); anything else here is none.
+    pub fn connect(&mut self, streamable_http: bool, resume_grace_ms: f64, idle_ttl_ms: f64) -> u32 {
         let kind = if streamable_http { TransportKind::StreamableHttp } else { TransportKind::Messages };
-        self.relay.connect(kind).0
+        let ms = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.min(9_007_199_254_740_991.0) as u64);
+        let vanish = Vanish { resume_grace: ms(resume_grace_ms), idle_ttl: ms(idle_ttl_ms) };
+        if vanish == Vanish::default() {
+            return self.relay.connect(kind).0;
+        }
+        // The relay's deadlines need the clock from now on.
+        self.timed = true;
+        let now = self.now();
+        self.relay.connect_with(kind, vanish, now).0
+    }
+
+    /// Client `link` was heard from without a message (an HTTP request of its session that
+    /// carries none): its idle time to live counts from now.
+    pub fn heard(&mut self, link: u32) {
+        let now = self.now();
+        self.relay.heard(Link(link), now);
     }
 
     /// Client `link` disconnected: its requests are cancelled upstream (see `poll`).
@@ -160,11 +179,26 @@ impl RelayCore {
         self.relay.handle_batch(side);
     }
 
-    /// Client `link` closed the response stream of its request (tagged id): `true` when that
-    /// is its cancel (2026-07-28 over Streamable HTTP).
+    /// Client `link` closed the response stream of its request (tagged id): `0` nothing
+    /// happens, `1` it is cancelled upstream now (its cancel in 2026-07-28 over Streamable
+    /// HTTP, or a resume grace of 0), `2` it is cancelled when its resume grace ends unless
+    /// `streamResumed` comes first (see `pollTimeout`).
     #[wasm_bindgen(js_name = streamClosed)]
-    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
-        owned_id(id_tag, id_num, id_str).is_ok_and(|id| self.relay.handle_downstream_stream_closed(Link(link), &id))
+    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 0 };
+        let now = self.now();
+        match self.relay.handle_downstream_stream_closed(Link(link), &id, now) {
+            StreamClosed::Cancelled => 1,
+            StreamClosed::AwaitingResume { .. } => 2,
+            _ => 0,
+        }
+    }
+
+    /// A stream of client `link` resumed its request (tagged id) within its resume grace:
+    /// `true` when it was waiting to be resumed (it is not cancelled).
+    #[wasm_bindgen(js_name = streamResumed)]
+    pub fn stream_resumed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
+        owned_id(id_tag, id_num, id_str).is_ok_and(|id| self.relay.handle_downstream_stream_resumed(Link(link), &id))
     }
 
     /// The request sent upstream as `id` (a `forwardId`) could not be sent: its client gets
@@ -335,7 +369,8 @@ impl RelayCore {
         self.relay.poll_timeout().map_or(f64::NAN, |t| t as f64)
     }
 
-    /// Time passed: expired requests are cancelled upstream and failed downstream.
+    /// Time passed: expired requests are cancelled upstream and failed downstream; requests
+    /// not resumed within their grace are cancelled upstream; silent clients are ended.
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self) {
         let now = convert::now_ms();
@@ -359,7 +394,14 @@ impl RelayCore {
     ///   shared handshake's: keep its `result` for `answer-handshake`;
     /// - `{ type: "answer-handshake", link, id }`;
     /// - `{ type: "upstream-version", version }`;
-    /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`.
+    /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`, or one of
+    ///   the relay's own about a client that may have vanished (`side: "downstream"`):
+    ///   `{ type: "stream-lost", requestId, upstreamId, graceMs }`,
+    ///   `{ type: "stream-resumed", requestId, upstreamId? }`,
+    ///   `{ type: "stream-not-resumed", requestId, upstreamId, graceMs, reason }`,
+    ///   `{ type: "session-expired", ttlMs, requests: [{ requestId, upstreamId }], reason }`;
+    /// - `{ type: "end-client", link }` — close client `link`'s connection (its session
+    ///   expired), after the `fail` answers queued before it are sent; it is forgotten.
     pub fn poll(&mut self) -> JsValue {
         let Some(out) = self.relay.poll_output() else { return JsValue::UNDEFINED };
         let obj = Object::new();
@@ -428,7 +470,61 @@ impl RelayCore {
                 side(s);
                 set("event", &convert::event_to_js(&event));
             }
+            RelayOutput::ClientEvent(link, event) => {
+                set("type", &JsValue::from_str("event"));
+                side(Side::Downstream(link));
+                set("event", &client_event_to_js(&event));
+            }
+            RelayOutput::EndClient(link) => {
+                set("type", &JsValue::from_str("end-client"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+            }
         }
         obj.into()
     }
+}
+
+/// A [`ClientEvent`] as the plain object `poll()` documents.
+fn client_event_to_js(event: &ClientEvent) -> JsValue {
+    let obj = Object::new();
+    let set = |name: &str, value: &JsValue| {
+        let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+    };
+    let number = |n: u64| JsValue::from_f64(n as f64);
+    match event {
+        ClientEvent::StreamLost { id, upstream_id, grace } => {
+            set("type", &JsValue::from_str("stream-lost"));
+            set("requestId", &id_to_js(id));
+            set("upstreamId", &number(*upstream_id));
+            set("graceMs", &number(*grace));
+        }
+        ClientEvent::StreamResumed { id, upstream_id } => {
+            set("type", &JsValue::from_str("stream-resumed"));
+            set("requestId", &id_to_js(id));
+            if let Some(up) = upstream_id {
+                set("upstreamId", &number(*up));
+            }
+        }
+        ClientEvent::NotResumed { id, upstream_id, grace, reason } => {
+            set("type", &JsValue::from_str("stream-not-resumed"));
+            set("requestId", &id_to_js(id));
+            set("upstreamId", &number(*upstream_id));
+            set("graceMs", &number(*grace));
+            set("reason", &JsValue::from_str(reason));
+        }
+        ClientEvent::SessionExpired { ttl, requests, reason } => {
+            set("type", &JsValue::from_str("session-expired"));
+            set("ttlMs", &number(*ttl));
+            let list = js_sys::Array::new();
+            for (id, up) in requests {
+                let item = Object::new();
+                let _ = Reflect::set(&item, &JsValue::from_str("requestId"), &id_to_js(id));
+                let _ = Reflect::set(&item, &JsValue::from_str("upstreamId"), &number(*up));
+                list.push(&item);
+            }
+            set("requests", &list);
+            set("reason", &JsValue::from_str(reason));
+        }
+    }
+    obj.into()
 }
