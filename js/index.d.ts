@@ -482,6 +482,30 @@ export interface Relay {
    * @throws {UsageError} `ERR_CLOSED`.
    */
   connect(transport: TransportLike, options?: RelayConnectOptions): RelayClient;
+  /**
+   * What an HTTP request to a Streamable HTTP endpoint in front of the relay is, by the core's
+   * rules: a 2025-era session's (`"session"`: it carries `Mcp-Session-Id`; answer `404` when
+   * the session is not yours), one that opens a session (`"open-session"`: `initialize`), a
+   * 2026-07-28 one that needs no session (`"modern"`, its `version`), or one to refuse with
+   * HTTP `status` and this JSON-RPC error (`id: null`). The body decides; the
+   * `MCP-Protocol-Version` and `Mcp-Method` headers are checked against it (`400`, -32020).
+   * The relay does not serve 2026-07-28 over HTTP yet: such a request is refused with `400`,
+   * -32022 (`UnsupportedProtocolVersionError`) and `data: { supported, requested }` naming
+   * the 2025 revisions served, so a client that can fall back does. Spec: schema 2026-07-28
+   * (`RequestMetaObject`, `HeaderMismatchError`, `UnsupportedProtocolVersionError`);
+   * Streamable HTTP "Session Management" up to 2025-11-25.
+   */
+  classifyHttp(request: {
+    /** The HTTP method. */
+    method: string;
+    /** The request headers, lower-case names (Node's `req.headers`). */
+    headers: Record<string, string | string[] | undefined>;
+    /** The parsed JSON body (POST). */
+    body?: unknown;
+  }):
+    | { entry: "session" | "open-session" }
+    | { entry: "modern"; version: string }
+    | { entry: "refuse"; status: number; code: number; message: string; data?: { supported: string[]; requested: string } };
   /** Requests in flight through the relay. */
   readonly inFlight: number;
   /** Clients connected. */

@@ -39,7 +39,7 @@ export function createRelayFactory(relayCore, constants) {
       options.transport === undefined && options.upstream.hasPerRequestStream === true ? { ...options, transport: "streamable-http" } : options;
     const RelayCore = relayCore();
     const core = new RelayCore(withTransport, Math.random() * 2 ** 52, max);
-    return new Relay(core, tables(constants()), options);
+    return new Relay(core, tables(constants()), options, RelayCore.classifyHttp);
   };
 }
 
@@ -74,7 +74,11 @@ class Relay {
   /** Sends not settled yet. */
   #pending = new Set();
 
-  constructor(core, w, options) {
+  /** The core's `classifyHttp` (a static function of the wasm class). */
+  #classifyHttp;
+
+  constructor(core, w, options, classifyHttp) {
+    this.#classifyHttp = classifyHttp;
     this.#core = core;
     this.#w = w;
     this.#options = options;
@@ -94,6 +98,48 @@ class Relay {
   /** Starts the upstream transport. */
   start() {
     return this.#upstream.start();
+  }
+
+  /**
+   * What an HTTP request to a Streamable HTTP endpoint in front of this relay is, by the
+   * core's rules (`classify_http` in src/core/relay.rs): a 2025-era session's, one that opens
+   * a session (`initialize`), a 2026-07-28 one (no session), or one to refuse (with the
+   * status and JSON-RPC error to answer). This relay does not serve 2026-07-28 requests over
+   * HTTP yet: they are refused with -32022 and the revisions it serves.
+   *
+   * @param {{ method: string, headers: Record<string, string | string[] | undefined>, body?: unknown }} request
+   *   the HTTP method, the headers (lower-case names, as Node gives them) and the parsed JSON body
+   */
+  classifyHttp({ method, headers, body }) {
+    const header = (name) => (typeof headers[name] === "string" ? headers[name] : undefined);
+    let kind = 0;
+    let name;
+    let params;
+    if (Array.isArray(body)) kind = 1;
+    else if (body !== null && typeof body === "object") {
+      const isId = typeof body.id === "string" || typeof body.id === "number";
+      if (typeof body.method === "string") {
+        name = body.method;
+        params = body.params;
+        kind = isId ? 3 : "id" in body ? 5 : 4;
+      } else kind = isId && ("result" in body || "error" in body) ? 2 : 5;
+    } else if (body !== undefined) kind = 5;
+    const meta = params !== null && typeof params === "object" ? params._meta : undefined;
+    const claim = meta !== null && typeof meta === "object" ? meta[this.#w.names.metaProtocolVersion] : undefined;
+    // schema 2026-07-28, RequestMetaObject: "io.modelcontextprotocol/clientCapabilities" (an object, required on requests).
+    const capabilities = meta !== null && typeof meta === "object" ? meta["io.modelcontextprotocol/clientCapabilities"] : undefined;
+    return this.#classifyHttp(
+      method === "POST",
+      header("mcp-session-id") !== undefined,
+      header("mcp-protocol-version"),
+      header("mcp-method"),
+      kind,
+      name,
+      claim === undefined ? 0 : typeof claim === "string" ? 1 : 2,
+      typeof claim === "string" ? claim : undefined,
+      capabilities !== null && typeof capabilities === "object" && !Array.isArray(capabilities),
+      false,
+    );
   }
 
   /** Requests in flight through the relay. */

@@ -11,9 +11,9 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
-    Backward, CancelAction, CancelNotification, ClientEvent, Failure, Forward, Link, Message, MessageFields, Relay,
-    RelayConfig, RelayOutput, RequestId, ResponseInfo, Revision, Side, StreamClosed, Timeout, Transmit, TransportKind,
-    Vanish,
+    classify_http, Backward, CancelAction, CancelNotification, ClientEvent, Envelope, Failure, Forward, HttpBody,
+    HttpEntry, HttpRefusal, HttpRequest, Link, Message, MessageFields, Relay, RelayConfig, RelayOutput, RequestId,
+    ResponseInfo, Revision, Side, StreamClosed, Timeout, Transmit, TransportKind, Vanish,
 };
 use serde_json::{json, Value};
 
@@ -585,6 +585,96 @@ fn a_first_client_gone_during_initialize_leaves_the_handshake_to_complete_for_th
         json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
     assert_eq!(up(&mut r, &answer), Backward::Drop, "its client is gone");
     assert!(outputs(&mut r).contains(&RelayOutput::AnswerHandshake { link: b, id: n(0) }));
+}
+
+/// A POST of `body` with these headers (`MCP-Protocol-Version`, `Mcp-Method`) and no session.
+fn post<'a>(body: HttpBody<'a>, version: Option<&'a str>, method: Option<&'a str>) -> HttpRequest<'a> {
+    HttpRequest { post: true, session_id: false, protocol_version: version, mcp_method: method, body }
+}
+
+/// A 2026-07-28 envelope naming `version` (with `clientCapabilities`).
+fn envelope(version: &str) -> Envelope<'_> {
+    Envelope { protocol_version: Some(Some(version)), client_capabilities: true }
+}
+
+fn refused(entry: &HttpEntry) -> (u16, i32) {
+    match entry {
+        HttpEntry::Refuse(HttpRefusal { status, code, .. }) => (*status, *code),
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn an_http_request_is_classified_by_its_body_and_its_headers_are_checked_against_it() {
+    let none = Envelope::default();
+    let call = |envelope| HttpBody::Request { method: "tools/call", envelope };
+    // 2025-era: initialize opens a session; everything else needs one.
+    let init = HttpBody::Request { method: "initialize", envelope: none };
+    assert_eq!(classify_http(&post(init, None, None), true), HttpEntry::OpenSession);
+    assert_eq!(classify_http(&post(init, Some("2025-11-25"), None), true), HttpEntry::OpenSession);
+    assert_eq!(refused(&classify_http(&post(call(none), None, None), true)), (400, -32000));
+    let with_session = HttpRequest { session_id: true, ..post(call(none), Some("2025-11-25"), None) };
+    assert_eq!(classify_http(&with_session, true), HttpEntry::Session);
+    for body in [HttpBody::None, HttpBody::Batch, HttpBody::Response] {
+        let get = HttpRequest { post: body != HttpBody::None, session_id: true, ..post(body, None, None) };
+        assert_eq!(classify_http(&get, true), HttpEntry::Session);
+    }
+    assert_eq!(refused(&classify_http(&post(HttpBody::Invalid, None, None), true)), (400, -32600));
+    // 2026-07-28: the envelope decides; no session needed.
+    let modern = post(call(envelope("2026-07-28")), Some("2026-07-28"), Some("tools/call"));
+    assert_eq!(classify_http(&modern, true), HttpEntry::Modern { version: "2026-07-28".into() });
+    // A session id does not make it a session's.
+    assert_eq!(
+        classify_http(&HttpRequest { session_id: true, ..modern }, true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    // Not served: -32022 with the revisions that are, so that a client can fall back.
+    match classify_http(&modern, false) {
+        HttpEntry::Refuse(HttpRefusal {
+            status: 400, code: -32022, unsupported: Some((supported, requested)), ..
+        }) => {
+            assert_eq!(supported, vec!["2025-03-26", "2025-06-18", "2025-11-25"]);
+            assert_eq!(requested, "2026-07-28");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Headers that disagree, or are missing on a request: -32020.
+    for (version, method) in [
+        (Some("2025-11-25"), Some("tools/call")),
+        (Some("2026-07-28"), Some("tools/list")),
+        (None, Some("tools/call")),
+        (Some("2026-07-28"), None),
+    ] {
+        let r = post(call(envelope("2026-07-28")), version, method);
+        assert_eq!(refused(&classify_http(&r, true)), (400, -32020), "{version:?} {method:?}");
+    }
+    // A malformed envelope, or a modern header with none: -32602.
+    let bad = Envelope { protocol_version: Some(None), client_capabilities: true };
+    assert_eq!(refused(&classify_http(&post(call(bad), None, None), true)), (400, -32602));
+    let no_caps = Envelope { protocol_version: Some(Some("2026-07-28")), client_capabilities: false };
+    assert_eq!(
+        refused(&classify_http(&post(call(no_caps), Some("2026-07-28"), Some("tools/call")), true)),
+        (400, -32602)
+    );
+    assert_eq!(refused(&classify_http(&post(call(none), Some("2026-07-28"), Some("tools/call")), true)), (400, -32602));
+    assert_eq!(refused(&classify_http(&post(init, Some("2026-07-28"), None), true)), (400, -32020));
+    // A later revision without a handshake is modern too; an envelope naming a 2025 revision is not.
+    let later = post(call(envelope("2027-01-01")), Some("2027-01-01"), Some("tools/call"));
+    assert_eq!(classify_http(&later, true), HttpEntry::Modern { version: "2027-01-01".into() });
+    let old = post(call(envelope("2025-11-25")), None, None);
+    assert_eq!(refused(&classify_http(&old, true)), (400, -32000), "a 2025 request without a session");
+    // A notification: its envelope, or the header alone (notifications need no clientCapabilities).
+    let note = |envelope| HttpBody::Notification { method: "notifications/cancelled", envelope };
+    let only_version = Envelope { protocol_version: Some(Some("2026-07-28")), client_capabilities: false };
+    assert_eq!(
+        classify_http(&post(note(only_version), None, None), true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    assert_eq!(
+        classify_http(&post(note(none), Some("2026-07-28"), None), true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    assert_eq!(refused(&classify_http(&post(note(none), None, None), true)), (400, -32000));
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -304,6 +304,13 @@ async function stdioOut(parsed, relayOptions) {
       if (read.answered) return;
       body = read.body;
     }
+    // Which revision the request belongs to and whether it needs a session: the core's
+    // answer (2025-era: a session, or initialize to open one; 2026-07-28: refused with the
+    // revisions served, -32022, so that a client that can fall back does).
+    const entry = relay.classifyHttp({ method: req.method, headers: req.headers, body });
+    if (entry.entry !== "session" && entry.entry !== "open-session") {
+      return jsonError(res, entry.status ?? 400, entry.code ?? -32000, entry.message ?? "Bad Request", {}, entry.data);
+    }
     if (known !== undefined) {
       // Heard from: its time to live starts again.
       known.client.heard();
@@ -314,9 +321,6 @@ async function stdioOut(parsed, relayOptions) {
       const owner = door.instance === undefined ? undefined : /^([A-Za-z0-9_-]{1,32})\./.exec(sessionId)?.[1];
       const elsewhere = owner !== undefined && owner !== door.instance ? ` (this is instance ${door.instance}; the session id names instance ${owner})` : "";
       return jsonError(res, 404, -32001, `Session not found${elsewhere}`);
-    }
-    if (req.method !== "POST" || body?.method !== "initialize") {
-      return jsonError(res, 400, -32000, "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)");
     }
     if (sessions.size + opening >= door.maxSessions) {
       return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most sessions (${door.maxSessions}, --max-sessions)`, { "retry-after": "5" });

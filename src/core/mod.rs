@@ -35,7 +35,9 @@ pub use outbound::{
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use relay::{
-    Backward, ClientEvent, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side, StreamClosed, Vanish,
+    classify_http, http_session_revisions, Backward, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry,
+    HttpRefusal, HttpRequest, Link, Relay, RelayConfig, RelayOutput, Side, StreamClosed, Vanish, HTTP_HEADER_MISMATCH,
+    HTTP_UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};

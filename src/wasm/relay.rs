@@ -11,8 +11,9 @@ use super::convert::{self, peer_value};
 use super::options;
 use super::values::id_to_js;
 use crate::core::{
-    Backward, CancelAction, ClientEvent, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay,
-    RelayConfig, RelayOutput, Side, StreamClosed, TransportKind, Vanish,
+    classify_http, Backward, CancelAction, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRequest,
+    Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, Side, StreamClosed,
+    TransportKind, Vanish,
 };
 
 /// The relay's tables, after the session's in `RelayCore.constantsJson()`:
@@ -133,6 +134,85 @@ impl RelayCore {
         } else {
             0
         }
+    }
+
+    /// What an HTTP request to the relay's Streamable HTTP endpoint is (`classify_http`), from
+    /// what the JS layer read of it: `post` (its method is POST), `session_id` (it carries
+    /// `Mcp-Session-Id`), the `MCP-Protocol-Version` and `Mcp-Method` headers, `body_kind`
+    /// (`0` none, `1` batch, `2` response, `3` request, `4` notification, `5` not JSON-RPC),
+    /// the body's `method`, its `params._meta` protocol version (`version_tag` `0` absent, `1`
+    /// a string in `version`, `2` another value) and whether its `clientCapabilities` is an
+    /// object; `serve_modern`: whether 2026-07-28 requests are served. A plain object:
+    /// `{ entry: "session" | "open-session" }`, `{ entry: "modern", version }`, or
+    /// `{ entry: "refuse", status, code, message, data? }` (`data`: `{ supported, requested }`).
+    #[wasm_bindgen(js_name = classifyHttp)]
+    #[allow(clippy::too_many_arguments)]
+    #[must_use]
+    pub fn classify_http(
+        post: bool,
+        session_id: bool,
+        protocol_version: Option<String>,
+        mcp_method: Option<String>,
+        body_kind: u32,
+        method: Option<String>,
+        version_tag: u32,
+        version: Option<String>,
+        client_capabilities: bool,
+        serve_modern: bool,
+    ) -> JsValue {
+        let envelope = Envelope {
+            protocol_version: match version_tag {
+                1 => Some(version.as_deref()),
+                2 => Some(None),
+                _ => None,
+            },
+            client_capabilities,
+        };
+        let method = method.as_deref().unwrap_or_default();
+        let body = match body_kind {
+            1 => HttpBody::Batch,
+            2 => HttpBody::Response,
+            3 => HttpBody::Request { method, envelope },
+            4 => HttpBody::Notification { method, envelope },
+            5 => HttpBody::Invalid,
+            _ => HttpBody::None,
+        };
+        let request = HttpRequest {
+            post,
+            session_id,
+            protocol_version: protocol_version.as_deref(),
+            mcp_method: mcp_method.as_deref(),
+            body,
+        };
+        let obj = Object::new();
+        let set = |name: &str, value: &JsValue| {
+            let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+        };
+        match classify_http(&request, serve_modern) {
+            HttpEntry::Session => set("entry", &JsValue::from_str("session")),
+            HttpEntry::OpenSession => set("entry", &JsValue::from_str("open-session")),
+            HttpEntry::Modern { version } => {
+                set("entry", &JsValue::from_str("modern"));
+                set("version", &JsValue::from_str(&version));
+            }
+            HttpEntry::Refuse(refusal) => {
+                set("entry", &JsValue::from_str("refuse"));
+                set("status", &JsValue::from_f64(f64::from(refusal.status)));
+                set("code", &JsValue::from_f64(f64::from(refusal.code)));
+                set("message", &JsValue::from_str(&refusal.message));
+                if let Some((supported, requested)) = refusal.unsupported {
+                    let data = Object::new();
+                    let list = js_sys::Array::new();
+                    for version in supported {
+                        list.push(&JsValue::from_str(version));
+                    }
+                    let _ = Reflect::set(&data, &JsValue::from_str("supported"), &list);
+                    let _ = Reflect::set(&data, &JsValue::from_str("requested"), &JsValue::from_str(&requested));
+                    set("data", &data.into());
+                }
+            }
+        }
+        obj.into()
     }
 
     /// A new client; `streamable_http`: its transport is Streamable HTTP (in 2026-07-28 its
