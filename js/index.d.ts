@@ -446,6 +446,16 @@ export interface RelayConnectOptions {
    * does not keep it alive. Default: never.
    */
   idleTtl?: number;
+  /**
+   * The client is on this revision from the start, whatever the server's: for a client of a
+   * revision without a handshake (2026-07-28) over Streamable HTTP, one client per request
+   * (`classifyHttp()` says which requests are). Such a client takes no broadcast and no
+   * request of the server's; its `server/discover` is answered by the relay from the
+   * server's `initialize` result (make it first: `handshake()`); its answers are made
+   * 2026-07-28 ones with `modernAnswer()`; closing its request's stream is its cancel
+   * (`streamClosed(id)`). Not with `resumeGrace` or `idleTtl`.
+   */
+  protocolVersion?: string;
 }
 
 /** A client of a relay (`relay.connect()`). */
@@ -489,9 +499,9 @@ export interface Relay {
    * 2026-07-28 one that needs no session (`"modern"`, its `version`), or one to refuse with
    * HTTP `status` and this JSON-RPC error (`id: null`). The body decides; the
    * `MCP-Protocol-Version` and `Mcp-Method` headers are checked against it (`400`, -32020).
-   * The relay does not serve 2026-07-28 over HTTP yet: such a request is refused with `400`,
-   * -32022 (`UnsupportedProtocolVersionError`) and `data: { supported, requested }` naming
-   * the 2025 revisions served, so a client that can fall back does. Spec: schema 2026-07-28
+   * Without `serveModern`, a 2026-07-28 request is refused with `400`, -32022
+   * (`UnsupportedProtocolVersionError`) and `data: { supported, requested }` naming the 2025
+   * revisions served, so a client that can fall back does. Spec: schema 2026-07-28
    * (`RequestMetaObject`, `HeaderMismatchError`, `UnsupportedProtocolVersionError`);
    * Streamable HTTP "Session Management" up to 2025-11-25.
    */
@@ -502,10 +512,29 @@ export interface Relay {
     headers: Record<string, string | string[] | undefined>;
     /** The parsed JSON body (POST). */
     body?: unknown;
+    /** Serve 2026-07-28 requests (`"modern"`; a revision without a handshake mcp-cancel does not know is still refused -32022). Default false: refused -32022 naming the 2025 revisions. */
+    serveModern?: boolean;
   }):
     | { entry: "session" | "open-session" }
     | { entry: "modern"; version: string }
     | { entry: "refuse"; status: number; code: number; message: string; data?: { supported: string[]; requested: string } };
+  /**
+   * Makes the server's handshake if no client has yet (for 2026-07-28 clients, whose
+   * `server/discover` the relay answers from it): the relay's own `initialize` (the newest
+   * revision with a handshake, no client capabilities, `clientInfo`), then
+   * `notifications/initialized`. Later 2025-era clients are answered from its result, as
+   * from a first client's. Resolves once done; rejects when the server answers with an error.
+   */
+  handshake(clientInfo: { name: string; version: string }): Promise<void>;
+  /**
+   * The server's answer to a 2026-07-28 client's request of `method`, made a 2026-07-28 one:
+   * `resultType: "complete"`, `ttlMs: 0` and `cacheScope: "private"` on a cacheable result
+   * (discovery, lists, `resources/read`) that lacks them, no member 2026-07-28 removed
+   * (`execution` of tools, `tasks` of capabilities), error -32002 as -32602. Anything that
+   * is not a response is returned as it is. Schema 2026-07-28 (`Result.resultType`,
+   * `CacheableResult`).
+   */
+  modernAnswer(method: string, message: object): object;
   /** Requests in flight through the relay. */
   readonly inFlight: number;
   /** Clients connected. */

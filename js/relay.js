@@ -39,7 +39,7 @@ export function createRelayFactory(relayCore, constants) {
       options.transport === undefined && options.upstream.hasPerRequestStream === true ? { ...options, transport: "streamable-http" } : options;
     const RelayCore = relayCore();
     const core = new RelayCore(withTransport, Math.random() * 2 ** 52, max);
-    return new Relay(core, tables(constants()), options, RelayCore.classifyHttp);
+    return new Relay(core, tables(constants()), options, RelayCore);
   };
 }
 
@@ -74,11 +74,13 @@ class Relay {
   /** Sends not settled yet. */
   #pending = new Set();
 
-  /** The core's `classifyHttp` (a static function of the wasm class). */
-  #classifyHttp;
+  /** The wasm class, for its static functions (`classifyHttp`, `discoverResult`, …). */
+  #RelayCore;
+  /** The relay's own handshake in progress (`handshake()`), if any. */
+  #handshaking = undefined;
 
-  constructor(core, w, options, classifyHttp) {
-    this.#classifyHttp = classifyHttp;
+  constructor(core, w, options, RelayCore) {
+    this.#RelayCore = RelayCore;
     this.#core = core;
     this.#w = w;
     this.#options = options;
@@ -110,7 +112,7 @@ class Relay {
    * @param {{ method: string, headers: Record<string, string | string[] | undefined>, body?: unknown }} request
    *   the HTTP method, the headers (lower-case names, as Node gives them) and the parsed JSON body
    */
-  classifyHttp({ method, headers, body }) {
+  classifyHttp({ method, headers, body, serveModern = false }) {
     const header = (name) => (typeof headers[name] === "string" ? headers[name] : undefined);
     let kind = 0;
     let name;
@@ -128,7 +130,7 @@ class Relay {
     const claim = meta !== null && typeof meta === "object" ? meta[this.#w.names.metaProtocolVersion] : undefined;
     // schema 2026-07-28, RequestMetaObject: "io.modelcontextprotocol/clientCapabilities" (an object, required on requests).
     const capabilities = meta !== null && typeof meta === "object" ? meta["io.modelcontextprotocol/clientCapabilities"] : undefined;
-    return this.#classifyHttp(
+    return this.#RelayCore.classifyHttp(
       method === "POST",
       header("mcp-session-id") !== undefined,
       header("mcp-protocol-version"),
@@ -138,8 +140,59 @@ class Relay {
       claim === undefined ? 0 : typeof claim === "string" ? 1 : 2,
       typeof claim === "string" ? claim : undefined,
       capabilities !== null && typeof capabilities === "object" && !Array.isArray(capabilities),
-      false,
+      serveModern === true,
     );
+  }
+
+  /**
+   * Makes the upstream handshake if no client has made it yet (for clients of a revision
+   * without one, 2026-07-28, whose `server/discover` the relay answers from it): an
+   * `initialize` of the relay's own (the core's: the newest revision with a handshake, no
+   * client capabilities, `clientInfo`), then `notifications/initialized`. Resolves once the
+   * handshake is done; rejects when the server answers it with an error.
+   *
+   * @param {{ name: string, version: string }} clientInfo
+   */
+  handshake(clientInfo) {
+    if (this.#handshakeResult !== undefined) return Promise.resolve();
+    if (this.#handshaking !== undefined) return this.#handshaking;
+    const [initialize, initialized] = JSON.parse(this.#RelayCore.relayHandshake(JSON.stringify(clientInfo)));
+    this.#handshaking = new Promise((resolve, reject) => {
+      const own = {
+        start: async () => {},
+        close: async () => {},
+        send: async (message) => {
+          if (message?.id !== initialize.id) return;
+          // After the relay has handled the server's answer (it keeps the result first).
+          queueMicrotask(() => {
+            if (message.error !== undefined) reject(new Error(`the server refused the relay's initialize: ${message.error.message}`));
+            else {
+              own.onmessage?.(initialized);
+              resolve();
+            }
+            handle.disconnect();
+          });
+        },
+      };
+      const handle = this.connect(own, { streamableHttp: false });
+      own.onmessage(initialize);
+    }).finally(() => {
+      this.#handshaking = undefined;
+    });
+    return this.#handshaking;
+  }
+
+  /**
+   * The answer the server gave to a 2026-07-28 client's request of `method` (a response),
+   * made a 2026-07-28 one by the core (`resultType`, the cache fields of a cacheable result,
+   * no member 2026-07-28 removed, -32002 → -32602): for a client connected with a
+   * `protocolVersion` without a handshake, to a server of one with.
+   *
+   * @param {string} method the request's method
+   * @param {object} message the response
+   */
+  modernAnswer(method, message) {
+    return JSON.parse(this.#RelayCore.modernAnswer(method, JSON.stringify(message)));
   }
 
   /** Requests in flight through the relay. */
@@ -158,7 +211,14 @@ class Relay {
     const streams = connectOptions?.streamableHttp ?? transport.hasPerRequestStream === true;
     const resumeGrace = milliseconds(connectOptions?.resumeGrace, "resumeGrace");
     const idleTtl = milliseconds(connectOptions?.idleTtl, "idleTtl");
-    const client = new Client(this.#core.connect(streams, resumeGrace, idleTtl), transport);
+    const version = connectOptions?.protocolVersion;
+    if (version !== undefined && (typeof version !== "string" || version === "")) {
+      throw new InvalidArgumentError("relay.connect(): option `protocolVersion` must be a protocol version string", "ERR_INVALID_OPTION", version);
+    }
+    if (version !== undefined && (!Number.isNaN(resumeGrace) || !Number.isNaN(idleTtl))) {
+      throw new InvalidArgumentError("relay.connect(): option `protocolVersion` (a client of one request) takes no `resumeGrace` or `idleTtl`", "ERR_INVALID_OPTION", version);
+    }
+    const client = new Client(this.#core.connect(streams, resumeGrace, idleTtl, version), transport);
     this.#clients.set(client.link, client);
     transport.onmessage = (message) => this.#fromClient(client, message);
     transport.onclose = () => this.#disconnected(client);
@@ -303,6 +363,10 @@ class Relay {
     if (client.closed || this.#closed) return;
     if (verdict === w.relayForward.upstream) this.#toUpstream(message, upId, upToken);
     else if (verdict === w.relayForward.answerHandshake) this.#answerHandshake(client, id);
+    else if (verdict === w.relayForward.answerDiscover) {
+      const result = JSON.parse(this.#RelayCore.discoverResult(JSON.stringify(this.#handshakeResult ?? {})));
+      this.#send(client.transport, { jsonrpc: "2.0", id, result });
+    }
   }
 
   #toUpstream(message, upId, upToken) {
@@ -389,7 +453,7 @@ class Relay {
       // On the stream of the client's request, for a transport with one stream per request.
       if (client !== undefined) this.#send(client.transport, out, related === undefined ? undefined : { relatedRequestId: related });
     } else if (verdict === B.broadcast) {
-      for (const client of this.#clients.values()) this.#send(client.transport, message);
+      for (const client of this.#clients.values()) if (core.takesBroadcast(client.link)) this.#send(client.transport, message);
     } else if (verdict === B.refuse) {
       this.#send(this.#upstream, errorResponse(id, w.unroutable));
     }

@@ -157,6 +157,38 @@ describe("createRelay", () => {
     await relay.close();
   });
 
+  test("a 2026-07-28 client of one request beside a 2025-11-25 server: the relay's own handshake, its discovery answered, its answers made 2026-07-28 ones, its closed stream a cancel upstream", async () => {
+    const { relay, server } = await setup(0);
+    const handshake = relay.handshake({ name: "gateway", version: "9.9.9" });
+    await until(() => server.got.length === 1, 2000, "the relay's initialize");
+    assert.deepEqual(server.got[0].params, { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gateway", version: "9.9.9" } });
+    await server.send({ id: server.got[0].id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {}, tasks: {} }, serverInfo: { name: "raw", version: "1" } } });
+    await handshake;
+    await until(() => server.got.length === 2, 2000, "notifications/initialized");
+    assert.equal(server.got[1].method, "notifications/initialized");
+    await relay.handshake({ name: "gateway", version: "9.9.9" }); // once
+    assert.equal(server.got.length, 2);
+
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    const handle = relay.connect(theirs, { streamableHttp: true, protocolVersion: "2026-07-28" });
+    await theirs.start();
+    const client = await end(mine);
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    await client.send({ id: 1, method: "server/discover", params: { _meta: meta } });
+    await until(() => client.got.length === 1, 2000, "the discovery's answer");
+    assert.deepEqual(client.got[0].result.capabilities, { tools: {} });
+    assert.equal(client.got[0].result.resultType, "complete");
+    assert.equal(server.got.length, 2, "not forwarded");
+    await client.send({ id: 2, method: "tools/call", params: { name: "slow", _meta: meta } });
+    await until(() => server.got.length === 3, 2000, "the call upstream");
+    assert.equal(handle.streamClosed(2), true, "its cancel");
+    await until(() => cancels(server.got).length === 1, 2000, "the cancel upstream");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: server.got[2].id });
+    assert.deepEqual(relay.modernAnswer("tools/list", { jsonrpc: "2.0", id: 3, result: { tools: [] } }).result, { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    assert.throws(() => relay.connect(theirs, { protocolVersion: "2026-07-28", idleTtl: 5 }), (e) => e.code === "ERR_INVALID_OPTION");
+    await relay.close();
+  });
+
   test("bad options and transports are InvalidArgumentErrors that say what is wrong", () => {
     const t = { start: async () => {}, send: async () => {}, close: async () => {} };
     assert.throws(() => createRelay(), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION");

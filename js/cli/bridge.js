@@ -2,8 +2,9 @@
 // official MCP SDK transports.
 //
 //   mcp-cancel bridge --http <url>          stdio in (this process), Streamable HTTP out
-//   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients),
-//                                           one child process out, shared by all of them
+//   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients, 2025-era
+//                                           in sessions and 2026-07-28 without), one child
+//                                           process out, shared by all of them
 //
 // Each side keeps its revision's cancellation rules: a stdio client's notifications/cancelled
 // reaches a 2026-07-28 HTTP server as a closed request stream, ids of many HTTP clients never
@@ -12,6 +13,7 @@
 
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 
 import { createRelay } from "../index.js";
@@ -28,6 +30,9 @@ import {
   TOKEN_VARIABLE,
 } from "./gate.js";
 import { StreamStore } from "./resume.js";
+
+/** Who the bridge is, in the handshake it makes with the child itself (for 2026-07-28 clients). */
+const CLIENT_INFO = { name: "mcp-cancel bridge", version: createRequire(import.meta.url)("../../package.json").version };
 
 /** The default cap on HTTP sessions at once (--max-sessions). */
 const DEFAULT_MAX_SESSIONS = 1000;
@@ -57,8 +62,9 @@ const USAGE = `usage:
   mcp-cancel bridge --http <url> [--header "Name: value"]... [options]
       stdio in (this process's stdin/stdout), Streamable HTTP out to <url>
   mcp-cancel bridge --stdio "<command>" [--port 3000] [--host 127.0.0.1] [options]
-      Streamable HTTP in (http://<host>:<port>/mcp, any number of clients), the command's
-      stdio out (one child process, shared)
+      Streamable HTTP in (http://<host>:<port>/mcp, any number of clients: 2025-03-26 ..
+      2025-11-25 in sessions, 2026-07-28 without), the command's stdio out (one child
+      process, shared)
 
 options:
   --timeout <ms>             cancel a request upstream (and answer its client -32001) after <ms>
@@ -305,9 +311,9 @@ async function stdioOut(parsed, relayOptions) {
       body = read.body;
     }
     // Which revision the request belongs to and whether it needs a session: the core's
-    // answer (2025-era: a session, or initialize to open one; 2026-07-28: refused with the
-    // revisions served, -32022, so that a client that can fall back does).
-    const entry = relay.classifyHttp({ method: req.method, headers: req.headers, body });
+    // answer (2025-era: a session, or initialize to open one; 2026-07-28: none).
+    const entry = relay.classifyHttp({ method: req.method, headers: req.headers, body, serveModern: true });
+    if (entry.entry === "modern") return serveModern(entry.version, req, res, body);
     if (entry.entry !== "session" && entry.entry !== "open-session") {
       return jsonError(res, entry.status ?? 400, entry.code ?? -32000, entry.message ?? "Bad Request", {}, entry.data);
     }
@@ -365,6 +371,33 @@ async function stdioOut(parsed, relayOptions) {
   }
 
   /**
+   * A 2026-07-28 request (or notification): no session; the relay's client for it lives as
+   * long as its response stream. Its `server/discover` is the relay's to answer, from the
+   * handshake the relay makes with the child first when no 2025-era client has. Its answer
+   * is made a 2026-07-28 one by the core (`relay.modernAnswer`); its response stream
+   * closing before the answer is its cancel (`streamClosed`: the core sends the child's
+   * revision's cancel). A notification is accepted (202) and not forwarded.
+   */
+  async function serveModern(version, req, res, body) {
+    if (body.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    try {
+      await relay.handshake(CLIENT_INFO);
+    } catch (error) {
+      return jsonError(res, 502, -32000, `Bad Gateway: ${error.message}`);
+    }
+    const stream = new RequestStream(res, body, (message) => relay.modernAnswer(body.method, message));
+    const client = relay.connect(stream, { streamableHttp: true, protocolVersion: version });
+    res.once("close", () => {
+      if (!stream.answered) client.streamClosed(body.id);
+      client.disconnect();
+    });
+    stream.onmessage?.(body);
+  }
+
+  /**
    * One HTTP exchange of `session`: the SDK transport answers it; when its response stream
    * closes before its end (the client went away), the relay is told which requests it
    * carried (`streamClosed`: the core decides what that means: a cancel, a resume grace, or
@@ -411,6 +444,49 @@ async function stdioOut(parsed, relayOptions) {
   await new Promise((resolve) => server.close(resolve));
   await relay.close().catch(() => {});
   return status;
+}
+
+/**
+ * The transport of one 2026-07-28 request (a client of the relay for as long as its response
+ * stream): what the relay sends it goes on the request's SSE response stream; its answer
+ * (`answer(message)` makes it a 2026-07-28 one) ends the stream.
+ */
+class RequestStream {
+  /**
+   * @param {import("node:http").ServerResponse} res
+   * @param {{ id: string | number }} request the request's body
+   * @param {(message: object) => object} answer
+   */
+  constructor(res, request, answer) {
+    this.res = res;
+    this.id = request.id;
+    this.answer = answer;
+    /** Whether its answer was sent (the stream ended). */
+    this.answered = false;
+    this.onmessage = undefined;
+    this.onclose = undefined;
+    this.onerror = undefined;
+  }
+
+  async start() {}
+
+  async send(message) {
+    if (this.answered || this.res.writableEnded) return;
+    const isAnswer = message.method === undefined && message.id === this.id;
+    const out = isAnswer ? this.answer(message) : message;
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(out)}\n\n`);
+    if (isAnswer) {
+      this.answered = true;
+      this.res.end();
+    }
+  }
+
+  async close() {
+    if (!this.res.writableEnded) this.res.end();
+  }
 }
 
 /**

@@ -92,6 +92,11 @@ pub enum Forward {
     /// Hold this `initialize`: [`RelayOutput::AnswerHandshake`] (or a
     /// [`RelayOutput::Fail`]) answers it when the upstream handshake completes.
     Hold,
+    /// Answer this `server/discover` of a client on a revision without a handshake
+    /// (2026-07-28) with [`discover_result`] of the upstream's handshake result (its
+    /// `result`, with this request's id). The upstream speaks a revision with a handshake, so
+    /// the relay answers for it.
+    AnswerDiscover,
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
 }
@@ -503,6 +508,32 @@ impl Relay {
         link
     }
 
+    /// A client on revision `version` from the start, whatever the upstream's: for a
+    /// 2026-07-28 request over Streamable HTTP, which names its revision itself and needs no
+    /// session, one client per request (its cancel is closing its stream,
+    /// [`Self::handle_downstream_stream_closed`]). Such a client takes no broadcast and no
+    /// request of the server's ([`Self::takes_broadcast`]); its `server/discover` is answered
+    /// by the relay ([`Forward::AnswerDiscover`]) when the upstream has a handshake, which the
+    /// host makes first (a client of its own sending `initialize`, [`relay_handshake`]).
+    pub fn connect_with_version(&mut self, transport: super::TransportKind, version: &str, now: Millis) -> Link {
+        let link = self.connect_with(transport, Vanish::default(), now);
+        if let Some(d) = self.links.get_mut(&link) {
+            d.session.set_protocol_version(version);
+        }
+        self.drain();
+        link
+    }
+
+    /// Whether client `link` takes what the server sends to every client
+    /// ([`Backward::Broadcast`]) and the server's own requests: a client of a revision with a
+    /// handshake (a session of its own, with a stream for them), not a 2026-07-28 client of
+    /// one request (notifications on its stream belong to that request; log messages only
+    /// when it asked for them, schema 2026-07-28 `RequestMetaObject` `logLevel`).
+    #[must_use]
+    pub fn takes_broadcast(&self, link: Link) -> bool {
+        self.links.get(&link).is_some_and(|d| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()))
+    }
+
     /// Client `link` was heard from at `now` without a message (for Streamable HTTP: an
     /// HTTP request of its session that carries none, e.g. a GET that opens or resumes a
     /// stream): its [`Vanish::idle_ttl`] counts from `now`. Every message of the client's
@@ -695,6 +726,17 @@ impl Relay {
             return Forward::Upstream { id: None, progress_token: None };
         };
         let known = message.method.known();
+        if known == Some(Method::ServerDiscover) && self.upstream.handshake_method().is_some() {
+            // A 2026-07-28 client's discovery, to a server of a revision with a handshake:
+            // the relay answers from the handshake's result (made before, see
+            // `Relay::connect_with_version`).
+            if matches!(self.handshake, Handshake::Done { .. }) {
+                self.answered(link, &id);
+                return Forward::AnswerDiscover;
+            }
+            self.fail(Route { link, id, progress_token: None }, Failure::HandshakeFailed);
+            return Forward::Drop;
+        }
         if known == Some(Method::Initialize) {
             match &mut self.handshake {
                 Handshake::Done { .. } => {
@@ -953,8 +995,9 @@ impl Relay {
 
     fn upstream_request(&mut self, message: &Message<'_>, now: Millis) -> Backward {
         let Ok(id) = message.id.to_request_id() else { return Backward::Refuse };
-        // Only one client can take it.
-        let mut links = self.links.iter_mut();
+        // Only one client can take it (of those that take the server's requests).
+        let mut links =
+            self.links.iter_mut().filter(|(_, d)| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()));
         let (Some((link, d)), None) = (links.next(), links.next()) else { return Backward::Refuse };
         let link = *link;
         let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
@@ -1235,6 +1278,8 @@ pub fn http_session_revisions() -> Vec<&'static str> {
 /// `serve_modern`: whether the host serves 2026-07-28 requests; when not, they are refused
 /// with [`HTTP_UNSUPPORTED_PROTOCOL_VERSION`] naming [`http_session_revisions`], so that a
 /// client that can fall back to a 2025 revision (the MCP SDK 2.x client's `auto` mode) does.
+/// A revision without a handshake that mcp-cancel does not know (a later date) is refused
+/// the same way, naming [`http_served_revisions`].
 ///
 /// The body decides (a proxy that drops a header must not change the revision), the headers
 /// are checked against it. Spec, 2026-07-28 (schema `RequestMetaObject`, `HeaderMismatchError`,
@@ -1255,6 +1300,10 @@ pub fn http_session_revisions() -> Vec<&'static str> {
 /// 3. no envelope and an `MCP-Protocol-Version` header naming a revision without a handshake:
 ///    a request → `400` `-32602` (its envelope is missing), a notification → modern;
 ///    `initialize` with such a header → `400` `-32020`;
+///
+/// A modern request is [`HttpEntry::Modern`] when served and its revision known, else `400`
+/// `-32022`. The `Mcp-Name` header (SEP-2243, for `tools/call`, `prompts/get`,
+/// `resources/read`) is not checked.
 /// 4. `initialize` → opens a session; anything else → a session's (`400` without one).
 #[must_use]
 pub fn classify_http(request: &HttpRequest<'_>, serve_modern: bool) -> HttpEntry {
@@ -1290,16 +1339,23 @@ pub fn classify_http(request: &HttpRequest<'_>, serve_modern: bool) -> HttpEntry
         _ => return session(),
     };
     let modern = |version: &str| {
-        if serve_modern {
+        let known = super::Revision::parse(version).is_some();
+        if serve_modern && known {
             HttpEntry::Modern { version: version.to_owned() }
         } else {
+            let (supported, message) = if serve_modern {
+                (http_served_revisions(), format!("Unsupported protocol version {version}"))
+            } else {
+                (
+                    http_session_revisions(),
+                    format!("Unsupported protocol version {version}: this bridge serves MCP up to 2025-11-25 over HTTP (initialize a session)"),
+                )
+            };
             HttpEntry::Refuse(HttpRefusal {
                 status: 400,
                 code: HTTP_UNSUPPORTED_PROTOCOL_VERSION,
-                message: format!(
-                    "Unsupported protocol version {version}: this bridge serves MCP up to 2025-11-25 over HTTP (initialize a session)"
-                ),
-                unsupported: Some((http_session_revisions(), version.to_owned())),
+                message,
+                unsupported: Some((supported, version.to_owned())),
             })
         }
     };
@@ -1388,5 +1444,102 @@ pub fn classify_http(request: &HttpRequest<'_>, serve_modern: bool) -> HttpEntry
         HttpEntry::OpenSession
     } else {
         session()
+    }
+}
+
+/// The revisions a relay serves to clients over Streamable HTTP when it serves 2026-07-28
+/// ([`classify_http`] with `serve_modern`): [`http_session_revisions`] and every known
+/// revision without a handshake.
+#[must_use]
+pub fn http_served_revisions() -> Vec<&'static str> {
+    let mut all = http_session_revisions();
+    all.extend(super::Revision::ALL.into_iter().filter(|r| r.rules().handshake.is_none()).map(super::Revision::as_str));
+    all
+}
+
+/// The `initialize` a relay sends upstream itself when a client of a revision
+/// without a handshake (2026-07-28) comes before any client that makes one: the newest
+/// revision with a handshake, no client capabilities (the relay cannot promise any on behalf
+/// of clients it has not seen), and `client_info` (`{ name, version }`). Spec 2025-11-25
+/// Lifecycle §Initialization.
+///
+/// Returns the two messages to send, in order: the `initialize` request (id 0), and once it
+/// is answered, `notifications/initialized`.
+#[must_use]
+pub fn relay_handshake(client_info: serde_json::Value) -> [serde_json::Value; 2] {
+    let version = http_session_revisions().last().copied().unwrap_or("2025-11-25");
+    [
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": Method::Initialize.name(),
+            "params": { "protocolVersion": version, "capabilities": {}, "clientInfo": client_info },
+        }),
+        serde_json::json!({ "jsonrpc": "2.0", "method": Method::Initialized.name() }),
+    ]
+}
+
+/// The methods whose 2026-07-28 results are cacheable (schema 2026-07-28: the results that
+/// extend `CacheableResult`).
+const CACHEABLE: [&str; 6] =
+    ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"];
+
+/// The result of a 2026-07-28 client's `server/discover` ([`Forward::AnswerDiscover`]) from
+/// the upstream's `initialize` result `handshake` (2025-era): the revisions served
+/// ([`http_served_revisions`]), the server's capabilities (without `tasks`, which 2026-07-28
+/// moved to an extension), its instructions, its `serverInfo` in
+/// `_meta["io.modelcontextprotocol/serverInfo"]`, and the fields every 2026-07-28 result of
+/// this kind carries ([`modern_result`]). Schema 2026-07-28 `DiscoverResult`.
+#[must_use]
+pub fn discover_result(handshake: &serde_json::Value) -> serde_json::Value {
+    let mut result = serde_json::Map::new();
+    result.insert("supportedVersions".into(), serde_json::json!(http_served_revisions()));
+    let mut capabilities = handshake.get("capabilities").cloned().unwrap_or_else(|| serde_json::json!({}));
+    if let Some(c) = capabilities.as_object_mut() {
+        c.remove("tasks");
+    }
+    result.insert("capabilities".into(), capabilities);
+    if let Some(instructions) = handshake.get("instructions").filter(|v| v.is_string()) {
+        result.insert("instructions".into(), instructions.clone());
+    }
+    if let Some(info) = handshake.get("serverInfo") {
+        result.insert("_meta".into(), serde_json::json!({ "io.modelcontextprotocol/serverInfo": info }));
+    }
+    modern_result("server/discover", &mut result);
+    serde_json::Value::Object(result)
+}
+
+/// The answer a 2025-era server gave to a 2026-07-28 client's request of `method`, made a
+/// 2026-07-28 one (schema 2026-07-28): a result gets `resultType: "complete"` (required: the
+/// MCP SDK 2.x client rejects a result without it), a cacheable one (`CacheableResult`:
+/// discovery, lists, `resources/read`) `ttlMs: 0` and `cacheScope: "private"` unless it has
+/// them (a gateway does not know who may share it), and loses the members 2026-07-28 removed
+/// (`execution` of each tool, `tasks` of capabilities: tasks are an extension); an error with
+/// code -32002 (resource not found up to 2025-11-25) gets -32602. Anything else is unchanged.
+#[must_use]
+pub fn modern_answer(method: &str, mut message: serde_json::Value) -> serde_json::Value {
+    if let Some(result) = message.get_mut("result").and_then(serde_json::Value::as_object_mut) {
+        modern_result(method, result);
+    } else if let Some(code) = message.get_mut("error").and_then(|e| e.get_mut("code")) {
+        if code.as_i64() == Some(-32002) {
+            *code = serde_json::json!(-32602);
+        }
+    }
+    message
+}
+
+fn modern_result(method: &str, result: &mut serde_json::Map<String, serde_json::Value>) {
+    result.entry("resultType").or_insert_with(|| serde_json::json!("complete"));
+    if CACHEABLE.contains(&method) {
+        result.entry("ttlMs").or_insert_with(|| serde_json::json!(0));
+        result.entry("cacheScope").or_insert_with(|| serde_json::json!("private"));
+    }
+    if let Some(tools) = result.get_mut("tools").and_then(serde_json::Value::as_array_mut) {
+        for tool in tools.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+            tool.remove("execution");
+        }
+    }
+    if let Some(capabilities) = result.get_mut("capabilities").and_then(serde_json::Value::as_object_mut) {
+        capabilities.remove("tasks");
     }
 }

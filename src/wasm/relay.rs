@@ -29,6 +29,7 @@ fn constants(json: &mut Json) {
             ("answerHandshake", forward::ANSWER_HANDSHAKE),
             ("hold", forward::HOLD),
             ("needFields", forward::NEED_FIELDS),
+            ("answerDiscover", forward::ANSWER_DISCOVER),
         ],
     );
     json.object(
@@ -46,13 +47,15 @@ fn constants(json: &mut Json) {
 
 /// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
 /// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
-/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again.
+/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again,
+/// `5` answer this `server/discover` with `discoverResult` of the handshake result.
 mod forward {
     pub const DROP: u32 = 0;
     pub const UPSTREAM: u32 = 1;
     pub const ANSWER_HANDSHAKE: u32 = 2;
     pub const HOLD: u32 = 3;
     pub const NEED_FIELDS: u32 = 4;
+    pub const ANSWER_DISCOVER: u32 = 5;
 }
 
 /// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
@@ -220,9 +223,21 @@ impl RelayCore {
     /// `idle_ttl_ms` (ms; `NaN`: none) are its `Vanish` policy: how long a request whose
     /// stream closed waits to be resumed before it is cancelled upstream, and how long the
     /// client may stay silent before it is ended (an `end-client` output). The JS layer
-    /// checks them (finite, at least 0); anything else here is none.
-    pub fn connect(&mut self, streamable_http: bool, resume_grace_ms: f64, idle_ttl_ms: f64) -> u32 {
+    /// checks them (finite, at least 0); anything else here is none. `protocol_version`: the
+    /// client is on that revision from the start (`Relay::connect_with_version`: a 2026-07-28
+    /// request over HTTP, one client per request; no `Vanish` policy then).
+    pub fn connect(
+        &mut self,
+        streamable_http: bool,
+        resume_grace_ms: f64,
+        idle_ttl_ms: f64,
+        protocol_version: Option<String>,
+    ) -> u32 {
         let kind = if streamable_http { TransportKind::StreamableHttp } else { TransportKind::Messages };
+        if let Some(version) = protocol_version {
+            let now = self.now();
+            return self.relay.connect_with_version(kind, &version, now).0;
+        }
         let ms = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.min(9_007_199_254_740_991.0) as u64);
         let vanish = Vanish { resume_grace: ms(resume_grace_ms), idle_ttl: ms(idle_ttl_ms) };
         if vanish == Vanish::default() {
@@ -232,6 +247,44 @@ impl RelayCore {
         self.timed = true;
         let now = self.now();
         self.relay.connect_with(kind, vanish, now).0
+    }
+
+    /// Whether client `link` takes the server's broadcasts and requests
+    /// (`Relay::takes_broadcast`: not a 2026-07-28 client of one request).
+    #[wasm_bindgen(js_name = takesBroadcast)]
+    #[must_use]
+    pub fn takes_broadcast(&self, link: u32) -> bool {
+        self.relay.takes_broadcast(Link(link))
+    }
+
+    /// The `server/discover` result (JSON text) made from the upstream's handshake result
+    /// (`handshake`, JSON text; `core::discover_result`); `"{}"`-based when it is not JSON.
+    #[wasm_bindgen(js_name = discoverResult)]
+    #[must_use]
+    pub fn discover_result(handshake: &str) -> String {
+        let value = serde_json::from_str(handshake).unwrap_or_else(|_| serde_json::json!({}));
+        crate::core::discover_result(&value).to_string()
+    }
+
+    /// A response of the upstream's (JSON text) to a 2026-07-28 client's request of `method`,
+    /// made a 2026-07-28 one (`core::modern_answer`); unchanged when it is not JSON.
+    #[wasm_bindgen(js_name = modernAnswer)]
+    #[must_use]
+    pub fn modern_answer(method: &str, message: String) -> String {
+        match serde_json::from_str(&message) {
+            Ok(value) => crate::core::modern_answer(method, value).to_string(),
+            Err(_) => message,
+        }
+    }
+
+    /// The messages (JSON text, an array: the `initialize` request, then
+    /// `notifications/initialized` once it is answered) of the handshake the relay makes
+    /// itself (`core::relay_handshake`), with `client_info` (JSON text: `{ name, version }`).
+    #[wasm_bindgen(js_name = relayHandshake)]
+    #[must_use]
+    pub fn relay_handshake(client_info: &str) -> String {
+        let info = serde_json::from_str(client_info).unwrap_or_else(|_| serde_json::json!({}));
+        serde_json::Value::from(crate::core::relay_handshake(info).to_vec()).to_string()
     }
 
     /// Client `link` was heard from without a message (an HTTP request of its session that
@@ -347,6 +400,7 @@ impl RelayCore {
                 forward::UPSTREAM
             }
             Forward::AnswerHandshake => forward::ANSWER_HANDSHAKE,
+            Forward::AnswerDiscover => forward::ANSWER_DISCOVER,
             Forward::Hold => forward::HOLD,
             Forward::NeedFields(f) => forward::NEED_FIELDS | (f.0 << 8),
             _ => forward::DROP,
