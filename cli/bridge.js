@@ -2,8 +2,9 @@
 // official MCP SDK transports.
 //
 //   mcp-cancel bridge --http <url>          stdio in (this process), Streamable HTTP out
-//   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients),
-//                                           one child process out, shared by all of them
+//   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients, 2025-era
+//                                           in sessions and 2026-07-28 without), one child
+//                                           process out, shared by all of them
 //
 // Each side keeps its revision's cancellation rules: a stdio client's notifications/cancelled
 // reaches a 2026-07-28 HTTP server as a closed request stream, ids of many HTTP clients never
@@ -12,6 +13,7 @@
 
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 
 import { createRelay } from "mcp-cancel";
@@ -27,9 +29,27 @@ import {
   servedHostnames,
   TOKEN_VARIABLE,
 } from "./gate.js";
+import { StreamStore } from "./resume.js";
+
+/** Who the bridge is, in the handshake it makes with the child itself (for 2026-07-28 clients). */
+const CLIENT_INFO = { name: "mcp-cancel bridge", version: createRequire(import.meta.url)("../../package.json").version };
 
 /** The default cap on HTTP sessions at once (--max-sessions). */
 const DEFAULT_MAX_SESSIONS = 1000;
+/**
+ * The default resume grace (--resume-grace), ms: how long a request whose response stream
+ * closed waits for its client to resume the stream before it is cancelled upstream. The MCP
+ * SDK 1.x client resumes after 1 s, then 1.5 s (its default backoff, two retries); 10 s
+ * leaves room for a slow network and costs at most 10 s of a vanished client's work.
+ */
+const DEFAULT_RESUME_GRACE = 10_000;
+/**
+ * The default session time to live (--session-ttl), ms: a session with no request for an
+ * hour is ended. A request in flight does not keep its session alive (a frozen client's
+ * stream looks open), so this is also the longest call a client may wait for without
+ * sending anything else.
+ */
+const DEFAULT_SESSION_TTL = 3_600_000;
 
 /**
  * What an instance name may be (--instance): it begins every session id the instance issues
@@ -42,8 +62,9 @@ const USAGE = `usage:
   mcp-cancel bridge --http <url> [--header "Name: value"]... [options]
       stdio in (this process's stdin/stdout), Streamable HTTP out to <url>
   mcp-cancel bridge --stdio "<command>" [--port 3000] [--host 127.0.0.1] [options]
-      Streamable HTTP in (http://<host>:<port>/mcp, any number of clients), the command's
-      stdio out (one child process, shared)
+      Streamable HTTP in (http://<host>:<port>/mcp, any number of clients: 2025-03-26 ..
+      2025-11-25 in sessions, 2026-07-28 without), the command's stdio out (one child
+      process, shared)
 
 options:
   --timeout <ms>             cancel a request upstream (and answer its client -32001) after <ms>
@@ -64,6 +85,15 @@ options:
   --max-sessions <n>         the most sessions at once (default ${DEFAULT_MAX_SESSIONS}); beyond: 503
   --request-timeout <ms>     the time a client has to send a whole request (default
                              ${DEFAULT_REQUEST_TIMEOUT}); slower: 408 and the connection closes
+
+--stdio, clients that vanish (killed, asleep) without a cancel or a DELETE:
+  --resume-grace <ms>        a request whose response stream closed is cancelled upstream
+                             unless its client resumes the stream (GET with Last-Event-ID)
+                             within <ms> (default ${DEFAULT_RESUME_GRACE}; 0: at once)
+  --session-ttl <ms>         a session with no request for <ms> is ended (404 from then on),
+                             its requests in flight answered with an error and cancelled
+                             upstream (default ${DEFAULT_SESSION_TTL}, an hour; 0: never). Keep it above
+                             your longest call: a call in flight does not keep a session alive
 
 --stdio behind a load balancer (several bridges, one name each):
   --instance <name>          begin every session id this bridge issues with "<name>." (1-32 of
@@ -105,6 +135,8 @@ export async function main(args) {
         "max-body": { type: "string" },
         "max-sessions": { type: "string" },
         "request-timeout": { type: "string" },
+        "resume-grace": { type: "string" },
+        "session-ttl": { type: "string" },
         instance: { type: "string" },
         verbose: { type: "boolean" },
         help: { type: "boolean" },
@@ -182,7 +214,7 @@ async function httpOut(parsed, relayOptions) {
 }
 
 /** The options only `--stdio` takes (who may reach the child, how much, and its session ids). */
-const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout", "instance"];
+const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout", "resume-grace", "session-ttl", "instance"];
 
 /**
  * The `--stdio` front door's settings from the command line, or a usage problem (a string).
@@ -211,18 +243,21 @@ function frontDoor(parsed) {
   }
   const bounded = (flag, fallback, min) => {
     if (parsed[flag] === undefined) return fallback;
-    const n = Number(parsed[flag]);
+    const n = parsed[flag].trim() === "" ? Number.NaN : Number(parsed[flag]);
     return Number.isSafeInteger(n) && n >= min ? n : `--${flag} must be an integer of at least ${min}, got "${parsed[flag]}"`;
   };
   const maxBody = bounded("max-body", DEFAULT_MAX_BODY, 1);
   const maxSessions = bounded("max-sessions", DEFAULT_MAX_SESSIONS, 1);
   const requestTimeout = bounded("request-timeout", DEFAULT_REQUEST_TIMEOUT, 100);
-  for (const value of [maxBody, maxSessions, requestTimeout]) if (typeof value === "string") return value;
+  const resumeGrace = bounded("resume-grace", DEFAULT_RESUME_GRACE, 0);
+  const sessionTtl = bounded("session-ttl", DEFAULT_SESSION_TTL, 0);
+  for (const value of [maxBody, maxSessions, requestTimeout, resumeGrace, sessionTtl]) if (typeof value === "string") return value;
+  if (sessionTtl > 0 && sessionTtl < 100) return `--session-ttl must be 0 (never) or at least 100 ms, got "${parsed["session-ttl"]}"`;
   const instance = parsed.instance;
   if (instance !== undefined && !INSTANCE_NAME.test(instance)) {
     return `--instance must be 1 to 32 letters, digits, "_" or "-" (it begins every session id, so it must be safe in a header and a load balancer's rule), got ${JSON.stringify(instance)}`;
   }
-  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout, instance };
+  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout, resumeGrace, sessionTtl, instance };
 }
 
 /** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
@@ -242,7 +277,12 @@ async function stdioOut(parsed, relayOptions) {
   const env = { ...process.env };
   delete env[TOKEN_VARIABLE];
   const upstream = new StdioClientTransport({ ...shell, env, stderr: "inherit" });
-  const { relay, finished } = relayTo(upstream, relayOptions, "the server process ended");
+  /** The session id of each client of the relay (its `link`), for the events. */
+  const sessionOfLink = new Map();
+  const onEvent = relayOptions.onEvent;
+  const withSession =
+    onEvent === undefined ? relayOptions : { ...relayOptions, onEvent: (event) => onEvent(event.link === undefined ? event : { ...event, session: sessionOfLink.get(event.link) }) };
+  const { relay, finished } = relayTo(upstream, withSession, "the server process ended");
   try {
     await relay.start();
   } catch (error) {
@@ -250,7 +290,10 @@ async function stdioOut(parsed, relayOptions) {
     return FAILED;
   }
 
-  /** The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay. */
+  /**
+   * The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay:
+   * `{ transport, client, store }` (the SDK transport, the relay's handle, its StreamStore).
+   */
   const sessions = new Map();
   /** A new session id: a random UUID, after "<instance>." with --instance. */
   const newSessionId = door.instance === undefined ? randomUUID : () => `${door.instance}.${randomUUID()}`;
@@ -267,36 +310,116 @@ async function stdioOut(parsed, relayOptions) {
       if (read.answered) return;
       body = read.body;
     }
-    if (known !== undefined) return known.transport.handleRequest(req, res, body);
+    // Which revision the request belongs to and whether it needs a session: the core's
+    // answer (2025-era: a session, or initialize to open one; 2026-07-28: none).
+    const entry = relay.classifyHttp({ method: req.method, headers: req.headers, body, serveModern: true });
+    if (entry.entry === "modern") return serveModern(entry.version, req, res, body);
+    if (entry.entry !== "session" && entry.entry !== "open-session") {
+      return jsonError(res, entry.status ?? 400, entry.code ?? -32000, entry.message ?? "Bad Request", {}, entry.data);
+    }
+    if (known !== undefined) {
+      // Heard from: its time to live starts again.
+      known.client.heard();
+      return exchange(known, req, res, body);
+    }
     if (typeof sessionId === "string") {
       // A session of another instance: the load balancer sent it to the wrong one.
       const owner = door.instance === undefined ? undefined : /^([A-Za-z0-9_-]{1,32})\./.exec(sessionId)?.[1];
       const elsewhere = owner !== undefined && owner !== door.instance ? ` (this is instance ${door.instance}; the session id names instance ${owner})` : "";
       return jsonError(res, 404, -32001, `Session not found${elsewhere}`);
     }
-    if (req.method !== "POST" || body?.method !== "initialize") {
-      return jsonError(res, 400, -32000, "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)");
-    }
     if (sessions.size + opening >= door.maxSessions) {
       return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most sessions (${door.maxSessions}, --max-sessions)`, { "retry-after": "5" });
     }
     opening++;
     try {
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: newSessionId,
-        onsessioninitialized: (id) => sessions.set(id, { transport }),
+      const session = {};
+      // A stream closed without a resume is kept for one grace (and a second, for a resume
+      // racing the cancel), then dropped.
+      session.store = new StreamStore({
+        keepLost: Math.max(1000, 2 * door.resumeGrace),
+        onResume: (ids) => {
+          for (const id of ids) session.client.streamResumed(id);
+        },
       });
-      relay.connect(transport);
+      session.transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: newSessionId,
+        eventStore: session.store,
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          sessionOfLink.set(session.client.link, id);
+        },
+      });
+      session.client = relay.connect(session.transport, {
+        streamableHttp: true,
+        resumeGrace: door.resumeGrace,
+        ...(door.sessionTtl > 0 ? { idleTtl: door.sessionTtl } : {}),
+      });
+      const { transport } = session;
       const disconnect = transport.onclose;
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+        sessionOfLink.delete(session.client.link);
+        session.store.clear();
         disconnect?.();
       };
       await transport.start();
-      await transport.handleRequest(req, res, body);
+      await exchange(session, req, res, body);
     } finally {
       opening--;
     }
+  }
+
+  /**
+   * A 2026-07-28 request (or notification): no session; the relay's client for it lives as
+   * long as its response stream. Its `server/discover` is the relay's to answer, from the
+   * handshake the relay makes with the child first when no 2025-era client has. Its answer
+   * is made a 2026-07-28 one by the core (`relay.modernAnswer`); its response stream
+   * closing before the answer is its cancel (`streamClosed`: the core sends the child's
+   * revision's cancel). A notification is accepted (202) and not forwarded.
+   */
+  async function serveModern(version, req, res, body) {
+    if (body.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    try {
+      await relay.handshake(CLIENT_INFO);
+    } catch (error) {
+      return jsonError(res, 502, -32000, `Bad Gateway: ${error.message}`);
+    }
+    const stream = new RequestStream(res, body, (message) => relay.modernAnswer(body.method, message));
+    const client = relay.connect(stream, { streamableHttp: true, protocolVersion: version });
+    res.once("close", () => {
+      if (!stream.answered) client.streamClosed(body.id);
+      client.disconnect();
+    });
+    stream.onmessage?.(body);
+  }
+
+  /**
+   * One HTTP exchange of `session`: the SDK transport answers it; when its response stream
+   * closes before its end (the client went away), the relay is told which requests it
+   * carried (`streamClosed`: the core decides what that means: a cancel, a resume grace, or
+   * nothing). A GET with Last-Event-ID resumes a stream (the store tells the relay).
+   */
+  function exchange(session, req, res, body) {
+    const messages = Array.isArray(body) ? body : body === undefined ? [] : [body];
+    const ids = messages.flatMap((m) => (m !== null && typeof m === "object" && (typeof m.id === "string" || typeof m.id === "number") ? [m.id] : []));
+    const current = { ids, stream: undefined };
+    const resumed = req.method === "GET" ? session.store.streamOf(req.headers["last-event-id"]) : undefined;
+    res.once("close", () => {
+      const stream = current.stream;
+      if (stream !== undefined && !session.store.holds(stream, current)) return; // a resume took it over
+      if (res.writableFinished) {
+        if (stream !== undefined) session.store.ended(stream);
+        return;
+      }
+      const carried = stream !== undefined ? session.store.idsOf(stream) : resumed !== undefined ? [] : ids;
+      if (stream !== undefined) session.store.lost(stream);
+      for (const id of carried) session.client.streamClosed(id);
+    });
+    return session.store.exchange(current, () => session.transport.handleRequest(req, res, body));
   }
   const app = gate({ hostnames: door.hostnames, origins: door.origins, token: door.token, maxBody: door.maxBody, handle, say });
   const server = http.createServer(serverOptions(door.requestTimeout), app);
@@ -314,12 +437,56 @@ async function stdioOut(parsed, relayOptions) {
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   say(`listening on http://${shown}:${address.port}/mcp, relaying to "${command}"${door.instance === undefined ? "" : `; instance ${door.instance} (session ids ${door.instance}.*)`}`);
   say(`answering Host ${door.hostnames.join(", ")}; Origin ${door.origins.length > 0 ? door.origins.join(", ") : "none (no --allow-origin)"}; ${door.token === undefined ? "no token" : "a bearer token required"}`);
+  say(`a request whose stream closed is cancelled after ${door.resumeGrace} ms without a resume; ${door.sessionTtl > 0 ? `a session with no request for ${door.sessionTtl} ms is ended` : "sessions never expire"}`);
   const status = await Promise.race([finished, clientSideSignal()]);
   for (const { transport } of sessions.values()) await transport.close().catch(() => {});
   server.closeAllConnections?.();
   await new Promise((resolve) => server.close(resolve));
   await relay.close().catch(() => {});
   return status;
+}
+
+/**
+ * The transport of one 2026-07-28 request (a client of the relay for as long as its response
+ * stream): what the relay sends it goes on the request's SSE response stream; its answer
+ * (`answer(message)` makes it a 2026-07-28 one) ends the stream.
+ */
+class RequestStream {
+  /**
+   * @param {import("node:http").ServerResponse} res
+   * @param {{ id: string | number }} request the request's body
+   * @param {(message: object) => object} answer
+   */
+  constructor(res, request, answer) {
+    this.res = res;
+    this.id = request.id;
+    this.answer = answer;
+    /** Whether its answer was sent (the stream ended). */
+    this.answered = false;
+    this.onmessage = undefined;
+    this.onclose = undefined;
+    this.onerror = undefined;
+  }
+
+  async start() {}
+
+  async send(message) {
+    if (this.answered || this.res.writableEnded) return;
+    const isAnswer = message.method === undefined && message.id === this.id;
+    const out = isAnswer ? this.answer(message) : message;
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(out)}\n\n`);
+    if (isAnswer) {
+      this.answered = true;
+      this.res.end();
+    }
+  }
+
+  async close() {
+    if (!this.res.writableEnded) this.res.end();
+  }
 }
 
 /**

@@ -89,11 +89,11 @@ export function servedHostnames(host, extra) {
   return [...names];
 }
 
-/** A JSON-RPC error body (`id: null`) with an HTTP status, as the SDK's transports answer. */
-export function jsonError(res, status, code, message, headers = {}) {
+/** A JSON-RPC error body (`id: null`, with the error's `data` when given) with an HTTP status, as the SDK's transports answer. */
+export function jsonError(res, status, code, message, headers = {}, data = undefined) {
   if (res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id: null }));
 }
 
 /**

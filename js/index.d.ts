@@ -398,12 +398,68 @@ export interface RelayOptions extends Pick<
   upstream: TransportLike;
   /** Most requests one client may have in flight; beyond it the relay answers -32000 and forwards nothing. Default 4096. */
   maxInFlightPerClient?: number;
-  /** Every cancellation event of either side, with `side: "upstream" | "downstream"` and, downstream, the client's `link`. */
-  onEvent?: (event: CancellationEvent & { side: "upstream" | "downstream"; link?: number }) => void;
+  /**
+   * Every cancellation event of either side, with `side: "upstream" | "downstream"` and,
+   * downstream, the client's `link`; and the relay's own events about a client that may
+   * have vanished (`RelayClientEvent`, downstream, for clients connected with
+   * `resumeGrace` or `idleTtl`).
+   */
+  onEvent?: (event: (CancellationEvent | RelayClientEvent) & { side: "upstream" | "downstream"; link?: number }) => void;
   /** The upstream transport closed (every request in flight was failed with -32000 first). */
   onUpstreamClose?: () => void;
   /** A transport's error, or a send that failed. */
   onError?: (error: Error) => void;
+}
+
+/**
+ * What the relay did about a client that may have vanished (its process killed, its machine
+ * asleep), an `onEvent` event with `side: "downstream"` and the client's `link`. Ids:
+ * `requestId` is the client's own, `upstreamId` the relay's on the server's side. Spec,
+ * Streamable HTTP 2025-03-26 .. 2025-11-25: a closed response stream "SHOULD NOT be
+ * interpreted as the client cancelling its request" and may be resumed (`Last-Event-ID`); a
+ * server MAY end a session at any time (404 after).
+ */
+export type RelayClientEvent =
+  /** The response stream of `requestId` closed with it in flight: cancelled upstream after `graceMs` unless resumed. */
+  | { type: "stream-lost"; requestId: RequestId; upstreamId: number; graceMs: number }
+  /** A stream of the client resumed `requestId` in time (`upstreamId` absent: it was answered meanwhile). */
+  | { type: "stream-resumed"; requestId: RequestId; upstreamId?: number }
+  /** Not resumed within `graceMs`: cancelled upstream with `reason` ("Client vanished: …"); its client gets no answer. */
+  | { type: "stream-not-resumed"; requestId: RequestId; upstreamId: number; graceMs: number; reason: string }
+  /**
+   * The client sent nothing for `ttlMs`: it is ended (its transport closed); `requests` were in
+   * flight, each answered with -32000 and cancelled upstream with `reason` ("Client session expired: …").
+   */
+  | { type: "session-expired"; ttlMs: number; requests: Array<{ requestId: RequestId; upstreamId: number }>; reason: string };
+
+/** Options of `relay.connect()`. */
+export interface RelayConnectOptions {
+  /** The client's transport is Streamable HTTP (default: its `hasPerRequestStream`). */
+  streamableHttp?: boolean;
+  /**
+   * ms a request whose response stream closed (`streamClosed(id)`) waits, in revisions where
+   * that is not a cancel (before 2026-07-28), for `streamResumed(id)` before the relay
+   * cancels it upstream with the reason "Client vanished: its response stream closed and was
+   * not resumed within <resumeGrace> ms". `0`: at once. Default: never (the request runs on).
+   */
+  resumeGrace?: number;
+  /**
+   * ms the client may send nothing (no message, no `heard()`) before the relay ends it: its
+   * requests in flight are answered with -32000 and cancelled upstream ("Client session
+   * expired: no request for <idleTtl> ms"), and its transport is closed. A request in flight
+   * does not keep it alive. Default: never.
+   */
+  idleTtl?: number;
+  /**
+   * The client is on this revision from the start, whatever the server's: for a client of a
+   * revision without a handshake (2026-07-28) over Streamable HTTP, one client per request
+   * (`classifyHttp()` says which requests are). Such a client takes no broadcast and no
+   * request of the server's; its `server/discover` is answered by the relay from the
+   * server's `initialize` result (make it first: `handshake()`); its answers are made
+   * 2026-07-28 ones with `modernAnswer()`; closing its request's stream is its cancel
+   * (`streamClosed(id)`). Not with `resumeGrace` or `idleTtl`.
+   */
+  protocolVersion?: string;
 }
 
 /** A client of a relay (`relay.connect()`). */
@@ -412,10 +468,16 @@ export interface RelayClient {
   readonly link: number;
   /**
    * The client closed the response stream of its request `id`. Over Streamable HTTP in
-   * 2026-07-28 that is its cancel (handled as its `notifications/cancelled`; returns `true`);
-   * in earlier revisions a disconnection is not a cancel and nothing happens (`false`).
+   * 2026-07-28 that is its cancel (handled as its `notifications/cancelled`; returns `true`).
+   * In earlier revisions a disconnection is not a cancel: with `resumeGrace` the request is
+   * cancelled upstream when the grace ends unless `streamResumed(id)` comes first (`true`
+   * only for a grace of 0, cancelled at once); without, nothing happens (`false`).
    */
   streamClosed(id: RequestId): boolean;
+  /** A stream of the client resumed its request `id` (e.g. a GET with `Last-Event-ID`): `true` when it was waiting for that within its grace. */
+  streamResumed(id: RequestId): boolean;
+  /** The client was heard from without a message (e.g. an HTTP request of its session that carries none): its `idleTtl` counts from now. */
+  heard(): void;
   /** Forgets the client (as its transport closing does): its requests in flight are cancelled upstream. */
   disconnect(): void;
 }
@@ -426,12 +488,57 @@ export interface Relay {
   start(): Promise<void>;
   /**
    * Connects a client's transport (already started, or started by the caller next): its
-   * messages go upstream, with ids the relay chooses. `streamableHttp`: the client's
-   * transport is Streamable HTTP (default: its `hasPerRequestStream`).
+   * messages go upstream, with ids the relay chooses. `options`: its transport kind and what
+   * is done when it vanishes (`RelayConnectOptions`).
    *
-   * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT`. @throws {UsageError} `ERR_CLOSED`.
+   * @throws {InvalidArgumentError} `ERR_INVALID_TRANSPORT`; `ERR_INVALID_OPTION` for a
+   * `resumeGrace` or `idleTtl` that is not a finite number of at least 0.
+   * @throws {UsageError} `ERR_CLOSED`.
    */
-  connect(transport: TransportLike, options?: { streamableHttp?: boolean }): RelayClient;
+  connect(transport: TransportLike, options?: RelayConnectOptions): RelayClient;
+  /**
+   * What an HTTP request to a Streamable HTTP endpoint in front of the relay is, by the core's
+   * rules: a 2025-era session's (`"session"`: it carries `Mcp-Session-Id`; answer `404` when
+   * the session is not yours), one that opens a session (`"open-session"`: `initialize`), a
+   * 2026-07-28 one that needs no session (`"modern"`, its `version`), or one to refuse with
+   * HTTP `status` and this JSON-RPC error (`id: null`). The body decides; the
+   * `MCP-Protocol-Version` and `Mcp-Method` headers are checked against it (`400`, -32020).
+   * Without `serveModern`, a 2026-07-28 request is refused with `400`, -32022
+   * (`UnsupportedProtocolVersionError`) and `data: { supported, requested }` naming the 2025
+   * revisions served, so a client that can fall back does. Spec: schema 2026-07-28
+   * (`RequestMetaObject`, `HeaderMismatchError`, `UnsupportedProtocolVersionError`);
+   * Streamable HTTP "Session Management" up to 2025-11-25.
+   */
+  classifyHttp(request: {
+    /** The HTTP method. */
+    method: string;
+    /** The request headers, lower-case names (Node's `req.headers`). */
+    headers: Record<string, string | string[] | undefined>;
+    /** The parsed JSON body (POST). */
+    body?: unknown;
+    /** Serve 2026-07-28 requests (`"modern"`; a revision without a handshake mcp-cancel does not know is still refused -32022). Default false: refused -32022 naming the 2025 revisions. */
+    serveModern?: boolean;
+  }):
+    | { entry: "session" | "open-session" }
+    | { entry: "modern"; version: string }
+    | { entry: "refuse"; status: number; code: number; message: string; data?: { supported: string[]; requested: string } };
+  /**
+   * Makes the server's handshake if no client has yet (for 2026-07-28 clients, whose
+   * `server/discover` the relay answers from it): the relay's own `initialize` (the newest
+   * revision with a handshake, no client capabilities, `clientInfo`), then
+   * `notifications/initialized`. Later 2025-era clients are answered from its result, as
+   * from a first client's. Resolves once done; rejects when the server answers with an error.
+   */
+  handshake(clientInfo: { name: string; version: string }): Promise<void>;
+  /**
+   * The server's answer to a 2026-07-28 client's request of `method`, made a 2026-07-28 one:
+   * `resultType: "complete"`, `ttlMs: 0` and `cacheScope: "private"` on a cacheable result
+   * (discovery, lists, `resources/read`) that lacks them, no member 2026-07-28 removed
+   * (`execution` of tools, `tasks` of capabilities), error -32002 as -32602. Anything that
+   * is not a response is returned as it is. Schema 2026-07-28 (`Result.resultType`,
+   * `CacheableResult`).
+   */
+  modernAnswer(method: string, message: object): object;
   /** Requests in flight through the relay. */
   readonly inFlight: number;
   /** Clients connected. */

@@ -39,7 +39,7 @@ export function createRelayFactory(relayCore, constants) {
       options.transport === undefined && options.upstream.hasPerRequestStream === true ? { ...options, transport: "streamable-http" } : options;
     const RelayCore = relayCore();
     const core = new RelayCore(withTransport, Math.random() * 2 ** 52, max);
-    return new Relay(core, tables(constants()), options);
+    return new Relay(core, tables(constants()), options, RelayCore);
   };
 }
 
@@ -74,7 +74,13 @@ class Relay {
   /** Sends not settled yet. */
   #pending = new Set();
 
-  constructor(core, w, options) {
+  /** The wasm class, for its static functions (`classifyHttp`, `discoverResult`, …). */
+  #RelayCore;
+  /** The relay's own handshake in progress (`handshake()`), if any. */
+  #handshaking = undefined;
+
+  constructor(core, w, options, RelayCore) {
+    this.#RelayCore = RelayCore;
     this.#core = core;
     this.#w = w;
     this.#options = options;
@@ -96,6 +102,99 @@ class Relay {
     return this.#upstream.start();
   }
 
+  /**
+   * What an HTTP request to a Streamable HTTP endpoint in front of this relay is, by the
+   * core's rules (`classify_http` in src/core/relay.rs): a 2025-era session's, one that opens
+   * a session (`initialize`), a 2026-07-28 one (no session), or one to refuse (with the
+   * status and JSON-RPC error to answer). This relay does not serve 2026-07-28 requests over
+   * HTTP yet: they are refused with -32022 and the revisions it serves.
+   *
+   * @param {{ method: string, headers: Record<string, string | string[] | undefined>, body?: unknown }} request
+   *   the HTTP method, the headers (lower-case names, as Node gives them) and the parsed JSON body
+   */
+  classifyHttp({ method, headers, body, serveModern = false }) {
+    const header = (name) => (typeof headers[name] === "string" ? headers[name] : undefined);
+    let kind = 0;
+    let name;
+    let params;
+    if (Array.isArray(body)) kind = 1;
+    else if (body !== null && typeof body === "object") {
+      const isId = typeof body.id === "string" || typeof body.id === "number";
+      if (typeof body.method === "string") {
+        name = body.method;
+        params = body.params;
+        kind = isId ? 3 : "id" in body ? 5 : 4;
+      } else kind = isId && ("result" in body || "error" in body) ? 2 : 5;
+    } else if (body !== undefined) kind = 5;
+    const meta = params !== null && typeof params === "object" ? params._meta : undefined;
+    const claim = meta !== null && typeof meta === "object" ? meta[this.#w.names.metaProtocolVersion] : undefined;
+    // schema 2026-07-28, RequestMetaObject: "io.modelcontextprotocol/clientCapabilities" (an object, required on requests).
+    const capabilities = meta !== null && typeof meta === "object" ? meta["io.modelcontextprotocol/clientCapabilities"] : undefined;
+    return this.#RelayCore.classifyHttp(
+      method === "POST",
+      header("mcp-session-id") !== undefined,
+      header("mcp-protocol-version"),
+      header("mcp-method"),
+      kind,
+      name,
+      claim === undefined ? 0 : typeof claim === "string" ? 1 : 2,
+      typeof claim === "string" ? claim : undefined,
+      capabilities !== null && typeof capabilities === "object" && !Array.isArray(capabilities),
+      serveModern === true,
+    );
+  }
+
+  /**
+   * Makes the upstream handshake if no client has made it yet (for clients of a revision
+   * without one, 2026-07-28, whose `server/discover` the relay answers from it): an
+   * `initialize` of the relay's own (the core's: the newest revision with a handshake, no
+   * client capabilities, `clientInfo`), then `notifications/initialized`. Resolves once the
+   * handshake is done; rejects when the server answers it with an error.
+   *
+   * @param {{ name: string, version: string }} clientInfo
+   */
+  handshake(clientInfo) {
+    if (this.#handshakeResult !== undefined) return Promise.resolve();
+    if (this.#handshaking !== undefined) return this.#handshaking;
+    const [initialize, initialized] = JSON.parse(this.#RelayCore.relayHandshake(JSON.stringify(clientInfo)));
+    this.#handshaking = new Promise((resolve, reject) => {
+      const own = {
+        start: async () => {},
+        close: async () => {},
+        send: async (message) => {
+          if (message?.id !== initialize.id) return;
+          // After the relay has handled the server's answer (it keeps the result first).
+          queueMicrotask(() => {
+            if (message.error !== undefined) reject(new Error(`the server refused the relay's initialize: ${message.error.message}`));
+            else {
+              own.onmessage?.(initialized);
+              resolve();
+            }
+            handle.disconnect();
+          });
+        },
+      };
+      const handle = this.connect(own, { streamableHttp: false });
+      own.onmessage(initialize);
+    }).finally(() => {
+      this.#handshaking = undefined;
+    });
+    return this.#handshaking;
+  }
+
+  /**
+   * The answer the server gave to a 2026-07-28 client's request of `method` (a response),
+   * made a 2026-07-28 one by the core (`resultType`, the cache fields of a cacheable result,
+   * no member 2026-07-28 removed, -32002 → -32602): for a client connected with a
+   * `protocolVersion` without a handshake, to a server of one with.
+   *
+   * @param {string} method the request's method
+   * @param {object} message the response
+   */
+  modernAnswer(method, message) {
+    return JSON.parse(this.#RelayCore.modernAnswer(method, JSON.stringify(message)));
+  }
+
   /** Requests in flight through the relay. */
   get inFlight() {
     return this.#core?.inFlight ?? 0;
@@ -110,20 +209,44 @@ class Relay {
     if (this.#closed) throw new UsageError("relay.connect(): the relay is closed", "ERR_CLOSED", undefined);
     checkTransport(transport, "relay.connect()");
     const streams = connectOptions?.streamableHttp ?? transport.hasPerRequestStream === true;
-    const client = new Client(this.#core.connect(streams), transport);
+    const resumeGrace = milliseconds(connectOptions?.resumeGrace, "resumeGrace");
+    const idleTtl = milliseconds(connectOptions?.idleTtl, "idleTtl");
+    const version = connectOptions?.protocolVersion;
+    if (version !== undefined && (typeof version !== "string" || version === "")) {
+      throw new InvalidArgumentError("relay.connect(): option `protocolVersion` must be a protocol version string", "ERR_INVALID_OPTION", version);
+    }
+    if (version !== undefined && (!Number.isNaN(resumeGrace) || !Number.isNaN(idleTtl))) {
+      throw new InvalidArgumentError("relay.connect(): option `protocolVersion` (a client of one request) takes no `resumeGrace` or `idleTtl`", "ERR_INVALID_OPTION", version);
+    }
+    const client = new Client(this.#core.connect(streams, resumeGrace, idleTtl, version), transport);
     this.#clients.set(client.link, client);
     transport.onmessage = (message) => this.#fromClient(client, message);
     transport.onclose = () => this.#disconnected(client);
     transport.onerror = (error) => this.#report(error);
+    // Its idle time to live starts now.
+    this.#rearm();
+    const byId = (method) => (id) => {
+      const w = this.#w;
+      const tag = peerTag(w, id);
+      const result = this.#core?.[method](client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined);
+      this.#flush();
+      return result;
+    };
+    const closed = byId("streamClosed");
     return {
       link: client.link,
-      /** The client closed the response stream of its request `id` (2026-07-28 over Streamable HTTP: its cancel). */
-      streamClosed: (id) => {
-        const w = this.#w;
-        const tag = peerTag(w, id);
-        const cancelled = this.#core?.streamClosed(client.link, tag, tag === w.tags.number ? id : 0, tag === w.tags.string ? id : undefined) ?? false;
-        this.#flush();
-        return cancelled;
+      /**
+       * The client closed the response stream of its request `id`: its cancel in 2026-07-28
+       * over Streamable HTTP; before, with `resumeGrace`, cancelled when the grace ends
+       * unless `streamResumed(id)` comes first. `true` when it is cancelled now.
+       */
+      streamClosed: (id) => closed(id) === 1,
+      /** A stream of the client resumed its request `id` within the grace: `true` when it was waiting. */
+      streamResumed: byId("streamResumed"),
+      /** The client was heard from without a message (an HTTP request of its session): its idle time to live restarts. */
+      heard: () => {
+        if (client.closed) return;
+        this.#core?.heard(client.link);
       },
       /** Forgets the client: its requests in flight are cancelled upstream. */
       disconnect: () => this.#disconnected(client),
@@ -163,6 +286,24 @@ class Relay {
     this.#clients.delete(client.link);
     this.#core.disconnect(client.link);
     this.#flush();
+  }
+
+  /**
+   * The core ended client `link` (its idle time to live passed) and forgot it: its transport
+   * is closed once the answers queued for it (the `fail`s before) are sent.
+   */
+  #endClient(link) {
+    const client = this.#clients.get(link);
+    if (client === undefined || client.closed) return;
+    client.closed = true;
+    this.#clients.delete(link);
+    const close = () => {
+      Promise.resolve()
+        .then(() => client.transport.close())
+        .catch((error) => this.#report(error));
+    };
+    if (this.#pending.size === 0) close();
+    else Promise.allSettled([...this.#pending]).then(close);
   }
 
   #report(error) {
@@ -222,6 +363,10 @@ class Relay {
     if (client.closed || this.#closed) return;
     if (verdict === w.relayForward.upstream) this.#toUpstream(message, upId, upToken);
     else if (verdict === w.relayForward.answerHandshake) this.#answerHandshake(client, id);
+    else if (verdict === w.relayForward.answerDiscover) {
+      const result = JSON.parse(this.#RelayCore.discoverResult(JSON.stringify(this.#handshakeResult ?? {})));
+      this.#send(client.transport, { jsonrpc: "2.0", id, result });
+    }
   }
 
   #toUpstream(message, upId, upToken) {
@@ -308,7 +453,7 @@ class Relay {
       // On the stream of the client's request, for a transport with one stream per request.
       if (client !== undefined) this.#send(client.transport, out, related === undefined ? undefined : { relatedRequestId: related });
     } else if (verdict === B.broadcast) {
-      for (const client of this.#clients.values()) this.#send(client.transport, message);
+      for (const client of this.#clients.values()) if (core.takesBroadcast(client.link)) this.#send(client.transport, message);
     } else if (verdict === B.refuse) {
       this.#send(this.#upstream, errorResponse(id, w.unroutable));
     }
@@ -344,6 +489,9 @@ class Relay {
         }
         case "upstream-version":
           this.#upstream.setProtocolVersion?.(out.version);
+          break;
+        case "end-client":
+          this.#endClient(out.link);
           break;
         case "event":
           if (this.#options.onEvent !== undefined) {
@@ -388,6 +536,19 @@ class Relay {
     }, delay);
     this.#timer.unref?.();
   }
+}
+
+/**
+ * A connect option in ms (`undefined`: none, passed to the core as NaN).
+ *
+ * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` unless a finite number of at least 0.
+ */
+function milliseconds(value, name) {
+  if (value === undefined) return Number.NaN;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError(`relay.connect(): option \`${name}\` must be a number of milliseconds (at least 0)`, "ERR_INVALID_OPTION", value);
+  }
+  return value;
 }
 
 /** The message of a cancel output (a notification, or a `tasks/cancel` request). */

@@ -3,10 +3,12 @@
 // examples/nginx-mcp.conf with only its ports changed:
 //
 //   10 SDK 1.x clients ─HTTP─▶ nginx ─map $http_mcp_session_id─▶ bridge --instance a ─stdio─▶ server-everything
-//                                    (no session: round-robin) ─▶ bridge --instance b ─stdio─▶ server-everything
+//   10 SDK 2.x clients (2026-07-28)  (no session: round-robin) ─▶ bridge --instance b ─stdio─▶ server-everything
 //
-// Each client aborts a long tools/call; its notifications/cancelled is a separate POST, which
-// nginx must send to the instance that holds the request: checked on each child's stdio wire
+// Each client aborts a long tools/call. A 2025-era client's notifications/cancelled is a
+// separate POST, which nginx must send to the instance that holds the request; a 2026-07-28
+// client's cancel is the close of the request's own stream, which nginx passes on to the
+// instance at the other end of it. Checked on each child's stdio wire
 // (pkg-tests/peers/stdio-tap.mjs) and in nginx's access log.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -17,6 +19,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -243,7 +246,74 @@ describe("mcp-cancel bridge --stdio --instance: many instances behind nginx", { 
     assert.equal(rebinding.status, 403, rebinding.text);
   });
 
-  test.todo("ten 2026-07-28 SDK 2.x clients through nginx (round-robin, no session) abort a call each: waits for part 1 (bridge --stdio serving 2026-07-28)");
+  test("ten 2026-07-28 SDK 2.x clients through nginx (round-robin, no session) abort a call each: every cancel reaches the child that runs the call, once", async (t) => {
+    const args = (name) => ({ args: ["--instance", name, "--allow-host", "mcp.example.com"] });
+    const [a, b] = await Promise.all([startStdioBridge(EVERYTHING_COMMAND, t, args("a")), startStdioBridge(EVERYTHING_COMMAND, t, args("b"))]);
+    const bridges = { a, b };
+    const lb = await startNginx(t, { a: a.url.port, b: b.url.port });
+
+    const clients = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const transport = new Transport2(lb.url);
+      const client = new Client2({ name: `m${i}`, version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      const errors = [];
+      client.onerror = (error) => errors.push(error);
+      await client.connect(transport);
+      assert.equal(transport.sessionId, undefined, "2026-07-28: no session");
+      clients.push({ i, client, errors });
+    }
+    t.after(() => Promise.all(clients.map(({ client }) => client.close().catch(() => {}))));
+
+    // Each client: a long call (its duration tells it apart on the wire), aborted after its first progress.
+    const calls = clients.map((c) => {
+      const ac = new AbortController();
+      const duration = 3 + c.i * 0.01;
+      let progress = 0;
+      const done = c.client.callTool({ name: LONG, arguments: { duration, steps: 6 } }, { signal: ac.signal, onprogress: () => progress++ }).then(
+        () => "resolved",
+        (error) => error,
+      );
+      return { ...c, ac, duration, done, progress: () => progress };
+    });
+    await until(() => calls.every((call) => call.progress() >= 1), 15_000, "progress on every call");
+    for (const call of calls) call.ac.abort();
+    for (const call of calls) assert.ok((await call.done) instanceof Error, `m${call.i}'s call rejected`);
+    await until(() => cancelsIn(a.wire()).length + cancelsIn(b.wire()).length >= CLIENTS, 5000, "ten cancels at the children");
+    await sleep(300); // a second cancel, or one on the wrong child, would be here by now
+
+    const wires = { a: a.wire(), b: b.wire() };
+    const served = { a: 0, b: 0 };
+    for (const call of calls) {
+      const where = ["a", "b"].filter((name) => sent(wires[name]).some((m) => m.method === "tools/call" && m.params.arguments.duration === call.duration));
+      assert.equal(where.length, 1, `m${call.i}'s tools/call on one child: ${where}`);
+      const [name] = where;
+      served[name]++;
+      const here = sent(wires[name]).find((m) => m.method === "tools/call" && m.params.arguments.duration === call.duration);
+      assert.deepEqual(
+        cancelsIn(wires[name]).filter((m) => m.params.requestId === here.id).map((m) => m.params),
+        [{ requestId: here.id }],
+        `exactly one cancel of m${call.i}'s upstream id ${here.id} on child ${name}`,
+      );
+    }
+    for (const name of ["a", "b"]) assert.equal(cancelsIn(wires[name]).length, served[name], `every cancel on child ${name} is one of its calls'`);
+    // Round-robin: both instances ran calls.
+    assert.ok(served.a >= 1 && served.b >= 1, `calls on a: ${served.a}, on b: ${served.b}`);
+    // Each child was initialized once, by its bridge; none got a server/discover.
+    for (const name of ["a", "b"]) {
+      assert.equal(sent(wires[name]).filter((m) => m.method === "initialize").length, 1);
+      assert.equal(sent(wires[name]).filter((m) => m.method === "server/discover").length, 0);
+    }
+    for (const { client, i } of clients) {
+      const echo = await client.callTool({ name: "echo", arguments: { message: `m${i}` } });
+      assert.equal(echo.content[0].text, `Echo: m${i}`);
+    }
+    for (const { errors, i } of clients) assert.deepEqual(errors.map(String), [], `m${i}'s errors`);
+    const log = lb.log();
+    assert.deepEqual(log.filter((r) => r.status === 404), [], "no 404 in nginx's log");
+    assert.deepEqual(log.filter((r) => r.session !== "" && r.session !== "-"), [], "no session id in nginx's log");
+    assert.doesNotMatch(lb.errors(), /\[(error|crit|alert|emerg)\]/, "nginx's error log");
+    t.diagnostic(`calls on a: ${served.a}, on b: ${served.b}; requests through nginx: ${log.length}`);
+  });
 
   test("--instance: a name that is not safe in a header or a load balancer's rule is a usage error; a session of another instance is named in the 404", async (t) => {
     for (const name of ["", "a.b", "a b", "a/b", "é", "x".repeat(33), "a\r\nX-Injected: 1"]) {

@@ -57,6 +57,7 @@ export const CLI_PACKAGE_FILES = Object.freeze(
     "main.js",
     "bridge.js",
     "gate.js",
+    "resume.js",
     "conformance/main.js",
     "conformance/scenarios.js",
     "conformance/client-runner.js",

@@ -108,6 +108,87 @@ describe("createRelay", () => {
     assert.deepEqual(cancels(server.got)[1].params, { requestId: server.got[1].id, reason: "Client disconnected" });
   });
 
+  test("a client that vanishes: its request is cancelled when no resume comes within resumeGrace; a silent client is ended after idleTtl", async () => {
+    const events = [];
+    const { relay, server } = await setup(0, { onEvent: (e) => e.side === "downstream" && e.type.startsWith("s") && events.push(e) });
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    const handle = relay.connect(theirs, { resumeGrace: 80, idleTtl: 400 });
+    await theirs.start();
+    const client = await end(mine);
+    let closed = false;
+    theirs.onclose = ((onclose) => () => {
+      closed = true;
+      onclose();
+    })(theirs.onclose);
+    await client.send(call("lost"));
+    await client.send(call("resumed"));
+    await client.send(call("waiting"));
+    await until(() => server.got.length === 3, 2000, "three calls upstream");
+    const [lost, resumed, waiting] = server.got.map((m) => m.id);
+    const closedAt = Date.now();
+    assert.equal(handle.streamClosed("lost"), false, "not a cancel at once");
+    assert.equal(handle.streamClosed("resumed"), false);
+    assert.equal(handle.streamResumed("resumed"), true);
+    await until(() => cancels(server.got).length === 1, 2000, "the lost one's cancel");
+    assert.ok(Date.now() - closedAt >= 70, "after the grace");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: lost, reason: "Client vanished: its response stream closed and was not resumed within 80 ms" });
+    // Silent for 400 ms: ended; its requests in flight answered and cancelled upstream.
+    await until(() => closed, 2000, "the client's transport closed");
+    assert.deepEqual(
+      client.got.map((m) => [m.id, m.error?.code]),
+      [
+        ["resumed", -32000],
+        ["waiting", -32000],
+      ],
+    );
+    assert.deepEqual(
+      cancels(server.got).slice(1).map((m) => m.params),
+      [resumed, waiting].map((requestId) => ({ requestId, reason: "Client session expired: no request for 400 ms" })),
+    );
+    assert.equal(relay.clientCount, 0);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["stream-lost", "stream-lost", "stream-resumed", "stream-not-resumed", "session-expired"],
+    );
+    assert.deepEqual(events.at(-1).requests, [
+      { requestId: "resumed", upstreamId: resumed },
+      { requestId: "waiting", upstreamId: waiting },
+    ]);
+    await relay.close();
+  });
+
+  test("a 2026-07-28 client of one request beside a 2025-11-25 server: the relay's own handshake, its discovery answered, its answers made 2026-07-28 ones, its closed stream a cancel upstream", async () => {
+    const { relay, server } = await setup(0);
+    const handshake = relay.handshake({ name: "gateway", version: "9.9.9" });
+    await until(() => server.got.length === 1, 2000, "the relay's initialize");
+    assert.deepEqual(server.got[0].params, { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gateway", version: "9.9.9" } });
+    await server.send({ id: server.got[0].id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {}, tasks: {} }, serverInfo: { name: "raw", version: "1" } } });
+    await handshake;
+    await until(() => server.got.length === 2, 2000, "notifications/initialized");
+    assert.equal(server.got[1].method, "notifications/initialized");
+    await relay.handshake({ name: "gateway", version: "9.9.9" }); // once
+    assert.equal(server.got.length, 2);
+
+    const [mine, theirs] = InMemoryTransport.createLinkedPair();
+    const handle = relay.connect(theirs, { streamableHttp: true, protocolVersion: "2026-07-28" });
+    await theirs.start();
+    const client = await end(mine);
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    await client.send({ id: 1, method: "server/discover", params: { _meta: meta } });
+    await until(() => client.got.length === 1, 2000, "the discovery's answer");
+    assert.deepEqual(client.got[0].result.capabilities, { tools: {} });
+    assert.equal(client.got[0].result.resultType, "complete");
+    assert.equal(server.got.length, 2, "not forwarded");
+    await client.send({ id: 2, method: "tools/call", params: { name: "slow", _meta: meta } });
+    await until(() => server.got.length === 3, 2000, "the call upstream");
+    assert.equal(handle.streamClosed(2), true, "its cancel");
+    await until(() => cancels(server.got).length === 1, 2000, "the cancel upstream");
+    assert.deepEqual(cancels(server.got)[0].params, { requestId: server.got[2].id });
+    assert.deepEqual(relay.modernAnswer("tools/list", { jsonrpc: "2.0", id: 3, result: { tools: [] } }).result, { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    assert.throws(() => relay.connect(theirs, { protocolVersion: "2026-07-28", idleTtl: 5 }), (e) => e.code === "ERR_INVALID_OPTION");
+    await relay.close();
+  });
+
   test("bad options and transports are InvalidArgumentErrors that say what is wrong", () => {
     const t = { start: async () => {}, send: async () => {}, close: async () => {} };
     assert.throws(() => createRelay(), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION");
@@ -117,5 +198,8 @@ describe("createRelay", () => {
     assert.throws(() => createRelay({ upstream: t, maxInFlightPerClient: 0 }), (e) => e.code === "ERR_INVALID_OPTION");
     assert.throws(() => createRelay({ upstream: t, onError: "x" }), (e) => e.code === "ERR_INVALID_OPTION");
     assert.throws(() => createRelay({ upstream: t }).connect({}), (e) => e.code === "ERR_INVALID_TRANSPORT");
+    for (const bad of [{ resumeGrace: -1 }, { resumeGrace: "10" }, { idleTtl: Number.NaN }, { idleTtl: Infinity }]) {
+      assert.throws(() => createRelay({ upstream: t }).connect(t, bad), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION" && /resumeGrace|idleTtl/.test(e.message));
+    }
   });
 });

@@ -11,8 +11,10 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use mcp_cancel::core::{
-    Backward, CancelAction, CancelNotification, Failure, Forward, Link, Message, MessageFields, Relay, RelayConfig,
-    RelayOutput, RequestId, ResponseInfo, Revision, Side, Timeout, Transmit, TransportKind,
+    classify_http, discover_result, modern_answer, relay_handshake, Backward, CancelAction, CancelNotification,
+    ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRefusal, HttpRequest, Link, Message,
+    MessageFields, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Revision, Side, StreamClosed, Timeout,
+    Transmit, TransportKind, Vanish,
 };
 use serde_json::{json, Value};
 
@@ -31,7 +33,9 @@ fn up(relay: &mut Relay, message: &Value) -> Backward {
 }
 
 fn outputs(relay: &mut Relay) -> Vec<RelayOutput> {
-    std::iter::from_fn(|| relay.poll_output()).filter(|o| !matches!(o, RelayOutput::Event(..))).collect()
+    std::iter::from_fn(|| relay.poll_output())
+        .filter(|o| !matches!(o, RelayOutput::Event(..) | RelayOutput::ClientEvent(..)))
+        .collect()
 }
 
 fn call(id: Value) -> Value {
@@ -217,7 +221,7 @@ fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     r.set_protocol_version(h, "2026-07-28");
     let _ = outputs(&mut r);
     let u = forwarded_id(&down(&mut r, h, &call(json!(5))));
-    assert!(r.handle_downstream_stream_closed(h, &n(5)));
+    assert_eq!(r.handle_downstream_stream_closed(h, &n(5), 0), StreamClosed::Cancelled);
     assert_eq!(outputs(&mut r), vec![notify_upstream(u as i64, None)]);
     assert_eq!(up(&mut r, &result(u)), Backward::Drop);
 
@@ -226,7 +230,7 @@ fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     let h = r.connect(TransportKind::StreamableHttp);
     r.set_protocol_version(h, "2025-11-25");
     let u = forwarded_id(&down(&mut r, h, &call(json!(5))));
-    assert!(!r.handle_downstream_stream_closed(h, &n(5)));
+    assert_eq!(r.handle_downstream_stream_closed(h, &n(5), 0), StreamClosed::Ignored);
     assert_eq!(outputs(&mut r), vec![]);
     assert_eq!(
         up(&mut r, &result(u)),
@@ -380,6 +384,401 @@ fn a_task_augmented_call_is_cancelled_upstream_with_tasks_cancel() {
         up(&mut r, &ack),
         Backward::Downstream { link: a, id: Some(n(4)), progress_token: None, related: Some(n(4)) }
     );
+}
+
+/// `down` at `now` (ms).
+fn down_at(relay: &mut Relay, link: Link, message: &Value, now: u64) -> Forward {
+    let mut info = ResponseInfo::default();
+    relay.handle_downstream(link, &Message::from_json(message, &mut info), now)
+}
+
+/// A relay with the upstream and one client (Streamable HTTP) on 2025-11-25, the client
+/// connected at 0 with `vanish`, and events on.
+fn vanishing(vanish: Vanish) -> (Relay, Link) {
+    let mut config = RelayConfig::default();
+    config.upstream.revision = Revision::parse("2025-11-25");
+    config.downstream.events = true;
+    let mut r = Relay::new(config);
+    let h = r.connect_with(TransportKind::StreamableHttp, vanish, 0);
+    (r, h)
+}
+
+/// Every output, the relay's own client events included (the sessions' events left out).
+fn outputs_and_client_events(relay: &mut Relay) -> Vec<RelayOutput> {
+    std::iter::from_fn(|| relay.poll_output()).filter(|o| !matches!(o, RelayOutput::Event(..))).collect()
+}
+
+const VANISHED_500: &str = "Client vanished: its response stream closed and was not resumed within 500 ms";
+
+#[test]
+fn a_request_whose_stream_closed_is_cancelled_upstream_when_no_stream_resumes_it_within_the_grace() {
+    let (mut r, h) = vanishing(Vanish { resume_grace: Some(500), idle_ttl: None });
+    let u = forwarded_id(&down_at(&mut r, h, &call(json!(5)), 100));
+    let _ = outputs(&mut r);
+    assert_eq!(r.handle_downstream_stream_closed(h, &n(5), 1000), StreamClosed::AwaitingResume { until: 1500 });
+    assert_eq!(
+        outputs_and_client_events(&mut r),
+        vec![RelayOutput::ClientEvent(h, ClientEvent::StreamLost { id: n(5), upstream_id: u, grace: 500 })]
+    );
+    assert_eq!(r.poll_timeout(), Some(1500));
+    r.handle_timeout(1499);
+    assert_eq!(outputs_and_client_events(&mut r), vec![], "not before the grace ends");
+    r.handle_timeout(1500);
+    assert_eq!(
+        outputs_and_client_events(&mut r),
+        vec![
+            RelayOutput::ClientEvent(
+                h,
+                ClientEvent::NotResumed { id: n(5), upstream_id: u, grace: 500, reason: VANISHED_500.into() }
+            ),
+            notify_upstream(u as i64, Some(VANISHED_500)),
+        ]
+    );
+    assert_eq!(r.in_flight(), 0);
+    assert_eq!(r.poll_timeout(), None);
+    // Its late answer goes nowhere; the client is still connected (its session goes on).
+    assert_eq!(up(&mut r, &result(u)), Backward::Drop);
+    assert_eq!(r.link_count(), 1);
+    let v = forwarded_id(&down_at(&mut r, h, &call(json!(6)), 1600));
+    assert_eq!(
+        up(&mut r, &result(v)),
+        Backward::Downstream { link: h, id: Some(n(6)), progress_token: None, related: Some(n(6)) }
+    );
+}
+
+#[test]
+fn a_request_resumed_within_the_grace_runs_on_and_its_answer_reaches_the_client() {
+    let (mut r, h) = vanishing(Vanish { resume_grace: Some(500), idle_ttl: None });
+    let u = forwarded_id(&down_at(&mut r, h, &call(json!(5)), 0));
+    let _ = r.handle_downstream_stream_closed(h, &n(5), 0);
+    let _ = outputs(&mut r);
+    assert!(r.handle_downstream_stream_resumed(h, &n(5)));
+    assert_eq!(
+        outputs_and_client_events(&mut r),
+        vec![RelayOutput::ClientEvent(h, ClientEvent::StreamResumed { id: n(5), upstream_id: Some(u) })]
+    );
+    assert!(!r.handle_downstream_stream_resumed(h, &n(5)), "once");
+    r.handle_timeout(10_000);
+    assert_eq!(outputs_and_client_events(&mut r), vec![], "no cancel");
+    assert_eq!(
+        up(&mut r, &result(u)),
+        Backward::Downstream { link: h, id: Some(n(5)), progress_token: None, related: Some(n(5)) }
+    );
+    // Lost again, and resumed too late: cancelled, and the resume says so.
+    let v = forwarded_id(&down_at(&mut r, h, &call(json!(6)), 20_000));
+    let _ = r.handle_downstream_stream_closed(h, &n(6), 20_000);
+    r.handle_timeout(20_500);
+    assert!(outputs(&mut r).contains(&notify_upstream(v as i64, Some(VANISHED_500))));
+    assert!(!r.handle_downstream_stream_resumed(h, &n(6)));
+}
+
+#[test]
+fn a_grace_of_0_cancels_at_once_and_without_a_grace_a_closed_stream_is_nothing() {
+    let (mut r, h) = vanishing(Vanish { resume_grace: Some(0), idle_ttl: None });
+    let u = forwarded_id(&down_at(&mut r, h, &call(json!("a")), 0));
+    assert_eq!(r.handle_downstream_stream_closed(h, &RequestId::from("a"), 7), StreamClosed::Cancelled);
+    let reason = "Client vanished: its response stream closed and was not resumed within 0 ms";
+    assert_eq!(outputs(&mut r), vec![notify_upstream(u as i64, Some(reason))]);
+    assert_eq!(r.poll_timeout(), None);
+    // A request not in flight (answered, cancelled, unknown) is nothing.
+    assert_eq!(r.handle_downstream_stream_closed(h, &RequestId::from("a"), 8), StreamClosed::Ignored);
+
+    let (mut r, h) = vanishing(Vanish::default());
+    let _ = forwarded_id(&down_at(&mut r, h, &call(json!(1)), 0));
+    assert_eq!(r.handle_downstream_stream_closed(h, &n(1), 0), StreamClosed::Ignored);
+    assert_eq!(r.poll_timeout(), None);
+}
+
+#[test]
+fn a_grace_that_ends_after_its_request_was_answered_never_cancels_a_later_request_with_the_same_id() {
+    let (mut r, h) = vanishing(Vanish { resume_grace: Some(500), idle_ttl: None });
+    let u = forwarded_id(&down_at(&mut r, h, &call(json!(1)), 0));
+    let _ = r.handle_downstream_stream_closed(h, &n(1), 0);
+    // Answered while lost (the host keeps it for a resume), then id 1 again.
+    assert!(matches!(up(&mut r, &result(u)), Backward::Downstream { .. }));
+    let v = forwarded_id(&down_at(&mut r, h, &call(json!(1)), 100));
+    let _ = outputs(&mut r);
+    r.handle_timeout(500);
+    assert_eq!(outputs(&mut r), vec![], "the new request is not the lost one");
+    assert_eq!(r.in_flight(), 1);
+    assert!(matches!(up(&mut r, &result(v)), Backward::Downstream { .. }));
+}
+
+#[test]
+fn a_client_silent_for_its_idle_ttl_is_ended_its_requests_failed_and_cancelled_upstream() {
+    let (mut r, h) = vanishing(Vanish { resume_grace: None, idle_ttl: Some(1000) });
+    let other = r.connect(TransportKind::StreamableHttp);
+    assert_eq!(r.poll_timeout(), Some(1000));
+    let u1 = forwarded_id(&down_at(&mut r, h, &call(json!(1)), 200));
+    let u2 = forwarded_id(&down_at(&mut r, h, &call(json!(2)), 600));
+    let uo = forwarded_id(&down_at(&mut r, other, &call(json!(1)), 600));
+    r.heard(h, 700);
+    // Due at 1000 for the time it was connected at; heard from since: due again at 1700.
+    r.handle_timeout(1000);
+    assert_eq!(outputs_and_client_events(&mut r), vec![]);
+    assert_eq!(r.poll_timeout(), Some(1700));
+    r.handle_timeout(1700);
+    let reason = "Client session expired: no request for 1000 ms";
+    assert_eq!(
+        outputs_and_client_events(&mut r),
+        vec![
+            RelayOutput::ClientEvent(
+                h,
+                ClientEvent::SessionExpired {
+                    ttl: 1000,
+                    requests: vec![(n(1), u1), (n(2), u2)],
+                    reason: reason.into()
+                }
+            ),
+            notify_upstream(u1 as i64, Some(reason)),
+            notify_upstream(u2 as i64, Some(reason)),
+            RelayOutput::Fail { link: h, id: n(1), failure: Failure::SessionExpired },
+            RelayOutput::Fail { link: h, id: n(2), failure: Failure::SessionExpired },
+            RelayOutput::EndClient(h),
+        ]
+    );
+    assert_eq!(r.link_count(), 1);
+    assert_eq!(r.in_flight(), 1, "the other client's request runs on");
+    assert_eq!(down_at(&mut r, h, &call(json!(3)), 1800), Forward::Drop, "a link that is gone");
+    assert_eq!(up(&mut r, &result(u1)), Backward::Drop);
+    assert!(matches!(up(&mut r, &result(uo)), Backward::Downstream { link, .. } if link == other));
+    assert_eq!(r.poll_timeout(), None);
+    assert_eq!(Failure::SessionExpired.code(), -32000);
+}
+
+#[test]
+fn a_first_client_that_disconnects_during_initialize_leaves_the_handshake_to_complete_for_the_others() {
+    let mut r = Relay::new(RelayConfig::default());
+    let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let init =
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let u = forwarded_id(&down(&mut r, a, &init));
+    assert_eq!(down(&mut r, b, &init), Forward::Hold);
+    r.disconnect(a);
+    assert_eq!(outputs(&mut r), vec![], "initialize is never cancelled");
+    let answer =
+        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    assert_eq!(up(&mut r, &answer), Backward::Drop, "its client is gone");
+    assert_eq!(
+        outputs(&mut r),
+        vec![
+            RelayOutput::KeepHandshakeResult,
+            RelayOutput::UpstreamVersion("2025-11-25".into()),
+            RelayOutput::AnswerHandshake { link: b, id: n(0) }
+        ]
+    );
+}
+
+#[test]
+fn a_first_client_gone_during_initialize_leaves_the_handshake_to_complete_for_the_others() {
+    let (mut r, a) = vanishing(Vanish { resume_grace: Some(0), idle_ttl: Some(1000) });
+    let b = r.connect(TransportKind::StreamableHttp);
+    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let u = forwarded_id(&down_at(&mut r, a, &init(0), 0));
+    assert_eq!(down_at(&mut r, b, &init(0), 0), Forward::Hold);
+    // Its stream closes, then it expires: initialize is never cancelled.
+    assert_eq!(r.handle_downstream_stream_closed(a, &n(0), 10), StreamClosed::Ignored);
+    r.handle_timeout(1000);
+    let out = outputs(&mut r);
+    assert!(out.iter().all(|o| !matches!(o, RelayOutput::Transmit(..))), "{out:?}");
+    assert!(out.contains(&RelayOutput::EndClient(a)));
+    let answer =
+        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    assert_eq!(up(&mut r, &answer), Backward::Drop, "its client is gone");
+    assert!(outputs(&mut r).contains(&RelayOutput::AnswerHandshake { link: b, id: n(0) }));
+}
+
+/// A POST of `body` with these headers (`MCP-Protocol-Version`, `Mcp-Method`) and no session.
+fn post<'a>(body: HttpBody<'a>, version: Option<&'a str>, method: Option<&'a str>) -> HttpRequest<'a> {
+    HttpRequest { post: true, session_id: false, protocol_version: version, mcp_method: method, body }
+}
+
+/// A 2026-07-28 envelope naming `version` (with `clientCapabilities`).
+fn envelope(version: &str) -> Envelope<'_> {
+    Envelope { protocol_version: Some(Some(version)), client_capabilities: true }
+}
+
+fn refused(entry: &HttpEntry) -> (u16, i32) {
+    match entry {
+        HttpEntry::Refuse(HttpRefusal { status, code, .. }) => (*status, *code),
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn an_http_request_is_classified_by_its_body_and_its_headers_are_checked_against_it() {
+    let none = Envelope::default();
+    let call = |envelope| HttpBody::Request { method: "tools/call", envelope };
+    // 2025-era: initialize opens a session; everything else needs one.
+    let init = HttpBody::Request { method: "initialize", envelope: none };
+    assert_eq!(classify_http(&post(init, None, None), true), HttpEntry::OpenSession);
+    assert_eq!(classify_http(&post(init, Some("2025-11-25"), None), true), HttpEntry::OpenSession);
+    assert_eq!(refused(&classify_http(&post(call(none), None, None), true)), (400, -32000));
+    let with_session = HttpRequest { session_id: true, ..post(call(none), Some("2025-11-25"), None) };
+    assert_eq!(classify_http(&with_session, true), HttpEntry::Session);
+    for body in [HttpBody::None, HttpBody::Batch, HttpBody::Response] {
+        let get = HttpRequest { post: body != HttpBody::None, session_id: true, ..post(body, None, None) };
+        assert_eq!(classify_http(&get, true), HttpEntry::Session);
+    }
+    assert_eq!(refused(&classify_http(&post(HttpBody::Invalid, None, None), true)), (400, -32600));
+    // 2026-07-28: the envelope decides; no session needed.
+    let modern = post(call(envelope("2026-07-28")), Some("2026-07-28"), Some("tools/call"));
+    assert_eq!(classify_http(&modern, true), HttpEntry::Modern { version: "2026-07-28".into() });
+    // A session id does not make it a session's.
+    assert_eq!(
+        classify_http(&HttpRequest { session_id: true, ..modern }, true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    // Not served: -32022 with the revisions that are, so that a client can fall back.
+    match classify_http(&modern, false) {
+        HttpEntry::Refuse(HttpRefusal {
+            status: 400, code: -32022, unsupported: Some((supported, requested)), ..
+        }) => {
+            assert_eq!(supported, vec!["2025-03-26", "2025-06-18", "2025-11-25"]);
+            assert_eq!(requested, "2026-07-28");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Headers that disagree, or are missing on a request: -32020.
+    for (version, method) in [
+        (Some("2025-11-25"), Some("tools/call")),
+        (Some("2026-07-28"), Some("tools/list")),
+        (None, Some("tools/call")),
+        (Some("2026-07-28"), None),
+    ] {
+        let r = post(call(envelope("2026-07-28")), version, method);
+        assert_eq!(refused(&classify_http(&r, true)), (400, -32020), "{version:?} {method:?}");
+    }
+    // A malformed envelope, or a modern header with none: -32602.
+    let bad = Envelope { protocol_version: Some(None), client_capabilities: true };
+    assert_eq!(refused(&classify_http(&post(call(bad), None, None), true)), (400, -32602));
+    let no_caps = Envelope { protocol_version: Some(Some("2026-07-28")), client_capabilities: false };
+    assert_eq!(
+        refused(&classify_http(&post(call(no_caps), Some("2026-07-28"), Some("tools/call")), true)),
+        (400, -32602)
+    );
+    assert_eq!(refused(&classify_http(&post(call(none), Some("2026-07-28"), Some("tools/call")), true)), (400, -32602));
+    assert_eq!(refused(&classify_http(&post(init, Some("2026-07-28"), None), true)), (400, -32020));
+    // A later revision without a handshake is modern too, but not one served: -32022 naming those that are.
+    let later = post(call(envelope("2027-01-01")), Some("2027-01-01"), Some("tools/call"));
+    match classify_http(&later, true) {
+        HttpEntry::Refuse(HttpRefusal {
+            status: 400, code: -32022, unsupported: Some((supported, requested)), ..
+        }) => {
+            assert_eq!(supported, vec!["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
+            assert_eq!(requested, "2027-01-01");
+        }
+        other => panic!("{other:?}"),
+    }
+    // An envelope naming a 2025 revision is not modern.
+    let old = post(call(envelope("2025-11-25")), None, None);
+    assert_eq!(refused(&classify_http(&old, true)), (400, -32000), "a 2025 request without a session");
+    // A notification: its envelope, or the header alone (notifications need no clientCapabilities).
+    let note = |envelope| HttpBody::Notification { method: "notifications/cancelled", envelope };
+    let only_version = Envelope { protocol_version: Some(Some("2026-07-28")), client_capabilities: false };
+    assert_eq!(
+        classify_http(&post(note(only_version), None, None), true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    assert_eq!(
+        classify_http(&post(note(none), Some("2026-07-28"), None), true),
+        HttpEntry::Modern { version: "2026-07-28".into() }
+    );
+    assert_eq!(refused(&classify_http(&post(note(none), None, None), true)), (400, -32000));
+}
+
+/// A relay whose upstream (2025-11-25) made its handshake through the relay's own client
+/// (`relay_handshake`), and the `initialize` result it keeps.
+fn handshaken() -> Relay {
+    let mut r = Relay::new(RelayConfig::default());
+    let own = r.connect(TransportKind::Messages);
+    let [init, initialized] = relay_handshake(json!({ "name": "mcp-cancel bridge", "version": "1.0.0" }));
+    assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["params"]["capabilities"], json!({}));
+    let u = forwarded_id(&down(&mut r, own, &init));
+    let answer =
+        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    assert!(matches!(up(&mut r, &answer), Backward::Downstream { .. }));
+    assert_eq!(down(&mut r, own, &initialized), Forward::Upstream { id: None, progress_token: None });
+    r.disconnect(own);
+    let _ = outputs(&mut r);
+    r
+}
+
+/// A 2026-07-28 request with its envelope.
+fn modern_call(id: Value, method: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": { "name": "slow", "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    } } })
+}
+
+#[test]
+fn a_2026_07_28_client_of_one_request_beside_a_2025_server_discovers_calls_and_cancels_by_closing_its_stream() {
+    let mut r = handshaken();
+    let m = r.connect_with_version(TransportKind::StreamableHttp, "2026-07-28", 0);
+    assert_eq!(r.downstream(m).unwrap().revision(), Revision::parse("2026-07-28"));
+    assert_eq!(r.upstream().revision(), Revision::parse("2025-11-25"), "the upstream keeps its own");
+    // Its discovery is the relay's to answer; nothing goes up.
+    assert_eq!(down(&mut r, m, &modern_call(json!(1), "server/discover")), Forward::AnswerDiscover);
+    assert_eq!(outputs(&mut r), vec![]);
+    // Its call goes up; closing its stream is its cancel: a notification upstream (stdio, 2025-11-25).
+    let u = forwarded_id(&down(&mut r, m, &modern_call(json!(1), "tools/call")));
+    assert_eq!(r.handle_downstream_stream_closed(m, &n(1), 0), StreamClosed::Cancelled);
+    assert_eq!(outputs(&mut r), vec![notify_upstream(u as i64, None)]);
+    assert_eq!(up(&mut r, &result(u)), Backward::Drop);
+    // It takes no broadcast and no request of the server's; a 2025-era client does.
+    let legacy = r.connect(TransportKind::StreamableHttp);
+    assert!(!r.takes_broadcast(m) && r.takes_broadcast(legacy));
+    let sampling = json!({ "jsonrpc": "2.0", "id": 40, "method": "sampling/createMessage", "params": {} });
+    assert_eq!(
+        up(&mut r, &sampling),
+        Backward::Downstream { link: legacy, id: None, progress_token: None, related: None }
+    );
+}
+
+#[test]
+fn a_discovery_before_any_handshake_fails_and_is_not_forwarded() {
+    let mut r = relay();
+    let m = r.connect_with_version(TransportKind::StreamableHttp, "2026-07-28", 0);
+    assert_eq!(down(&mut r, m, &modern_call(json!("d"), "server/discover")), Forward::Drop);
+    assert_eq!(
+        outputs(&mut r),
+        vec![RelayOutput::Fail { link: m, id: RequestId::from("d"), failure: Failure::HandshakeFailed }]
+    );
+}
+
+#[test]
+fn a_2025_answer_is_made_a_2026_07_28_one_and_discovery_comes_from_the_handshake() {
+    let handshake = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": { "tools": { "listChanged": true }, "tasks": { "list": {} } },
+        "serverInfo": { "name": "everything", "version": "2.0.0" },
+        "instructions": "be kind",
+    });
+    assert_eq!(
+        discover_result(&handshake),
+        json!({
+            "resultType": "complete",
+            "supportedVersions": ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+            "capabilities": { "tools": { "listChanged": true } },
+            "instructions": "be kind",
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "everything", "version": "2.0.0" } },
+        })
+    );
+    let tools = json!({ "jsonrpc": "2.0", "id": 3, "result": { "tools": [{ "name": "t", "inputSchema": {}, "execution": { "taskSupport": "optional" } }] } });
+    assert_eq!(
+        modern_answer("tools/list", tools),
+        json!({ "jsonrpc": "2.0", "id": 3, "result": { "tools": [{ "name": "t", "inputSchema": {} }], "resultType": "complete", "ttlMs": 0, "cacheScope": "private" } })
+    );
+    let call = json!({ "jsonrpc": "2.0", "id": 4, "result": { "content": [], "resultType": "complete" } });
+    assert_eq!(modern_answer("tools/call", call.clone()), call, "nothing to add, no cache fields");
+    let missing = json!({ "jsonrpc": "2.0", "id": 5, "error": { "code": -32002, "message": "Resource not found" } });
+    assert_eq!(modern_answer("resources/read", missing)["error"]["code"], -32602);
+    let progress = json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": 1, "progress": 1 } });
+    assert_eq!(modern_answer("tools/call", progress.clone()), progress);
 }
 
 #[cfg(not(target_arch = "wasm32"))]

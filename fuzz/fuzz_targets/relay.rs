@@ -1,6 +1,8 @@
 //! The relay under arbitrary traffic: each input line is a JSON message from one of three
 //! clients or from the server (the first byte of the line chooses), or a disconnect, a closed
-//! client stream, a timeout, the upstream closing. Nothing may panic; every cancel the relay
+//! or resumed client stream, a client heard from, a timeout, the upstream closing. The third
+//! client (Streamable HTTP) has a resume grace and an idle time to live, and comes back on a
+//! new link when it is ended. Nothing may panic; every cancel the relay
 //! sends upstream names a request it forwarded and that was neither answered nor cancelled
 //! before; every answer a client gets names a request that client had in flight.
 #![no_main]
@@ -10,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
     Backward, Config, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
-    TransportKind,
+    TransportKind, Vanish,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -20,8 +22,15 @@ fuzz_target!(|data: &[u8]| {
         ..RelayConfig::default()
     };
     let mut relay = Relay::new(config);
+    let vanish = Vanish { resume_grace: Some(40), idle_ttl: Some(120) };
     let mut links: Vec<Link> = (0..3)
-        .map(|i| relay.connect(if i == 2 { TransportKind::StreamableHttp } else { TransportKind::Messages }))
+        .map(|i| {
+            if i == 2 {
+                relay.connect_with(TransportKind::StreamableHttp, vanish, 0)
+            } else {
+                relay.connect(TransportKind::Messages)
+            }
+        })
         .collect();
     // Upstream ids forwarded and still open (not answered, not cancelled).
     let mut open: HashSet<u64> = HashSet::new();
@@ -68,8 +77,16 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             6 => {
-                let id = RequestId::Number(i64::from(rest.first().copied().unwrap_or(0)));
-                let _ = relay.handle_downstream_stream_closed(links[2], &id);
+                let id = RequestId::Number(i64::from(rest.first().copied().unwrap_or(0) % 64));
+                match rest.get(1).copied().unwrap_or(0) % 3 {
+                    0 => {
+                        let _ = relay.handle_downstream_stream_closed(links[2], &id, now);
+                    }
+                    1 => {
+                        let _ = relay.handle_downstream_stream_resumed(links[2], &id);
+                    }
+                    _ => relay.heard(links[2], now),
+                }
             }
             _ => {
                 if rest.first() == Some(&0) {
@@ -90,6 +107,12 @@ fuzz_target!(|data: &[u8]| {
             } else if let RelayOutput::Fail { link, id, .. } = out {
                 if let Some(up) = client_ids.remove(&(link.0, id)) {
                     open.remove(&up);
+                }
+            } else if let RelayOutput::EndClient(link) = out {
+                // Its requests were failed (above) and cancelled; it comes back as a new link.
+                client_ids.retain(|(l, _), _| *l != link.0);
+                if links[2] == link {
+                    links[2] = relay.connect_with(TransportKind::StreamableHttp, vanish, now);
                 }
             }
         }

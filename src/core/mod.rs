@@ -34,7 +34,11 @@ pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{RequestState, TrackRequest};
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
-pub use relay::{Backward, Failure, Forward, Link, Relay, RelayConfig, RelayOutput, Side};
+pub use relay::{
+    classify_http, discover_result, http_served_revisions, http_session_revisions, modern_answer, relay_handshake,
+    Backward, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRefusal, HttpRequest, Link, Relay,
+    RelayConfig, RelayOutput, Side, StreamClosed, Vanish, HTTP_HEADER_MISMATCH, HTTP_UNSUPPORTED_PROTOCOL_VERSION,
+};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
 pub use verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};

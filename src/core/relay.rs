@@ -18,6 +18,11 @@
 //!   [`Relay::handle_downstream_stream_closed`]) becomes the upstream revision's cancel of
 //!   the mapped request; nothing when the request already finished or is the handshake;
 //! - a client that disconnects ([`Relay::disconnect`]) has its requests cancelled upstream;
+//! - a client that vanishes without a word, when its link has a [`Vanish`] policy: a
+//!   request whose response stream closed and was not resumed within the resume grace is
+//!   cancelled upstream ("Client vanished: …"), and a client not heard from for its idle
+//!   time to live is ended ([`RelayOutput::EndClient`]) with its requests failed and
+//!   cancelled upstream ("Client session expired: …");
 //! - late responses and progress are dropped on either side (each side's tombstones);
 //! - a request that times out upstream ([`Config::timeout`] of the upstream session) is
 //!   cancelled there and the client gets an error response ([`Failure::Timeout`]), as is
@@ -29,7 +34,8 @@
 //! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
 //! [`RelayOutput::AnswerHandshake`]), and `notifications/initialized` goes up once.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::deadlines::Millis;
 use super::message::Message;
@@ -87,6 +93,11 @@ pub enum Forward {
     /// Hold this `initialize`: [`RelayOutput::AnswerHandshake`] (or a
     /// [`RelayOutput::Fail`]) answers it when the upstream handshake completes.
     Hold,
+    /// Answer this `server/discover` of a client on a revision without a handshake
+    /// (2026-07-28) with [`discover_result`] of the upstream's handshake result (its
+    /// `result`, with this request's id). The upstream speaks a revision with a handshake, so
+    /// the relay answers for it.
+    AnswerDiscover,
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
 }
@@ -148,6 +159,9 @@ pub enum Failure {
     /// The server's request cannot go to a single client (none, or several, are connected):
     /// -32000.
     Unroutable,
+    /// The client's session ended: it sent nothing for its idle time to live
+    /// ([`Vanish::idle_ttl`]); the request was cancelled upstream: -32000.
+    SessionExpired,
 }
 
 impl Failure {
@@ -162,7 +176,8 @@ impl Failure {
             | Self::HandshakeFailed
             | Self::SendFailed
             | Self::ClientGone
-            | Self::Unroutable => -32000,
+            | Self::Unroutable
+            | Self::SessionExpired => -32000,
         }
     }
 
@@ -178,6 +193,9 @@ impl Failure {
             Self::Batch => "mcp-cancel relay: JSON-RPC batches are not relayed",
             Self::ClientGone => "mcp-cancel relay: the client this request went to disconnected",
             Self::Unroutable => "mcp-cancel relay: no single client can take this request",
+            Self::SessionExpired => {
+                "mcp-cancel relay: the session expired (no request within its time to live); the request was cancelled"
+            }
         }
     }
 }
@@ -231,6 +249,108 @@ pub enum RelayOutput {
     UpstreamVersion(String),
     /// An event of one side (only with [`Config::events`] on that side).
     Event(Side, Event),
+    /// Something the relay did about client `link` vanishing (only with [`Config::events`]
+    /// on the downstream side, [`RelayConfig::downstream`]).
+    ClientEvent(Link, ClientEvent),
+    /// End client `link`'s connection (for Streamable HTTP, its session: later requests
+    /// with its session id get 404): it was not heard from for its [`Vanish::idle_ttl`].
+    /// The relay has forgotten the link already; the [`RelayOutput::Fail`]s queued just
+    /// before this (after the upstream cancels) are its requests' answers, to be sent
+    /// before the connection closes.
+    EndClient(Link),
+}
+
+/// How the relay treats a client that may vanish without a word (its process killed, its
+/// machine asleep): set per client with [`Relay::connect_with`]; both off by default, as
+/// for [`Relay::connect`].
+///
+/// Spec, Streamable HTTP (2025-03-26 .. 2025-11-25, "Sending Messages to the Server" and
+/// "Resumability and Redelivery"): a closed response stream "SHOULD NOT be interpreted as
+/// the client cancelling its request", and the server may let the client resume it with
+/// `Last-Event-ID`; "Session Management": the server MAY terminate a session at any time,
+/// and then answers its requests with 404. A relay that waits for a vanished client's
+/// cancel forever keeps its work running upstream, and its answers go nowhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Vanish {
+    /// In revisions where a closed response stream is not a cancel (before 2026-07-28), how
+    /// long, in ms, a request whose stream closed waits for a stream of its client to
+    /// resume it ([`Relay::handle_downstream_stream_resumed`]) before the relay cancels it
+    /// upstream with the reason "Client vanished: its response stream closed and was not
+    /// resumed within <grace> ms". `Some(0)`: at once. `None`: never (the request runs on).
+    pub resume_grace: Option<Millis>,
+    /// How long, in ms, the client may stay silent (no message, no [`Relay::heard`])
+    /// before the relay ends it: its requests in flight get [`Failure::SessionExpired`] and
+    /// are cancelled upstream ("Client session expired: no request for <ttl> ms"), the
+    /// server's requests to it are refused, and [`RelayOutput::EndClient`] tells the host to
+    /// close its connection. A request in flight does not keep the client alive. `None`:
+    /// never.
+    pub idle_ttl: Option<Millis>,
+}
+
+/// What happened to a client that may have vanished ([`RelayOutput::ClientEvent`]). Ids
+/// are the client's own (`id`) and the relay's upstream ones (`upstream_id`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientEvent {
+    /// The response stream of request `id` closed with the request in flight: it is
+    /// cancelled upstream after `grace` ms unless a stream of the client resumes it.
+    StreamLost {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id.
+        upstream_id: u64,
+        /// The resume grace, ms.
+        grace: Millis,
+    },
+    /// A stream of the client resumed request `id` within the grace.
+    StreamResumed {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id, while it is in flight (`None`: it was answered meanwhile).
+        upstream_id: Option<u64>,
+    },
+    /// No stream resumed request `id` within `grace` ms: it is cancelled upstream with
+    /// `reason`, and its client gets no answer.
+    NotResumed {
+        /// The client's request.
+        id: RequestId,
+        /// Its upstream id.
+        upstream_id: u64,
+        /// The resume grace, ms.
+        grace: Millis,
+        /// The reason of the upstream cancel.
+        reason: String,
+    },
+    /// The client was not heard from for `ttl` ms: it is ended ([`RelayOutput::EndClient`]);
+    /// `requests` (its id, the upstream id) were in flight: each is answered with
+    /// [`Failure::SessionExpired`] and cancelled upstream with `reason`.
+    SessionExpired {
+        /// The idle time to live, ms.
+        ttl: Millis,
+        /// Its requests in flight, by upstream id.
+        requests: Vec<(RequestId, u64)>,
+        /// The reason of the upstream cancels.
+        reason: String,
+    },
+}
+
+/// What closing a request's response stream did ([`Relay::handle_downstream_stream_closed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum StreamClosed {
+    /// Nothing: an unknown client, a request not in flight, the handshake, or a close that
+    /// is not a cancel in the client's revision and no [`Vanish::resume_grace`].
+    Ignored,
+    /// The request is cancelled upstream now: the client's cancel (2026-07-28 over
+    /// Streamable HTTP), or a resume grace of 0.
+    Cancelled,
+    /// The request is cancelled upstream at `until` (ms, the clock of `now`) unless a stream
+    /// of the client resumes it first.
+    AwaitingResume {
+        /// When the grace ends.
+        until: Millis,
+    },
 }
 
 /// Where a request the relay sent upstream came from.
@@ -247,6 +367,32 @@ struct Downstream {
     session: Session,
     /// The client's request ids in flight through the relay → their upstream ids.
     upstream_ids: super::IdMap<u64>,
+    /// What is done when the client vanishes.
+    vanish: Vanish,
+    /// When the client was last heard from (ms).
+    heard: Millis,
+    /// Its requests whose response stream closed, waiting to be resumed → when the grace
+    /// ends, and the upstream id they had then (an id the client reuses later is another
+    /// request).
+    lost: super::IdMap<(Millis, u64)>,
+}
+
+/// A deadline of the relay's own ([`Vanish`]), in a heap apart from the entries it is for;
+/// checked against them when it falls due (an entry may have moved on meanwhile).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Due {
+    at: Millis,
+    link: Link,
+    what: DueWhat,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum DueWhat {
+    /// The client's idle time to live, counted from when it was last heard from: one per
+    /// client with an [`Vanish::idle_ttl`], pushed again when it falls due early.
+    Idle,
+    /// The resume grace of the client's request whose stream closed.
+    Resume(RequestId),
 }
 
 /// The upstream handshake (`initialize`), made once for every client.
@@ -274,6 +420,8 @@ pub struct Relay {
     server_requests: super::IdMap<Link>,
     next_id: u64,
     handshake: Handshake,
+    /// The [`Vanish`] deadlines, earliest first.
+    due: BinaryHeap<Reverse<Due>>,
     output: VecDeque<RelayOutput>,
 }
 
@@ -292,6 +440,7 @@ impl Relay {
             server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
             next_id: 1,
             handshake: Handshake::None,
+            due: BinaryHeap::new(),
             output: VecDeque::new(),
         }
     }
@@ -323,8 +472,15 @@ impl Relay {
     /// A new client, on a transport of `transport`'s kind. Its revision is learned from the
     /// handshake it makes through the relay, from its first request that names one in
     /// `_meta` (2026-07-28, read by [`Self::handle_downstream`]), or from
-    /// [`Self::set_protocol_version`].
+    /// [`Self::set_protocol_version`]. It may vanish without a word: nothing is done about
+    /// it ([`Self::connect_with`] sets a [`Vanish`] policy).
     pub fn connect(&mut self, transport: super::TransportKind) -> Link {
+        self.connect_with(transport, Vanish::default(), 0)
+    }
+
+    /// [`Self::connect`] with what to do when the client vanishes (`vanish`), connected at
+    /// `now` (ms, the clock of every later call): its idle time to live counts from `now`.
+    pub fn connect_with(&mut self, transport: super::TransportKind, vanish: Vanish, now: Millis) -> Link {
         let link = Link(self.next_link);
         self.next_link = self.next_link.wrapping_add(1);
         let mut config = self.config.downstream.clone();
@@ -337,21 +493,89 @@ impl Relay {
             config.revision = self.upstream.revision();
         }
         let seed = config.hash_seed;
-        self.links.insert(link, Downstream { session: Session::new(config), upstream_ids: super::seeded(seed) });
+        self.links.insert(
+            link,
+            Downstream {
+                session: Session::new(config),
+                upstream_ids: super::seeded(seed),
+                vanish,
+                heard: now,
+                lost: super::seeded(seed.rotate_left(7)),
+            },
+        );
+        if let Some(ttl) = vanish.idle_ttl {
+            self.due.push(Reverse(Due { at: now.saturating_add(ttl), link, what: DueWhat::Idle }));
+        }
         link
     }
 
+    /// A client on revision `version` from the start, whatever the upstream's: for a
+    /// 2026-07-28 request over Streamable HTTP, which names its revision itself and needs no
+    /// session, one client per request (its cancel is closing its stream,
+    /// [`Self::handle_downstream_stream_closed`]). Such a client takes no broadcast and no
+    /// request of the server's ([`Self::takes_broadcast`]); its `server/discover` is answered
+    /// by the relay ([`Forward::AnswerDiscover`]) when the upstream has a handshake, which the
+    /// host makes first (a client of its own sending `initialize`, [`relay_handshake`]).
+    pub fn connect_with_version(&mut self, transport: super::TransportKind, version: &str, now: Millis) -> Link {
+        let link = self.connect_with(transport, Vanish::default(), now);
+        if let Some(d) = self.links.get_mut(&link) {
+            d.session.set_protocol_version(version);
+        }
+        self.drain();
+        link
+    }
+
+    /// Whether client `link` takes what the server sends to every client
+    /// ([`Backward::Broadcast`]) and the server's own requests: a client of a revision with a
+    /// handshake (a session of its own, with a stream for them), not a 2026-07-28 client of
+    /// one request (notifications on its stream belong to that request; log messages only
+    /// when it asked for them, schema 2026-07-28 `RequestMetaObject` `logLevel`).
+    #[must_use]
+    pub fn takes_broadcast(&self, link: Link) -> bool {
+        self.links.get(&link).is_some_and(|d| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()))
+    }
+
+    /// Client `link` was heard from at `now` without a message (for Streamable HTTP: an
+    /// HTTP request of its session that carries none, e.g. a GET that opens or resumes a
+    /// stream): its [`Vanish::idle_ttl`] counts from `now`. Every message of the client's
+    /// ([`Self::handle_downstream`]) counts too. Unknown links are ignored.
+    pub fn heard(&mut self, link: Link, now: Millis) {
+        if let Some(d) = self.links.get_mut(&link) {
+            d.heard = d.heard.max(now);
+        }
+    }
+
     /// Client `link` disconnected: each of its requests in flight is cancelled upstream
-    /// (reason "Client disconnected"), and each request of the server's it had is refused
-    /// ([`RelayOutput::Refuse`]). Unknown links are ignored.
+    /// (reason "Client disconnected"; not a pending `initialize`, which is never cancelled:
+    /// its answer still completes the shared handshake), and each request of the server's
+    /// it had is refused ([`RelayOutput::Refuse`]). Unknown links are ignored.
     pub fn disconnect(&mut self, link: Link) {
-        let Some(mut gone) = self.links.remove(&link) else { return };
-        let reason = Reason::Text("Client disconnected".to_owned());
-        let mut ids: Vec<u64> = gone.upstream_ids.drain().map(|(_, up)| up).collect();
-        ids.sort_unstable();
-        for up in ids {
+        let _ = self.forget_link(link, &Reason::Text("Client disconnected".to_owned()), None);
+        self.drain();
+    }
+
+    /// Forgets client `link`: its requests in flight are cancelled upstream with `reason`
+    /// (and answered with `failure` when given), the server's requests to it are refused.
+    /// Returns the answers to send the client, when `failure` is given: the host sends them
+    /// after the cancels.
+    fn forget_link(&mut self, link: Link, reason: &Reason, failure: Option<Failure>) -> Vec<RelayOutput> {
+        let mut answers = Vec::new();
+        let Some(mut gone) = self.links.remove(&link) else { return answers };
+        let mut ids: Vec<(u64, RequestId)> = gone.upstream_ids.drain().map(|(id, up)| (up, id)).collect();
+        ids.sort_unstable_by_key(|(up, _)| *up);
+        for (up, id) in ids {
+            if let Some(failure) = failure {
+                if gone.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
+                    answers.push(RelayOutput::Fail { link, id, failure });
+                }
+            }
+            if self.is_pending_handshake(up) {
+                // `initialize` MUST NOT be cancelled (2024-11-05 .. 2025-11-25): its route
+                // stays, so that its answer completes the handshake for the others.
+                continue;
+            }
             self.routes.remove(&up);
-            let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+            let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), reason, CancelCause::Cancelled);
         }
         let mut refused: Vec<RequestId> =
             self.server_requests.iter().filter(|(_, l)| **l == link).map(|(id, _)| id.clone()).collect();
@@ -364,7 +588,15 @@ impl Relay {
             waiting.retain(|(l, _)| *l != link);
         }
         gone.session.close();
-        self.drain();
+        if gone.vanish != Vanish::default() {
+            self.due.retain(|Reverse(due)| due.link != link);
+        }
+        answers
+    }
+
+    /// Whether `up` is the upstream id of the `initialize` the shared handshake waits for.
+    fn is_pending_handshake(&self, up: u64) -> bool {
+        matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up)
     }
 
     /// The upstream connection closed: every request in flight fails
@@ -428,7 +660,8 @@ impl Relay {
     }
 
     fn downstream_message(&mut self, link: Link, message: &Message<'_>, now: Millis) -> Forward {
-        let Some(d) = self.links.get(&link) else { return Forward::Drop };
+        let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
+        d.heard = d.heard.max(now);
         let is_request = message.is_request();
         // A request goes upstream as a request of ours: it needs what one of ours needs read
         // (its progress token, its task); everything else what the client's session needs.
@@ -494,6 +727,17 @@ impl Relay {
             return Forward::Upstream { id: None, progress_token: None };
         };
         let known = message.method.known();
+        if known == Some(Method::ServerDiscover) && self.upstream.handshake_method().is_some() {
+            // A 2026-07-28 client's discovery, to a server of a revision with a handshake:
+            // the relay answers from the handshake's result (made before, see
+            // `Relay::connect_with_version`).
+            if matches!(self.handshake, Handshake::Done { .. }) {
+                self.answered(link, &id);
+                return Forward::AnswerDiscover;
+            }
+            self.fail(Route { link, id, progress_token: None }, Failure::HandshakeFailed);
+            return Forward::Drop;
+        }
         if known == Some(Method::Initialize) {
             match &mut self.handshake {
                 Handshake::Done { .. } => {
@@ -540,26 +784,112 @@ impl Relay {
         Forward::Upstream { id: Some(up), progress_token: rewrite_token }
     }
 
-    /// Client `link`'s request `id` had its response stream closed by the client. Over
-    /// Streamable HTTP in 2026-07-28 that is its cancel, handled as its
-    /// `notifications/cancelled` would be; in earlier revisions a disconnection is not a
-    /// cancel (2025-11-25 §Cancellation: it "SHOULD NOT be interpreted as the client
-    /// cancelling its request") and nothing happens. Returns whether it was a cancel.
-    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId) -> bool {
-        let Some(d) = self.links.get_mut(&link) else { return false };
+    /// Client `link`'s request `id` had its response stream closed by the client, at `now`.
+    ///
+    /// - Over Streamable HTTP in 2026-07-28 that is its cancel, handled as its
+    ///   `notifications/cancelled` would be ([`StreamClosed::Cancelled`]).
+    /// - In earlier revisions a disconnection is not a cancel (Streamable HTTP, 2025-03-26
+    ///   .. 2025-11-25: it "SHOULD NOT be interpreted as the client cancelling its
+    ///   request"): with a [`Vanish::resume_grace`], the request waits that long for a stream
+    ///   of the client to resume it ([`Self::handle_downstream_stream_resumed`],
+    ///   [`StreamClosed::AwaitingResume`]); when none does ([`Self::handle_timeout`]), it is
+    ///   cancelled upstream with the reason "Client vanished: its response stream closed and
+    ///   was not resumed within <grace> ms" and its client gets no answer
+    ///   ([`ClientEvent::NotResumed`]). A grace of 0 cancels at once. Without one, nothing
+    ///   happens ([`StreamClosed::Ignored`]): the request runs on.
+    ///
+    /// A request that is not in flight (answered, cancelled, unknown) and a pending
+    /// `initialize` (never cancelled) are [`StreamClosed::Ignored`].
+    pub fn handle_downstream_stream_closed(&mut self, link: Link, id: &RequestId, now: Millis) -> StreamClosed {
+        let Some(d) = self.links.get_mut(&link) else { return StreamClosed::Ignored };
         let is_cancel = d.session.config().transport == super::TransportKind::StreamableHttp
             && d.session.revision().is_some_and(|r| r.rules().http_cancel_is_stream_close);
-        if !is_cancel {
+        if is_cancel {
+            let request_id = match id {
+                RequestId::Number(n) => PeerValue::Number(*n as f64),
+                RequestId::String(s) => PeerValue::String(s),
+            };
+            let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
+            let _ = d.session.handle_cancelled(&params);
+            self.drain();
+            return StreamClosed::Cancelled;
+        }
+        let (Some(grace), Some(&up)) = (d.vanish.resume_grace, d.upstream_ids.get(id)) else {
+            return StreamClosed::Ignored;
+        };
+        if self.is_pending_handshake(up) {
+            return StreamClosed::Ignored;
+        }
+        if grace == 0 {
+            self.abandon(link, id, grace);
+            self.drain();
+            return StreamClosed::Cancelled;
+        }
+        let until = now.saturating_add(grace);
+        if let Some(d) = self.links.get_mut(&link) {
+            d.lost.insert(id.clone(), (until, up));
+        }
+        self.due.push(Reverse(Due { at: until, link, what: DueWhat::Resume(id.clone()) }));
+        self.client_event(link, || ClientEvent::StreamLost { id: id.clone(), upstream_id: up, grace });
+        StreamClosed::AwaitingResume { until }
+    }
+
+    /// A stream of client `link` resumed its request `id` (for Streamable HTTP: a GET with
+    /// `Last-Event-ID` replays the stream that carried it) before its resume grace ended:
+    /// it is not cancelled. Returns whether the request was waiting to be resumed; a request
+    /// resumed after its grace was cancelled already (`false`).
+    pub fn handle_downstream_stream_resumed(&mut self, link: Link, id: &RequestId) -> bool {
+        let Some(d) = self.links.get_mut(&link) else { return false };
+        if d.lost.remove(id).is_none() {
             return false;
         }
-        let request_id = match id {
-            RequestId::Number(n) => PeerValue::Number(*n as f64),
-            RequestId::String(s) => PeerValue::String(s),
-        };
-        let params = CancelledParams { params: PeerValue::Object, request_id, reason: PeerValue::Absent };
-        let _ = d.session.handle_cancelled(&params);
-        self.drain();
+        let upstream_id = d.upstream_ids.get(id).copied();
+        self.client_event(link, || ClientEvent::StreamResumed { id: id.clone(), upstream_id });
         true
+    }
+
+    /// Client `link`'s request `id` is over for it: cancelled upstream with the "Client
+    /// vanished" reason, and forgotten by its session (no answer will come).
+    fn abandon(&mut self, link: Link, id: &RequestId, grace: Millis) {
+        let Some(d) = self.links.get_mut(&link) else { return };
+        let Some(up) = d.upstream_ids.remove(id) else { return };
+        let _ = d.session.handle_outgoing_response(id);
+        self.routes.remove(&up);
+        let reason = format!("Client vanished: its response stream closed and was not resumed within {grace} ms");
+        self.client_event(link, || ClientEvent::NotResumed {
+            id: id.clone(),
+            upstream_id: up,
+            grace,
+            reason: reason.clone(),
+        });
+        let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &Reason::Text(reason), CancelCause::Cancelled);
+    }
+
+    /// Client `link` was not heard from for `ttl` ms: its requests in flight are answered
+    /// with [`Failure::SessionExpired`] and cancelled upstream, and it is ended.
+    fn expire(&mut self, link: Link, ttl: Millis) {
+        let Some(d) = self.links.get(&link) else { return };
+        let reason = format!("Client session expired: no request for {ttl} ms");
+        if self.config.downstream.events {
+            let mut requests: Vec<(RequestId, u64)> = d.upstream_ids.iter().map(|(id, up)| (id.clone(), *up)).collect();
+            requests.sort_unstable_by_key(|(_, up)| *up);
+            self.output.push_back(RelayOutput::ClientEvent(
+                link,
+                ClientEvent::SessionExpired { ttl, requests, reason: reason.clone() },
+            ));
+        }
+        let answers = self.forget_link(link, &Reason::Text(reason), Some(Failure::SessionExpired));
+        // The cancels first, then the client's answers, then the end of its connection.
+        self.drain();
+        self.output.extend(answers);
+        self.output.push_back(RelayOutput::EndClient(link));
+    }
+
+    /// Queues a [`RelayOutput::ClientEvent`] when downstream events are on.
+    fn client_event(&mut self, link: Link, event: impl FnOnce() -> ClientEvent) {
+        if self.config.downstream.events {
+            self.output.push_back(RelayOutput::ClientEvent(link, event()));
+        }
     }
 
     /// The request the relay sent upstream as `up` ([`Forward::Upstream`]) could not be
@@ -666,8 +996,9 @@ impl Relay {
 
     fn upstream_request(&mut self, message: &Message<'_>, now: Millis) -> Backward {
         let Ok(id) = message.id.to_request_id() else { return Backward::Refuse };
-        // Only one client can take it.
-        let mut links = self.links.iter_mut();
+        // Only one client can take it (of those that take the server's requests).
+        let mut links =
+            self.links.iter_mut().filter(|(_, d)| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()));
         let (Some((link, d)), None) = (links.next(), links.next()) else { return Backward::Refuse };
         let link = *link;
         let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
@@ -722,17 +1053,60 @@ impl Relay {
         self.output.pop_front()
     }
 
-    /// When [`Self::handle_timeout`] is next due (the upstream's request timeouts).
+    /// When [`Self::handle_timeout`] is next due: the upstream's request timeouts, and the
+    /// [`Vanish`] deadlines (resume graces, idle times to live; one may fall due early, when
+    /// its client was heard from since: nothing happens then but a later deadline).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.upstream.poll_timeout()
+        let own = self.due.peek().map(|Reverse(due)| due.at);
+        match (self.upstream.poll_timeout(), own) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Time passed: requests whose timeout expired are cancelled upstream, and their clients
-    /// get [`Failure::Timeout`].
+    /// get [`Failure::Timeout`]; requests whose resume grace ended unresumed are cancelled
+    /// upstream; clients silent for their idle time to live are ended.
     pub fn handle_timeout(&mut self, now: Millis) {
         self.upstream.handle_timeout(now);
+        while let Some(Reverse(due)) = self.due.peek() {
+            if due.at > now {
+                break;
+            }
+            let Some(Reverse(due)) = self.due.pop() else { break };
+            self.fall_due(due, now);
+        }
         self.drain();
+    }
+
+    fn fall_due(&mut self, due: Due, now: Millis) {
+        let Some(d) = self.links.get_mut(&due.link) else { return };
+        match due.what {
+            DueWhat::Idle => {
+                let Some(ttl) = d.vanish.idle_ttl else { return };
+                let end = d.heard.saturating_add(ttl);
+                if end > now {
+                    self.due.push(Reverse(Due { at: end, link: due.link, what: DueWhat::Idle }));
+                } else {
+                    self.expire(due.link, ttl);
+                }
+            }
+            DueWhat::Resume(id) => {
+                // Still waiting for this very grace (not resumed, not lost again since), and
+                // still in flight as the same request?
+                let Some(&(until, up)) = d.lost.get(&id) else { return };
+                if until != due.at {
+                    return;
+                }
+                d.lost.remove(&id);
+                if d.upstream_ids.get(&id) != Some(&up) {
+                    return;
+                }
+                let grace = d.vanish.resume_grace.unwrap_or(0);
+                self.abandon(due.link, &id, grace);
+            }
+        }
     }
 
     /// Moves the sessions' output into the relay's, translating across the id map.
@@ -790,5 +1164,383 @@ impl Relay {
             Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Downstream(link), e)),
             _ => {}
         }
+    }
+}
+
+/// An HTTP request to a relay's Streamable HTTP endpoint (the relay's clients' side), as far
+/// as [`classify_http`] needs it: what the host reads from its headers and its JSON body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HttpRequest<'a> {
+    /// The HTTP method is `POST` (the only one that carries a message).
+    pub post: bool,
+    /// The `Mcp-Session-Id` header is present (2025-era sessions).
+    pub session_id: bool,
+    /// The `MCP-Protocol-Version` header.
+    pub protocol_version: Option<&'a str>,
+    /// The `Mcp-Method` header (2026-07-28, SEP-2243).
+    pub mcp_method: Option<&'a str>,
+    /// What the body is.
+    pub body: HttpBody<'a>,
+}
+
+/// The JSON body of an [`HttpRequest`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpBody<'a> {
+    /// No body (GET, DELETE).
+    #[default]
+    None,
+    /// A JSON-RPC batch (an array).
+    Batch,
+    /// A response (a result or an error), to a request of the server's.
+    Response,
+    /// A request (`method` and `id`).
+    Request {
+        /// Its method.
+        method: &'a str,
+        /// Its `params._meta` envelope.
+        envelope: Envelope<'a>,
+    },
+    /// A notification (`method`, no `id`).
+    Notification {
+        /// Its method.
+        method: &'a str,
+        /// Its `params._meta` envelope.
+        envelope: Envelope<'a>,
+    },
+    /// Anything else (not a JSON-RPC message).
+    Invalid,
+}
+
+/// The per-request envelope of a 2026-07-28 message: members of its `params._meta`
+/// (schema 2026-07-28, `RequestMetaObject`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Envelope<'a> {
+    /// `"io.modelcontextprotocol/protocolVersion"`: absent (`None`), a string, or present but
+    /// not a string (`Some(None)`).
+    pub protocol_version: Option<Option<&'a str>>,
+    /// `"io.modelcontextprotocol/clientCapabilities"` is an object (required on requests).
+    pub client_capabilities: bool,
+}
+
+/// What an HTTP request to the relay's Streamable HTTP endpoint is ([`classify_http`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpEntry {
+    /// A request of a 2025-era session (a GET, a DELETE, a POST other than `initialize`): it
+    /// carries `Mcp-Session-Id`; the host answers `404` when that session is not its own.
+    Session,
+    /// A 2025-era `initialize`: it opens a session (the host makes one).
+    OpenSession,
+    /// A 2026-07-28 message: it needs no session; its revision is its own (`version`).
+    Modern {
+        /// The revision named (the envelope's, or the header's for a notification).
+        version: String,
+    },
+    /// Answer with HTTP `status` and this JSON-RPC error (`id: null`); nothing is forwarded.
+    Refuse(HttpRefusal),
+}
+
+/// An HTTP answer with a JSON-RPC error ([`HttpEntry::Refuse`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpRefusal {
+    /// The HTTP status.
+    pub status: u16,
+    /// The JSON-RPC error code.
+    pub code: i32,
+    /// The JSON-RPC error message.
+    pub message: String,
+    /// For [`HTTP_UNSUPPORTED_PROTOCOL_VERSION`]: the error's `data`, `{ supported, requested }`.
+    pub unsupported: Option<(Vec<&'static str>, String)>,
+}
+
+/// `HEADER_MISMATCH` (schema 2026-07-28): a header disagrees with the body, or a required
+/// header is missing; HTTP `400`.
+pub const HTTP_HEADER_MISMATCH: i32 = -32020;
+/// `UNSUPPORTED_PROTOCOL_VERSION` (schema 2026-07-28): the request's revision is not served;
+/// HTTP `400`, `data: { supported, requested }`.
+pub const HTTP_UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+
+/// The revisions a relay serves over Streamable HTTP with sessions: those with the
+/// `initialize` handshake from 2025-03-26, when the Streamable HTTP transport appeared
+/// (2024-11-05 had HTTP+SSE).
+#[must_use]
+pub fn http_session_revisions() -> Vec<&'static str> {
+    super::Revision::ALL
+        .into_iter()
+        .filter(|r| r.rules().handshake.is_some() && *r >= super::Revision::V2025_03_26)
+        .map(super::Revision::as_str)
+        .collect()
+}
+
+/// Which revision an HTTP request to a relay's Streamable HTTP endpoint belongs to and what
+/// it needs: a 2025-era session ([`HttpEntry::Session`]), to open one
+/// ([`HttpEntry::OpenSession`]), none (2026-07-28, [`HttpEntry::Modern`]), or a refusal.
+/// `serve_modern`: whether the host serves 2026-07-28 requests; when not, they are refused
+/// with [`HTTP_UNSUPPORTED_PROTOCOL_VERSION`] naming [`http_session_revisions`], so that a
+/// client that can fall back to a 2025 revision (the MCP SDK 2.x client's `auto` mode) does.
+/// A revision without a handshake that mcp-cancel does not know (a later date) is refused
+/// the same way, naming [`http_served_revisions`].
+///
+/// The body decides (a proxy that drops a header must not change the revision), the headers
+/// are checked against it. Spec, 2026-07-28 (schema `RequestMetaObject`, `HeaderMismatchError`,
+/// `UnsupportedProtocolVersionError`; SEP-2243): every request names its version in
+/// `params._meta["io.modelcontextprotocol/protocolVersion"]` with its
+/// `"io.modelcontextprotocol/clientCapabilities"`; the `MCP-Protocol-Version` header MUST match
+/// it (`400`), and with `Mcp-Method` is required on every request; an unsupported version is
+/// `400` with `-32022`. Up to 2025-11-25 (Streamable HTTP, "Session Management"): a request
+/// other than `initialize` carries the session's `Mcp-Session-Id` (`400` without one).
+///
+/// In order:
+/// 1. a GET or DELETE, a batch, a response: a session's (`400` without `Mcp-Session-Id`);
+/// 2. a request or notification whose envelope names a version: malformed (not a string, or
+///    a request without `clientCapabilities`) → `400` `-32602`; a header that disagrees
+///    (`MCP-Protocol-Version`, `Mcp-Method`) → `400` `-32020`; a revision with a handshake →
+///    as 4; else on a request a missing `MCP-Protocol-Version` or `Mcp-Method` → `400`
+///    `-32020`; else modern (or `-32022` when not served);
+/// 3. no envelope and an `MCP-Protocol-Version` header naming a revision without a handshake:
+///    a request → `400` `-32602` (its envelope is missing), a notification → modern;
+///    `initialize` with such a header → `400` `-32020`;
+///
+/// A modern request is [`HttpEntry::Modern`] when served and its revision known, else `400`
+/// `-32022`. The `Mcp-Name` header (SEP-2243, for `tools/call`, `prompts/get`,
+/// `resources/read`) is not checked.
+/// 4. `initialize` → opens a session; anything else → a session's (`400` without one).
+#[must_use]
+pub fn classify_http(request: &HttpRequest<'_>, serve_modern: bool) -> HttpEntry {
+    let refuse = |status: u16, code: i32, message: String| {
+        HttpEntry::Refuse(HttpRefusal { status, code, message, unsupported: None })
+    };
+    let session = || {
+        if request.session_id {
+            HttpEntry::Session
+        } else {
+            refuse(
+                400,
+                -32000,
+                if serve_modern {
+                    "Bad Request: no valid session (send initialize first, or name a 2026-07-28 revision in the request's _meta)".to_owned()
+                } else {
+                    "Bad Request: no valid session (send initialize first; this bridge serves MCP up to 2025-11-25 over HTTP)".to_owned()
+                },
+            )
+        }
+    };
+    let is_modern = |version: &str| super::Revision::negotiated(version).0.rules().handshake.is_none();
+    let header = request.protocol_version.map(str::trim);
+    let mcp_method = request.mcp_method.map(str::trim);
+    let (method, envelope, is_request) = match request.body {
+        HttpBody::Request { method, envelope } => (method, envelope, true),
+        HttpBody::Notification { method, envelope } => (method, envelope, false),
+        // Not a message, or not one a revision without sessions sends on its own.
+        HttpBody::None | HttpBody::Batch | HttpBody::Response | HttpBody::Invalid if !request.post => return session(),
+        HttpBody::Invalid if !request.session_id => {
+            return refuse(400, -32600, "Bad Request: the body is not a JSON-RPC message".to_owned())
+        }
+        _ => return session(),
+    };
+    let modern = |version: &str| {
+        let known = super::Revision::parse(version).is_some();
+        if serve_modern && known {
+            HttpEntry::Modern { version: version.to_owned() }
+        } else {
+            let (supported, message) = if serve_modern {
+                (http_served_revisions(), format!("Unsupported protocol version {version}"))
+            } else {
+                (
+                    http_session_revisions(),
+                    format!("Unsupported protocol version {version}: this bridge serves MCP up to 2025-11-25 over HTTP (initialize a session)"),
+                )
+            };
+            HttpEntry::Refuse(HttpRefusal {
+                status: 400,
+                code: HTTP_UNSUPPORTED_PROTOCOL_VERSION,
+                message,
+                unsupported: Some((supported, version.to_owned())),
+            })
+        }
+    };
+    let initialize = method == Method::Initialize.name();
+    match envelope.protocol_version {
+        Some(None) => {
+            return refuse(
+                400,
+                -32602,
+                format!("Invalid _meta envelope: {} must be a string", super::META_PROTOCOL_VERSION),
+            )
+        }
+        Some(Some(claimed)) if is_modern(claimed) || !initialize => {
+            if is_request && !envelope.client_capabilities && is_modern(claimed) {
+                return refuse(
+                    400,
+                    -32602,
+                    "Invalid _meta envelope: io.modelcontextprotocol/clientCapabilities is required".to_owned(),
+                );
+            }
+            if let Some(h) = header.filter(|h| *h != claimed) {
+                return refuse(
+                    400,
+                    HTTP_HEADER_MISMATCH,
+                    format!("Header mismatch: the body names protocol version {claimed} but the MCP-Protocol-Version header names {h}"),
+                );
+            }
+            if let Some(m) = mcp_method.filter(|m| *m != method) {
+                return refuse(
+                    400,
+                    HTTP_HEADER_MISMATCH,
+                    format!("Header mismatch: the body names method {method} but the Mcp-Method header names {m}"),
+                );
+            }
+            if !is_modern(claimed) {
+                return if initialize { HttpEntry::OpenSession } else { session() };
+            }
+            if is_request && header.is_none() {
+                return refuse(
+                    400,
+                    HTTP_HEADER_MISMATCH,
+                    format!("Header mismatch: the body names protocol version {claimed} but the required MCP-Protocol-Version header is absent"),
+                );
+            }
+            if is_request && mcp_method.is_none() {
+                return refuse(
+                    400,
+                    HTTP_HEADER_MISMATCH,
+                    format!(
+                        "Header mismatch: the body names method {method} but the required Mcp-Method header is absent"
+                    ),
+                );
+            }
+            return modern(claimed);
+        }
+        _ => {}
+    }
+    if let Some(h) = header.filter(|h| is_modern(h)) {
+        if initialize {
+            return refuse(
+                400,
+                HTTP_HEADER_MISMATCH,
+                format!("Header mismatch: initialize (the 2025 handshake) was sent with MCP-Protocol-Version {h}"),
+            );
+        }
+        if is_request {
+            return refuse(
+                400,
+                -32602,
+                format!(
+                    "Invalid params: the MCP-Protocol-Version header names {h}, but the request has no _meta envelope ({})",
+                    super::META_PROTOCOL_VERSION
+                ),
+            );
+        }
+        if let Some(m) = mcp_method.filter(|m| *m != method) {
+            return refuse(
+                400,
+                HTTP_HEADER_MISMATCH,
+                format!("Header mismatch: the body names method {method} but the Mcp-Method header names {m}"),
+            );
+        }
+        return modern(h);
+    }
+    if initialize && is_request {
+        HttpEntry::OpenSession
+    } else {
+        session()
+    }
+}
+
+/// The revisions a relay serves to clients over Streamable HTTP when it serves 2026-07-28
+/// ([`classify_http`] with `serve_modern`): [`http_session_revisions`] and every known
+/// revision without a handshake.
+#[must_use]
+pub fn http_served_revisions() -> Vec<&'static str> {
+    let mut all = http_session_revisions();
+    all.extend(super::Revision::ALL.into_iter().filter(|r| r.rules().handshake.is_none()).map(super::Revision::as_str));
+    all
+}
+
+/// The `initialize` a relay sends upstream itself when a client of a revision
+/// without a handshake (2026-07-28) comes before any client that makes one: the newest
+/// revision with a handshake, no client capabilities (the relay cannot promise any on behalf
+/// of clients it has not seen), and `client_info` (`{ name, version }`). Spec 2025-11-25
+/// Lifecycle §Initialization.
+///
+/// Returns the two messages to send, in order: the `initialize` request (id 0), and once it
+/// is answered, `notifications/initialized`.
+#[must_use]
+pub fn relay_handshake(client_info: serde_json::Value) -> [serde_json::Value; 2] {
+    let version = http_session_revisions().last().copied().unwrap_or("2025-11-25");
+    [
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": Method::Initialize.name(),
+            "params": { "protocolVersion": version, "capabilities": {}, "clientInfo": client_info },
+        }),
+        serde_json::json!({ "jsonrpc": "2.0", "method": Method::Initialized.name() }),
+    ]
+}
+
+/// The methods whose 2026-07-28 results are cacheable (schema 2026-07-28: the results that
+/// extend `CacheableResult`).
+const CACHEABLE: [&str; 6] =
+    ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"];
+
+/// The result of a 2026-07-28 client's `server/discover` ([`Forward::AnswerDiscover`]) from
+/// the upstream's `initialize` result `handshake` (2025-era): the revisions served
+/// ([`http_served_revisions`]), the server's capabilities (without `tasks`, which 2026-07-28
+/// moved to an extension), its instructions, its `serverInfo` in
+/// `_meta["io.modelcontextprotocol/serverInfo"]`, and the fields every 2026-07-28 result of
+/// this kind carries ([`modern_result`]). Schema 2026-07-28 `DiscoverResult`.
+#[must_use]
+pub fn discover_result(handshake: &serde_json::Value) -> serde_json::Value {
+    let mut result = serde_json::Map::new();
+    result.insert("supportedVersions".into(), serde_json::json!(http_served_revisions()));
+    let mut capabilities = handshake.get("capabilities").cloned().unwrap_or_else(|| serde_json::json!({}));
+    if let Some(c) = capabilities.as_object_mut() {
+        c.remove("tasks");
+    }
+    result.insert("capabilities".into(), capabilities);
+    if let Some(instructions) = handshake.get("instructions").filter(|v| v.is_string()) {
+        result.insert("instructions".into(), instructions.clone());
+    }
+    if let Some(info) = handshake.get("serverInfo") {
+        result.insert("_meta".into(), serde_json::json!({ "io.modelcontextprotocol/serverInfo": info }));
+    }
+    modern_result("server/discover", &mut result);
+    serde_json::Value::Object(result)
+}
+
+/// The answer a 2025-era server gave to a 2026-07-28 client's request of `method`, made a
+/// 2026-07-28 one (schema 2026-07-28): a result gets `resultType: "complete"` (required: the
+/// MCP SDK 2.x client rejects a result without it), a cacheable one (`CacheableResult`:
+/// discovery, lists, `resources/read`) `ttlMs: 0` and `cacheScope: "private"` unless it has
+/// them (a gateway does not know who may share it), and loses the members 2026-07-28 removed
+/// (`execution` of each tool, `tasks` of capabilities: tasks are an extension); an error with
+/// code -32002 (resource not found up to 2025-11-25) gets -32602. Anything else is unchanged.
+#[must_use]
+pub fn modern_answer(method: &str, mut message: serde_json::Value) -> serde_json::Value {
+    if let Some(result) = message.get_mut("result").and_then(serde_json::Value::as_object_mut) {
+        modern_result(method, result);
+    } else if let Some(code) = message.get_mut("error").and_then(|e| e.get_mut("code")) {
+        if code.as_i64() == Some(-32002) {
+            *code = serde_json::json!(-32602);
+        }
+    }
+    message
+}
+
+fn modern_result(method: &str, result: &mut serde_json::Map<String, serde_json::Value>) {
+    result.entry("resultType").or_insert_with(|| serde_json::json!("complete"));
+    if CACHEABLE.contains(&method) {
+        result.entry("ttlMs").or_insert_with(|| serde_json::json!(0));
+        result.entry("cacheScope").or_insert_with(|| serde_json::json!("private"));
+    }
+    if let Some(tools) = result.get_mut("tools").and_then(serde_json::Value::as_array_mut) {
+        for tool in tools.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+            tool.remove("execution");
+        }
+    }
+    if let Some(capabilities) = result.get_mut("capabilities").and_then(serde_json::Value::as_object_mut) {
+        capabilities.remove("tasks");
     }
 }

@@ -11,8 +11,9 @@ use super::convert::{self, peer_value};
 use super::options;
 use super::values::id_to_js;
 use crate::core::{
-    Backward, CancelAction, Failure, Forward, Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig,
-    RelayOutput, Side, TransportKind,
+    classify_http, Backward, CancelAction, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRequest,
+    Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, Side, StreamClosed,
+    TransportKind, Vanish,
 };
 
 /// The relay's tables, after the session's in `RelayCore.constantsJson()`:
@@ -28,6 +29,7 @@ fn constants(json: &mut Json) {
             ("answerHandshake", forward::ANSWER_HANDSHAKE),
             ("hold", forward::HOLD),
             ("needFields", forward::NEED_FIELDS),
+            ("answerDiscover", forward::ANSWER_DISCOVER),
         ],
     );
     json.object(
@@ -45,13 +47,15 @@ fn constants(json: &mut Json) {
 
 /// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
 /// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
-/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again.
+/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again,
+/// `5` answer this `server/discover` with `discoverResult` of the handshake result.
 mod forward {
     pub const DROP: u32 = 0;
     pub const UPSTREAM: u32 = 1;
     pub const ANSWER_HANDSHAKE: u32 = 2;
     pub const HOLD: u32 = 3;
     pub const NEED_FIELDS: u32 = 4;
+    pub const ANSWER_DISCOVER: u32 = 5;
 }
 
 /// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
@@ -135,11 +139,159 @@ impl RelayCore {
         }
     }
 
+    /// What an HTTP request to the relay's Streamable HTTP endpoint is (`classify_http`), from
+    /// what the JS layer read of it: `post` (its method is POST), `session_id` (it carries
+    /// `Mcp-Session-Id`), the `MCP-Protocol-Version` and `Mcp-Method` headers, `body_kind`
+    /// (`0` none, `1` batch, `2` response, `3` request, `4` notification, `5` not JSON-RPC),
+    /// the body's `method`, its `params._meta` protocol version (`version_tag` `0` absent, `1`
+    /// a string in `version`, `2` another value) and whether its `clientCapabilities` is an
+    /// object; `serve_modern`: whether 2026-07-28 requests are served. A plain object:
+    /// `{ entry: "session" | "open-session" }`, `{ entry: "modern", version }`, or
+    /// `{ entry: "refuse", status, code, message, data? }` (`data`: `{ supported, requested }`).
+    #[wasm_bindgen(js_name = classifyHttp)]
+    #[allow(clippy::too_many_arguments)]
+    #[must_use]
+    pub fn classify_http(
+        post: bool,
+        session_id: bool,
+        protocol_version: Option<String>,
+        mcp_method: Option<String>,
+        body_kind: u32,
+        method: Option<String>,
+        version_tag: u32,
+        version: Option<String>,
+        client_capabilities: bool,
+        serve_modern: bool,
+    ) -> JsValue {
+        let envelope = Envelope {
+            protocol_version: match version_tag {
+                1 => Some(version.as_deref()),
+                2 => Some(None),
+                _ => None,
+            },
+            client_capabilities,
+        };
+        let method = method.as_deref().unwrap_or_default();
+        let body = match body_kind {
+            1 => HttpBody::Batch,
+            2 => HttpBody::Response,
+            3 => HttpBody::Request { method, envelope },
+            4 => HttpBody::Notification { method, envelope },
+            5 => HttpBody::Invalid,
+            _ => HttpBody::None,
+        };
+        let request = HttpRequest {
+            post,
+            session_id,
+            protocol_version: protocol_version.as_deref(),
+            mcp_method: mcp_method.as_deref(),
+            body,
+        };
+        let obj = Object::new();
+        let set = |name: &str, value: &JsValue| {
+            let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+        };
+        match classify_http(&request, serve_modern) {
+            HttpEntry::Session => set("entry", &JsValue::from_str("session")),
+            HttpEntry::OpenSession => set("entry", &JsValue::from_str("open-session")),
+            HttpEntry::Modern { version } => {
+                set("entry", &JsValue::from_str("modern"));
+                set("version", &JsValue::from_str(&version));
+            }
+            HttpEntry::Refuse(refusal) => {
+                set("entry", &JsValue::from_str("refuse"));
+                set("status", &JsValue::from_f64(f64::from(refusal.status)));
+                set("code", &JsValue::from_f64(f64::from(refusal.code)));
+                set("message", &JsValue::from_str(&refusal.message));
+                if let Some((supported, requested)) = refusal.unsupported {
+                    let data = Object::new();
+                    let list = js_sys::Array::new();
+                    for version in supported {
+                        list.push(&JsValue::from_str(version));
+                    }
+                    let _ = Reflect::set(&data, &JsValue::from_str("supported"), &list);
+                    let _ = Reflect::set(&data, &JsValue::from_str("requested"), &JsValue::from_str(&requested));
+                    set("data", &data.into());
+                }
+            }
+        }
+        obj.into()
+    }
+
     /// A new client; `streamable_http`: its transport is Streamable HTTP (in 2026-07-28 its
-    /// cancel is closing its request's stream, see `streamClosed`).
-    pub fn connect(&mut self, streamable_http: bool) -> u32 {
+    /// cancel is closing its request's stream, see `streamClosed`). `resume_grace_ms` and
+    /// `idle_ttl_ms` (ms; `NaN`: none) are its `Vanish` policy: how long a request whose
+    /// stream closed waits to be resumed before it is cancelled upstream, and how long the
+    /// client may stay silent before it is ended (an `end-client` output). The JS layer
+    /// checks them (finite, at least 0); anything else here is none. `protocol_version`: the
+    /// client is on that revision from the start (`Relay::connect_with_version`: a 2026-07-28
+    /// request over HTTP, one client per request; no `Vanish` policy then).
+    pub fn connect(
+        &mut self,
+        streamable_http: bool,
+        resume_grace_ms: f64,
+        idle_ttl_ms: f64,
+        protocol_version: Option<String>,
+    ) -> u32 {
         let kind = if streamable_http { TransportKind::StreamableHttp } else { TransportKind::Messages };
-        self.relay.connect(kind).0
+        if let Some(version) = protocol_version {
+            let now = self.now();
+            return self.relay.connect_with_version(kind, &version, now).0;
+        }
+        let ms = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.min(9_007_199_254_740_991.0) as u64);
+        let vanish = Vanish { resume_grace: ms(resume_grace_ms), idle_ttl: ms(idle_ttl_ms) };
+        if vanish == Vanish::default() {
+            return self.relay.connect(kind).0;
+        }
+        // The relay's deadlines need the clock from now on.
+        self.timed = true;
+        let now = self.now();
+        self.relay.connect_with(kind, vanish, now).0
+    }
+
+    /// Whether client `link` takes the server's broadcasts and requests
+    /// (`Relay::takes_broadcast`: not a 2026-07-28 client of one request).
+    #[wasm_bindgen(js_name = takesBroadcast)]
+    #[must_use]
+    pub fn takes_broadcast(&self, link: u32) -> bool {
+        self.relay.takes_broadcast(Link(link))
+    }
+
+    /// The `server/discover` result (JSON text) made from the upstream's handshake result
+    /// (`handshake`, JSON text; `core::discover_result`); `"{}"`-based when it is not JSON.
+    #[wasm_bindgen(js_name = discoverResult)]
+    #[must_use]
+    pub fn discover_result(handshake: &str) -> String {
+        let value = serde_json::from_str(handshake).unwrap_or_else(|_| serde_json::json!({}));
+        crate::core::discover_result(&value).to_string()
+    }
+
+    /// A response of the upstream's (JSON text) to a 2026-07-28 client's request of `method`,
+    /// made a 2026-07-28 one (`core::modern_answer`); unchanged when it is not JSON.
+    #[wasm_bindgen(js_name = modernAnswer)]
+    #[must_use]
+    pub fn modern_answer(method: &str, message: String) -> String {
+        match serde_json::from_str(&message) {
+            Ok(value) => crate::core::modern_answer(method, value).to_string(),
+            Err(_) => message,
+        }
+    }
+
+    /// The messages (JSON text, an array: the `initialize` request, then
+    /// `notifications/initialized` once it is answered) of the handshake the relay makes
+    /// itself (`core::relay_handshake`), with `client_info` (JSON text: `{ name, version }`).
+    #[wasm_bindgen(js_name = relayHandshake)]
+    #[must_use]
+    pub fn relay_handshake(client_info: &str) -> String {
+        let info = serde_json::from_str(client_info).unwrap_or_else(|_| serde_json::json!({}));
+        serde_json::Value::from(crate::core::relay_handshake(info).to_vec()).to_string()
+    }
+
+    /// Client `link` was heard from without a message (an HTTP request of its session that
+    /// carries none): its idle time to live counts from now.
+    pub fn heard(&mut self, link: u32) {
+        let now = self.now();
+        self.relay.heard(Link(link), now);
     }
 
     /// Client `link` disconnected: its requests are cancelled upstream (see `poll`).
@@ -160,11 +312,26 @@ impl RelayCore {
         self.relay.handle_batch(side);
     }
 
-    /// Client `link` closed the response stream of its request (tagged id): `true` when that
-    /// is its cancel (2026-07-28 over Streamable HTTP).
+    /// Client `link` closed the response stream of its request (tagged id): `0` nothing
+    /// happens, `1` it is cancelled upstream now (its cancel in 2026-07-28 over Streamable
+    /// HTTP, or a resume grace of 0), `2` it is cancelled when its resume grace ends unless
+    /// `streamResumed` comes first (see `pollTimeout`).
     #[wasm_bindgen(js_name = streamClosed)]
-    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
-        owned_id(id_tag, id_num, id_str).is_ok_and(|id| self.relay.handle_downstream_stream_closed(Link(link), &id))
+    pub fn stream_closed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 0 };
+        let now = self.now();
+        match self.relay.handle_downstream_stream_closed(Link(link), &id, now) {
+            StreamClosed::Cancelled => 1,
+            StreamClosed::AwaitingResume { .. } => 2,
+            _ => 0,
+        }
+    }
+
+    /// A stream of client `link` resumed its request (tagged id) within its resume grace:
+    /// `true` when it was waiting to be resumed (it is not cancelled).
+    #[wasm_bindgen(js_name = streamResumed)]
+    pub fn stream_resumed(&mut self, link: u32, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
+        owned_id(id_tag, id_num, id_str).is_ok_and(|id| self.relay.handle_downstream_stream_resumed(Link(link), &id))
     }
 
     /// The request sent upstream as `id` (a `forwardId`) could not be sent: its client gets
@@ -233,6 +400,7 @@ impl RelayCore {
                 forward::UPSTREAM
             }
             Forward::AnswerHandshake => forward::ANSWER_HANDSHAKE,
+            Forward::AnswerDiscover => forward::ANSWER_DISCOVER,
             Forward::Hold => forward::HOLD,
             Forward::NeedFields(f) => forward::NEED_FIELDS | (f.0 << 8),
             _ => forward::DROP,
@@ -335,7 +503,8 @@ impl RelayCore {
         self.relay.poll_timeout().map_or(f64::NAN, |t| t as f64)
     }
 
-    /// Time passed: expired requests are cancelled upstream and failed downstream.
+    /// Time passed: expired requests are cancelled upstream and failed downstream; requests
+    /// not resumed within their grace are cancelled upstream; silent clients are ended.
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self) {
         let now = convert::now_ms();
@@ -359,7 +528,14 @@ impl RelayCore {
     ///   shared handshake's: keep its `result` for `answer-handshake`;
     /// - `{ type: "answer-handshake", link, id }`;
     /// - `{ type: "upstream-version", version }`;
-    /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`.
+    /// - `{ type: "event", side, link?, event }` — `event` as `CancellationEvent`, or one of
+    ///   the relay's own about a client that may have vanished (`side: "downstream"`):
+    ///   `{ type: "stream-lost", requestId, upstreamId, graceMs }`,
+    ///   `{ type: "stream-resumed", requestId, upstreamId? }`,
+    ///   `{ type: "stream-not-resumed", requestId, upstreamId, graceMs, reason }`,
+    ///   `{ type: "session-expired", ttlMs, requests: [{ requestId, upstreamId }], reason }`;
+    /// - `{ type: "end-client", link }` — close client `link`'s connection (its session
+    ///   expired), after the `fail` answers queued before it are sent; it is forgotten.
     pub fn poll(&mut self) -> JsValue {
         let Some(out) = self.relay.poll_output() else { return JsValue::UNDEFINED };
         let obj = Object::new();
@@ -428,7 +604,61 @@ impl RelayCore {
                 side(s);
                 set("event", &convert::event_to_js(&event));
             }
+            RelayOutput::ClientEvent(link, event) => {
+                set("type", &JsValue::from_str("event"));
+                side(Side::Downstream(link));
+                set("event", &client_event_to_js(&event));
+            }
+            RelayOutput::EndClient(link) => {
+                set("type", &JsValue::from_str("end-client"));
+                set("link", &JsValue::from_f64(f64::from(link.0)));
+            }
         }
         obj.into()
     }
+}
+
+/// A [`ClientEvent`] as the plain object `poll()` documents.
+fn client_event_to_js(event: &ClientEvent) -> JsValue {
+    let obj = Object::new();
+    let set = |name: &str, value: &JsValue| {
+        let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+    };
+    let number = |n: u64| JsValue::from_f64(n as f64);
+    match event {
+        ClientEvent::StreamLost { id, upstream_id, grace } => {
+            set("type", &JsValue::from_str("stream-lost"));
+            set("requestId", &id_to_js(id));
+            set("upstreamId", &number(*upstream_id));
+            set("graceMs", &number(*grace));
+        }
+        ClientEvent::StreamResumed { id, upstream_id } => {
+            set("type", &JsValue::from_str("stream-resumed"));
+            set("requestId", &id_to_js(id));
+            if let Some(up) = upstream_id {
+                set("upstreamId", &number(*up));
+            }
+        }
+        ClientEvent::NotResumed { id, upstream_id, grace, reason } => {
+            set("type", &JsValue::from_str("stream-not-resumed"));
+            set("requestId", &id_to_js(id));
+            set("upstreamId", &number(*upstream_id));
+            set("graceMs", &number(*grace));
+            set("reason", &JsValue::from_str(reason));
+        }
+        ClientEvent::SessionExpired { ttl, requests, reason } => {
+            set("type", &JsValue::from_str("session-expired"));
+            set("ttlMs", &number(*ttl));
+            let list = js_sys::Array::new();
+            for (id, up) in requests {
+                let item = Object::new();
+                let _ = Reflect::set(&item, &JsValue::from_str("requestId"), &id_to_js(id));
+                let _ = Reflect::set(&item, &JsValue::from_str("upstreamId"), &number(*up));
+                list.push(&item);
+            }
+            set("requests", &list);
+            set("reason", &JsValue::from_str(reason));
+        }
+    }
+    obj.into()
 }
