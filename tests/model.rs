@@ -15,9 +15,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method, PackedStr,
-    OutgoingResponseVerdict, Output, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict, Revision,
-    Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method,
+    OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict,
+    Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;

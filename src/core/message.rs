@@ -14,8 +14,8 @@
 use super::deadlines::Millis;
 use super::id::{InvalidRequestId, RequestId};
 use super::method::{Fields, Method, MethodName};
-use super::response::{ResponseInfo, ResponseMembers};
 use super::reason::Reason;
+use super::response::{ResponseInfo, ResponseMembers};
 use super::session::{Session, UsageError};
 use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};
 use super::wire::{CancelledParams, PeerValue};

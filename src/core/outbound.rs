@@ -11,10 +11,10 @@ use super::id::{ProgressToken, RequestId, StrId};
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
-use super::revision::TaskCancel;
-use super::session::{Session, TransportKind, UsageError};
 use super::requests::{is_terminal, Extra, Kind, Outbound, INVALID_PARAMS, TASK_AUGMENTABLE};
 use super::response::{Fields, ResponseInfo};
+use super::revision::TaskCancel;
+use super::session::{Session, TransportKind, UsageError};
 use super::verdict::{ProgressVerdict, ResponseVerdict, Verdict};
 
 /// A request we send, for [`Session::track`](super::Session::track).
@@ -211,7 +211,17 @@ impl Session {
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
     pub fn track_str(&mut self, id: StrId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
         if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
-            return self.track_entry(id.to_request_id(), Some(method), method.name(), None, false, None, None, watch, now);
+            return self.track_entry(
+                id.to_request_id(),
+                Some(method),
+                method.name(),
+                None,
+                false,
+                None,
+                None,
+                watch,
+                now,
+            );
         }
         // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
         if self.tombstones.len() > 0 {

@@ -39,11 +39,11 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::deadlines::Millis;
 use super::message::Message;
-use super::verdict::Verdict;
 use super::method::MethodName;
 use super::output::{CancelCause, Output, Transmit};
 use super::reason::Reason;
 use super::session::{Config, Session};
+use super::verdict::Verdict;
 use super::wire::{CancelledParams, PeerValue};
 use super::{Event, MessageFields, Method, RequestId};
 
@@ -276,11 +276,11 @@ pub struct Vanish {
     /// long, in ms, a request whose stream closed waits for a stream of its client to
     /// resume it ([`Relay::handle_downstream_stream_resumed`]) before the relay cancels it
     /// upstream with the reason "Client vanished: its response stream closed and was not
-    /// resumed within <grace> ms". `Some(0)`: at once. `None`: never (the request runs on).
+    /// resumed within `<grace>` ms". `Some(0)`: at once. `None`: never (the request runs on).
     pub resume_grace: Option<Millis>,
     /// How long, in ms, the client may stay silent (no message, no [`Relay::heard`])
     /// before the relay ends it: its requests in flight get [`Failure::SessionExpired`] and
-    /// are cancelled upstream ("Client session expired: no request for <ttl> ms"), the
+    /// are cancelled upstream ("Client session expired: no request for `<ttl>` ms"), the
     /// server's requests to it are refused, and [`RelayOutput::EndClient`] tells the host to
     /// close its connection. A request in flight does not keep the client alive. `None`:
     /// never.
@@ -794,7 +794,7 @@ impl Relay {
     ///   of the client to resume it ([`Self::handle_downstream_stream_resumed`],
     ///   [`StreamClosed::AwaitingResume`]); when none does ([`Self::handle_timeout`]), it is
     ///   cancelled upstream with the reason "Client vanished: its response stream closed and
-    ///   was not resumed within <grace> ms" and its client gets no answer
+    ///   was not resumed within `<grace>` ms" and its client gets no answer
     ///   ([`ClientEvent::NotResumed`]). A grace of 0 cancels at once. Without one, nothing
     ///   happens ([`StreamClosed::Ignored`]): the request runs on.
     ///
@@ -1490,7 +1490,7 @@ const CACHEABLE: [&str; 6] =
 /// ([`http_served_revisions`]), the server's capabilities (without `tasks`, which 2026-07-28
 /// moved to an extension), its instructions, its `serverInfo` in
 /// `_meta["io.modelcontextprotocol/serverInfo"]`, and the fields every 2026-07-28 result of
-/// this kind carries ([`modern_result`]). Schema 2026-07-28 `DiscoverResult`.
+/// this kind carries (`modern_result`). Schema 2026-07-28 `DiscoverResult`.
 #[must_use]
 pub fn discover_result(handshake: &serde_json::Value) -> serde_json::Value {
     let mut result = serde_json::Map::new();

@@ -387,7 +387,6 @@ struct Hashed<V> {
     long: HashMap<Box<str>, V, FixedState>,
 }
 
-
 impl<V> Hashed<V> {
     fn new(seed: u64) -> Self {
         Self { packed: seeded(seed), long: seeded(seed) }
@@ -596,7 +595,11 @@ mod tests {
         }
         assert_eq!(&seen, model);
         assert!(table.fallback_top <= table.base);
-        let ints: Vec<i64> = table.hashed.iter().filter_map(|(id, _)| if let RequestId::Number(n) = id { Some(n) } else { None }).collect();
+        let ints: Vec<i64> = table
+            .hashed
+            .iter()
+            .filter_map(|(id, _)| if let RequestId::Number(n) = id { Some(n) } else { None })
+            .collect();
         assert_eq!(table.fallback_ints, ints.len());
         for n in ints {
             assert!(n < table.fallback_top, "{n} is in the fallback but not below the window");

@@ -5,8 +5,8 @@
 use super::event::{Event, EventKind, NotSent, Via};
 use super::id::RequestId;
 use super::method::Method;
-use super::requests::{is_terminal, Extra, Kind, Outbound, Task};
 use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
+use super::requests::{is_terminal, Extra, Kind, Outbound, Task};
 use super::revision::TaskCancel;
 use super::session::Session;
 

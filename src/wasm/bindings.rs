@@ -588,8 +588,9 @@ impl SessionCore {
             let mut st = self.state.try_borrow_mut().ok()?;
             let core = &mut st.core;
             let verdict = core.response_str(StrId::Packed(id));
-            let settled =
-                !matches!(verdict, Verdict::NeedFields(_)) && core.has_output() && core.take_settled(&id.to_request_id());
+            let settled = !matches!(verdict, Verdict::NeedFields(_))
+                && core.has_output()
+                && core.take_settled(&id.to_request_id());
             Some((verdict, settled, st.busy()))
         })();
         self.responded(outcome, code::NEED_FIELDS)
