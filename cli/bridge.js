@@ -32,7 +32,7 @@ import {
 import { StreamStore } from "./resume.js";
 
 /** Who the bridge is, in the handshake it makes with the child itself (for 2026-07-28 clients). */
-const CLIENT_INFO = { name: "mcp-cancel bridge", version: createRequire(import.meta.url)("../../package.json").version };
+const CLIENT_INFO = { name: "mcp-cancel bridge", version: createRequire(import.meta.url)("./package.json").version };
 
 /** The default cap on HTTP sessions at once (--max-sessions). */
 const DEFAULT_MAX_SESSIONS = 1000;
