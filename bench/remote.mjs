@@ -287,9 +287,10 @@ async function abortCase(conn, server, { steps, ms }) {
 
 // ----- part 3: one bridge --stdio, 50 clients -----
 
-export async function startStdioBridge(nodeFlags = []) {
+export async function startStdioBridge(nodeFlags = [], cwd = ROOT) {
   const bridge = spawn(process.execPath, [...nodeFlags, CLI, "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", "200"], {
     stdio: ["ignore", "ignore", "pipe"],
+    cwd,
   });
   let stderr = "";
   const exited = new Promise((resolve) => bridge.on("exit", resolve));
@@ -574,7 +575,8 @@ export async function profileBridge({ clients, seconds, warmupMs }) {
       out.cpuProf = { many, ...aggregateCpuProfile(JSON.parse(readFileSync(path.join(dir, file), "utf8")), from, to) };
     }
     if (hasPerf()) {
-      const bridge = await startStdioBridge(["--perf-basic-prof", "--interpreted-frames-native-stack"]);
+      // In the temp dir: V8 writes an isolate-*.log into the working directory here.
+      const bridge = await startStdioBridge(["--perf-basic-prof", "--interpreted-frames-native-stack"], dir);
       const data = path.join(dir, "perf.data");
       let perf;
       let perfExited;
