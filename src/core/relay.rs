@@ -28,7 +28,11 @@
 //!   cancelled there and the client gets an error response ([`Failure::Timeout`]), as is
 //!   every request in flight when the upstream connection closes;
 //! - the server's cancel of a request it sent (sampling, elicitation, … up to 2025-11-25)
-//!   becomes the downstream revision's cancel of that request.
+//!   becomes the downstream revision's cancel of that request, on the client it went to: the
+//!   only client, or the only one with requests in flight (else it is refused,
+//!   [`Failure::Unroutable`]); when the client's requests it may be for are cancelled, or
+//!   the client disconnects, it is answered with an error ([`Failure::CallCancelled`],
+//!   [`Failure::ClientGone`]) and cancelled downstream.
 //!
 //! The handshake (`initialize`, up to 2025-11-25) is made once upstream: the first client's
 //! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
@@ -125,8 +129,9 @@ pub enum Backward {
     },
     /// Send it to every client (a notification of the server's: logging, list changes, …).
     Broadcast,
-    /// A request of the server's that no single client can take (none, or several, are
-    /// connected): answer it upstream with [`Failure::Unroutable`].
+    /// A request of the server's that no single client can take (none is connected, or
+    /// several are and not exactly one of them has requests in flight, see
+    /// [`Relay::handle_upstream`]): answer it upstream with [`Failure::Unroutable`].
     Refuse,
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
@@ -156,8 +161,12 @@ pub enum Failure {
     Batch,
     /// The server's request went to a client that disconnected: -32000.
     ClientGone,
-    /// The server's request cannot go to a single client (none, or several, are connected):
-    /// -32000.
+    /// The server's request was sent while it handled a client's request (sampling,
+    /// elicitation, …), and that client cancelled its request (or it timed out, or its
+    /// stream was not resumed): nobody will answer it any more: -32000.
+    CallCancelled,
+    /// The server's request cannot go to a single client (none is connected, or several are
+    /// and not exactly one of them has requests in flight): -32000.
     Unroutable,
     /// The client's session ended: it sent nothing for its idle time to live
     /// ([`Vanish::idle_ttl`]); the request was cancelled upstream: -32000.
@@ -176,6 +185,7 @@ impl Failure {
             | Self::HandshakeFailed
             | Self::SendFailed
             | Self::ClientGone
+            | Self::CallCancelled
             | Self::Unroutable
             | Self::SessionExpired => -32000,
         }
@@ -192,6 +202,9 @@ impl Failure {
             Self::SendFailed => "The request could not be sent to the server",
             Self::Batch => "mcp-cancel relay: JSON-RPC batches are not relayed",
             Self::ClientGone => "mcp-cancel relay: the client this request went to disconnected",
+            Self::CallCancelled => {
+                "mcp-cancel relay: the client's request this request was sent for is over (cancelled); the client will not answer"
+            }
             Self::Unroutable => "mcp-cancel relay: no single client can take this request",
             Self::SessionExpired => {
                 "mcp-cancel relay: the session expired (no request within its time to live); the request was cancelled"
@@ -227,9 +240,15 @@ pub enum RelayOutput {
         /// Why.
         failure: Failure,
     },
-    /// Answer the server's request `id` with [`Failure::ClientGone`]: the client it went to
-    /// disconnected.
-    Refuse(RequestId),
+    /// Answer the server's request `id` with this failure: the client it went to disconnected
+    /// ([`Failure::ClientGone`]), or the client's request it was sent for is over
+    /// ([`Failure::CallCancelled`]).
+    Refuse {
+        /// The server's request.
+        id: RequestId,
+        /// Why.
+        failure: Failure,
+    },
     /// Answer client `link`'s JSON-RPC batch with [`Failure::Batch`] (an error response with
     /// `id: null`, JSON-RPC 2.0 §5).
     RefuseBatch(Link),
@@ -353,6 +372,17 @@ pub enum StreamClosed {
     },
 }
 
+/// A request of the server's forwarded to a client.
+#[derive(Clone, Debug)]
+struct ServerRequest {
+    /// The client.
+    link: Link,
+    /// The client's requests in flight when the server sent it (those it may be for): when
+    /// the last of them is cancelled, it is refused upstream ([`Failure::CallCancelled`]) and
+    /// cancelled downstream. Empty: sent while the client had none (its only client's).
+    calls: Vec<RequestId>,
+}
+
 /// Where a request the relay sent upstream came from.
 #[derive(Clone, Debug)]
 struct Route {
@@ -417,7 +447,7 @@ pub struct Relay {
     /// Upstream id → where the request came from.
     routes: std::collections::HashMap<u64, Route, foldhash::fast::FixedState>,
     /// The server's requests forwarded to a client, by the server's id.
-    server_requests: super::IdMap<Link>,
+    server_requests: super::IdMap<ServerRequest>,
     next_id: u64,
     handshake: Handshake,
     /// The [`Vanish`] deadlines, earliest first.
@@ -578,11 +608,11 @@ impl Relay {
             let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), reason, CancelCause::Cancelled);
         }
         let mut refused: Vec<RequestId> =
-            self.server_requests.iter().filter(|(_, l)| **l == link).map(|(id, _)| id.clone()).collect();
+            self.server_requests.iter().filter(|(_, s)| s.link == link).map(|(id, _)| id.clone()).collect();
         refused.sort();
         for id in refused {
             self.server_requests.remove(&id);
-            self.output.push_back(RelayOutput::Refuse(id));
+            self.refuse_server_request(id, Failure::ClientGone);
         }
         if let Handshake::Pending { waiting, .. } = &mut self.handshake {
             waiting.retain(|(l, _)| *l != link);
@@ -693,7 +723,7 @@ impl Relay {
                 let Ok(id) = message.id.to_request_id() else {
                     return Forward::Upstream { id: None, progress_token: None };
                 };
-                if self.server_requests.get(&id) != Some(&link) {
+                if self.server_requests.get(&id).map(|s| s.link) != Some(link) {
                     return Forward::Drop;
                 }
                 self.server_requests.remove(&id);
@@ -863,6 +893,7 @@ impl Relay {
             reason: reason.clone(),
         });
         let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &Reason::Text(reason), CancelCause::Cancelled);
+        self.call_over(link, id);
     }
 
     /// Client `link` was not heard from for `ttl` ms: its requests in flight are answered
@@ -996,18 +1027,98 @@ impl Relay {
 
     fn upstream_request(&mut self, message: &Message<'_>, now: Millis) -> Backward {
         let Ok(id) = message.id.to_request_id() else { return Backward::Refuse };
-        // Only one client can take it (of those that take the server's requests).
-        let mut links =
-            self.links.iter_mut().filter(|(_, d)| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()));
-        let (Some((link, d)), None) = (links.next(), links.next()) else { return Backward::Refuse };
-        let link = *link;
+        let Some(link) = self.server_request_link() else { return Backward::Refuse };
+        let calls = self.calls_of(link);
+        let Some(d) = self.links.get_mut(&link) else { return Backward::Refuse };
         let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
         request.timeout = Some(super::Timeout::NONE);
         if d.session.track(request, now).is_err() {
             return Backward::Refuse;
         }
-        self.server_requests.insert(id, link);
+        self.server_requests.insert(id, ServerRequest { link, calls });
         Backward::Downstream { link, id: None, progress_token: None, related: None }
+    }
+
+    /// Which client takes a request of the server's (sampling, elicitation, roots, …), of
+    /// those that take them ([`Self::takes_broadcast`]): the only one; else the only one with
+    /// requests in flight upstream (the handshake aside); else none.
+    ///
+    /// Over stdio nothing on the wire says which request of the client's the server's
+    /// request is for: the MCP SDKs relate it (`relatedRequestId`) for transports with a
+    /// stream per request only (Streamable HTTP: "These messages SHOULD relate to the
+    /// originating client request", 2025-03-26 .. 2025-11-25), and send nothing of it on
+    /// stdio. So the relay goes by who is waiting for the server: a request sent while only
+    /// one client has calls in flight is for that client's calls; while several have, it
+    /// could be any of theirs, and is refused rather than shown to a client it may not
+    /// belong to.
+    fn server_request_link(&self) -> Option<Link> {
+        let takes = |d: &Downstream| d.session.revision().map_or(true, |r| r.rules().handshake.is_some());
+        let mut candidates = self.links.iter().filter(|(_, d)| takes(d));
+        if let (Some((link, _)), None) = (candidates.next(), candidates.next()) {
+            return Some(*link);
+        }
+        let mut busy = self.links.iter().filter(|(_, d)| {
+            takes(d) && d.upstream_ids.iter().any(|(_, up)| !self.is_pending_handshake(*up))
+        });
+        match (busy.next(), busy.next()) {
+            (Some((link, _)), None) => Some(*link),
+            _ => None,
+        }
+    }
+
+    /// Client `link`'s requests in flight upstream (the handshake aside), in their order.
+    fn calls_of(&self, link: Link) -> Vec<RequestId> {
+        let Some(d) = self.links.get(&link) else { return Vec::new() };
+        let mut calls: Vec<(u64, RequestId)> = d
+            .upstream_ids
+            .iter()
+            .filter(|(_, up)| !self.is_pending_handshake(**up))
+            .map(|(id, up)| (*up, id.clone()))
+            .collect();
+        calls.sort_unstable_by_key(|(up, _)| *up);
+        calls.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Client `link`'s request `id` is over without an answer (cancelled by the client, timed
+    /// out, not resumed): each request of the server's sent to the client while this was one
+    /// of its requests in flight, and none of the others is any more, is refused upstream
+    /// ([`Failure::CallCancelled`]: its server would otherwise wait for it forever, as the MCP
+    /// SDK's does: the request a tool sends is not cancelled with the tool call) and cancelled
+    /// downstream (the client stops working on it).
+    fn call_over(&mut self, link: Link, id: &RequestId) {
+        let mut over: Vec<RequestId> = Vec::new();
+        for (server_id, s) in self.server_requests.iter_mut() {
+            if s.link != link || !s.calls.contains(id) {
+                continue;
+            }
+            s.calls.retain(|c| c != id);
+            if s.calls.is_empty() {
+                over.push(server_id.clone());
+            }
+        }
+        over.sort();
+        if over.is_empty() {
+            return;
+        }
+        // The call's own cancel upstream first, then the answers to the server's requests.
+        while let Some(out) = self.upstream.poll_output() {
+            self.upstream_output(out);
+        }
+        for server_id in over {
+            self.server_requests.remove(&server_id);
+            if let Some(d) = self.links.get_mut(&link) {
+                let reason = Reason::Text("The request it was sent for was cancelled".to_owned());
+                let _ = d.session.cancel(&server_id, &reason);
+            }
+            self.refuse_server_request(server_id, Failure::CallCancelled);
+        }
+    }
+
+    /// Answers the server's request `id` with `failure`, unless it is answered or cancelled.
+    fn refuse_server_request(&mut self, id: RequestId, failure: Failure) {
+        if self.upstream.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
+            self.output.push_back(RelayOutput::Refuse { id, failure });
+        }
     }
 
     /// The request of `route` is over without an answer from the server: its client gets
@@ -1135,12 +1246,14 @@ impl Relay {
             Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Upstream, t)),
             Output::Cancelled { request_id: RequestId::Number(up), cause: CancelCause::TimedOut(_) } if up > 0 => {
                 if let Some(route) = self.routes.remove(&(up as u64)) {
+                    let (link, id) = (route.link, route.id.clone());
                     self.fail(route, Failure::Timeout);
+                    self.call_over(link, &id);
                 }
             }
             Output::PeerCancelled { request_id, reason, .. } => {
                 // The server cancelled its request: the client it went to gets the cancel.
-                let Some(link) = self.server_requests.remove(&request_id) else { return };
+                let Some(ServerRequest { link, .. }) = self.server_requests.remove(&request_id) else { return };
                 let Some(d) = self.links.get_mut(&link) else { return };
                 let reason = reason.map_or(Reason::None, Reason::Text);
                 let _ = d.session.cancel(&request_id, &reason);
@@ -1160,6 +1273,7 @@ impl Relay {
                 self.routes.remove(&up);
                 let reason = reason.map_or(Reason::None, Reason::Text);
                 let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+                self.call_over(link, &request_id);
             }
             Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Downstream(link), e)),
             _ => {}

@@ -576,11 +576,11 @@ impl RelayCore {
                 set("code", &JsValue::from_f64(f64::from(failure.code())));
                 set("message", &JsValue::from_str(failure.message()));
             }
-            RelayOutput::Refuse(id) => {
+            RelayOutput::Refuse { id, failure } => {
                 set("type", &JsValue::from_str("refuse"));
                 set("id", &id_to_js(&id));
-                set("code", &JsValue::from_f64(f64::from(Failure::ClientGone.code())));
-                set("message", &JsValue::from_str(Failure::ClientGone.message()));
+                set("code", &JsValue::from_f64(f64::from(failure.code())));
+                set("message", &JsValue::from_str(failure.message()));
             }
             RelayOutput::RefuseBatch(link) => {
                 set("type", &JsValue::from_str("fail"));
