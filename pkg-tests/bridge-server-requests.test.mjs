@@ -43,7 +43,7 @@ async function samplingClient(url, name, t) {
   const client = new Client({ name, version: "1.0.0" }, { capabilities: { sampling: {} } });
   const state = { client, seen: [], hold: false, transport: undefined };
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
-    state.seen.push({ text: request.params.messages[0].content.text, signal: extra.signal });
+    state.seen.push({ text: request.params.messages[0].content.text, id: extra.requestId, signal: extra.signal });
     if (state.hold) {
       await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }));
     }
@@ -76,9 +76,15 @@ describe("bridge --stdio: the server's requests with two clients on one child", 
       b.seen.map((s) => s.text),
       [`Resource ${SAMPLE} context: from B`],
     );
-    // The child's two requests were answered, each once, with the server's own ids.
+    // The child's two requests were answered, each once, under the server's own ids (0 and
+    // 1); each client saw them under ids of the bridge's (from 1: the SDK 1.x client ignores
+    // a cancel of id 0).
     const samplings = samplingsOf(bridge.wire());
-    assert.equal(samplings.length, 2);
+    assert.deepEqual(
+      samplings.map((m) => m.id),
+      [0, 1],
+    );
+    assert.deepEqual([a.seen[0].id, b.seen[0].id], [1, 2]);
     assert.deepEqual(
       samplings.map((s) => answerTo(bridge.wire(), s.id)?.result?.model),
       ["model-of-A", "model-of-B"],

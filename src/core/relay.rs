@@ -102,6 +102,13 @@ pub enum Forward {
     /// `result`, with this request's id). The upstream speaks a revision with a handshake, so
     /// the relay answers for it.
     AnswerDiscover,
+    /// Send this response (a client's answer to a request of the server's) upstream with its
+    /// `id` replaced by this one: the server's id of the request (the client saw the relay's,
+    /// see [`Backward::Downstream`]).
+    AnswerServer {
+        /// The server's id of the request answered.
+        id: RequestId,
+    },
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
 }
@@ -114,8 +121,9 @@ pub enum Backward {
     /// Send nothing: a late response or progress, a cancel (translated in the output), the
     /// answer to the relay's own `tasks/cancel`, or a response nobody waits for any more.
     Drop,
-    /// Send it to client `link`, with its `id` (a response's) or `params.progressToken` (a
-    /// progress notification's) replaced by these when given.
+    /// Send it to client `link`, with its `id` (a response's; a request's of the server's: a
+    /// number the relay chose, unique among the server's requests, from 1) or
+    /// `params.progressToken` (a progress notification's) replaced by these when given.
     Downstream {
         /// The client.
         link: Link,
@@ -228,8 +236,8 @@ pub enum Side {
 #[non_exhaustive]
 pub enum RelayOutput {
     /// Put this cancel on `side` (a notification, a stream close or a `tasks/cancel`). Its
-    /// request id is the one of that side (the relay's upstream id, or the server's id of
-    /// a request forwarded to a client).
+    /// request id is the one of that side (the relay's upstream id, or the relay's id of a
+    /// request of the server's forwarded to a client).
     Transmit(Side, Transmit),
     /// Answer client `link`'s request `id` with this failure (an error response).
     Fail {
@@ -377,6 +385,9 @@ pub enum StreamClosed {
 struct ServerRequest {
     /// The client.
     link: Link,
+    /// Its id on the client's side (the relay's: never 0, which the MCP SDK 1.x ignores in
+    /// a cancel; unique on the relay, so that a client never gets one id twice).
+    down: u64,
     /// The client's requests in flight when the server sent it (those it may be for): when
     /// the last of them is cancelled, it is refused upstream ([`Failure::CallCancelled`]) and
     /// cancelled downstream. Empty: sent while the client had none (its only client's).
@@ -448,6 +459,9 @@ pub struct Relay {
     routes: std::collections::HashMap<u64, Route, foldhash::fast::FixedState>,
     /// The server's requests forwarded to a client, by the server's id.
     server_requests: super::IdMap<ServerRequest>,
+    /// The ids the relay gave the server's requests on the clients' side → the server's.
+    server_ids: std::collections::HashMap<u64, RequestId, foldhash::fast::FixedState>,
+    next_server_id: u64,
     next_id: u64,
     handshake: Handshake,
     /// The [`Vanish`] deadlines, earliest first.
@@ -468,6 +482,8 @@ impl Relay {
             next_link: 0,
             routes: super::seeded(seed),
             server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
+            server_ids: super::seeded(seed ^ 0x5851_f42d_4c95_7f2d),
+            next_server_id: 1,
             next_id: 1,
             handshake: Handshake::None,
             due: BinaryHeap::new(),
@@ -611,7 +627,9 @@ impl Relay {
             self.server_requests.iter().filter(|(_, s)| s.link == link).map(|(id, _)| id.clone()).collect();
         refused.sort();
         for id in refused {
-            self.server_requests.remove(&id);
+            if let Some(s) = self.server_requests.remove(&id) {
+                self.server_ids.remove(&s.down);
+            }
             self.refuse_server_request(id, Failure::ClientGone);
         }
         if let Handshake::Pending { waiting, .. } = &mut self.handshake {
@@ -640,6 +658,7 @@ impl Relay {
         self.fail_handshake(Failure::UpstreamClosed);
         self.upstream.close();
         self.server_requests.clear();
+        self.server_ids.clear();
         self.drain();
     }
 
@@ -720,15 +739,22 @@ impl Relay {
         match message.method {
             // A response to a request of the server's.
             MethodName::Absent => {
-                let Ok(id) = message.id.to_request_id() else {
-                    return Forward::Upstream { id: None, progress_token: None };
+                let down = match message.id.to_request_id() {
+                    Ok(RequestId::Number(down)) => down,
+                    Ok(RequestId::String(_)) => return Forward::Drop,
+                    // Not a request id (`null`: an error about a message it could not read).
+                    Err(_) => return Forward::Upstream { id: None, progress_token: None },
+                };
+                let Some(id) = u64::try_from(down).ok().and_then(|down| self.server_ids.get(&down)).cloned() else {
+                    return Forward::Drop;
                 };
                 if self.server_requests.get(&id).map(|s| s.link) != Some(link) {
                     return Forward::Drop;
                 }
                 self.server_requests.remove(&id);
+                self.server_ids.remove(&(down as u64));
                 match self.upstream.handle_outgoing_response(&id) {
-                    super::OutgoingResponseVerdict::Send => Forward::Upstream { id: None, progress_token: None },
+                    super::OutgoingResponseVerdict::Send => Forward::AnswerServer { id },
                     _ => Forward::Drop,
                 }
             }
@@ -1030,13 +1056,17 @@ impl Relay {
         let Some(link) = self.server_request_link() else { return Backward::Refuse };
         let calls = self.calls_of(link);
         let Some(d) = self.links.get_mut(&link) else { return Backward::Refuse };
-        let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
+        let down = self.next_server_id;
+        let down_id = RequestId::Number(down as i64);
+        let mut request = super::TrackRequest::new(down_id.clone(), message.method.as_str().unwrap_or_default());
         request.timeout = Some(super::Timeout::NONE);
         if d.session.track(request, now).is_err() {
             return Backward::Refuse;
         }
-        self.server_requests.insert(id, ServerRequest { link, calls });
-        Backward::Downstream { link, id: None, progress_token: None, related: None }
+        self.next_server_id += 1;
+        self.server_ids.insert(down, id.clone());
+        self.server_requests.insert(id, ServerRequest { link, down, calls });
+        Backward::Downstream { link, id: Some(down_id), progress_token: None, related: None }
     }
 
     /// Which client takes a request of the server's (sampling, elicitation, roots, …), of
@@ -1057,9 +1087,10 @@ impl Relay {
         if let (Some((link, _)), None) = (candidates.next(), candidates.next()) {
             return Some(*link);
         }
-        let mut busy = self.links.iter().filter(|(_, d)| {
-            takes(d) && d.upstream_ids.iter().any(|(_, up)| !self.is_pending_handshake(*up))
-        });
+        let mut busy = self
+            .links
+            .iter()
+            .filter(|(_, d)| takes(d) && d.upstream_ids.iter().any(|(_, up)| !self.is_pending_handshake(*up)));
         match (busy.next(), busy.next()) {
             (Some((link, _)), None) => Some(*link),
             _ => None,
@@ -1105,10 +1136,12 @@ impl Relay {
             self.upstream_output(out);
         }
         for server_id in over {
-            self.server_requests.remove(&server_id);
-            if let Some(d) = self.links.get_mut(&link) {
-                let reason = Reason::Text("The request it was sent for was cancelled".to_owned());
-                let _ = d.session.cancel(&server_id, &reason);
+            if let Some(s) = self.server_requests.remove(&server_id) {
+                self.server_ids.remove(&s.down);
+                if let Some(d) = self.links.get_mut(&link) {
+                    let reason = Reason::Text("The request it was sent for was cancelled".to_owned());
+                    let _ = d.session.cancel(&RequestId::Number(s.down as i64), &reason);
+                }
             }
             self.refuse_server_request(server_id, Failure::CallCancelled);
         }
@@ -1253,10 +1286,11 @@ impl Relay {
             }
             Output::PeerCancelled { request_id, reason, .. } => {
                 // The server cancelled its request: the client it went to gets the cancel.
-                let Some(ServerRequest { link, .. }) = self.server_requests.remove(&request_id) else { return };
+                let Some(ServerRequest { link, down, .. }) = self.server_requests.remove(&request_id) else { return };
+                self.server_ids.remove(&down);
                 let Some(d) = self.links.get_mut(&link) else { return };
                 let reason = reason.map_or(Reason::None, Reason::Text);
-                let _ = d.session.cancel(&request_id, &reason);
+                let _ = d.session.cancel(&RequestId::Number(down as i64), &reason);
             }
             Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Upstream, e)),
             _ => {}
