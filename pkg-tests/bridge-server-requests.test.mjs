@@ -12,7 +12,8 @@
 // sends it to the only client waiting for the server, and refuses it (-32000) when several
 // are. When that client cancels its call, closes its session or vanishes, the server's
 // pending request is answered with an error: server-everything (SDK 1.x) does not cancel the
-// request a tool sent when the tool's call is cancelled, and would wait for it forever.
+// request a tool sent when the tool's call is cancelled, and would wait for it until its own
+// request timeout (the SDK's default: 60 s).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 

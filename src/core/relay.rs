@@ -1113,8 +1113,9 @@ impl Relay {
     /// Client `link`'s request `id` is over without an answer (cancelled by the client, timed
     /// out, not resumed): each request of the server's sent to the client while this was one
     /// of its requests in flight, and none of the others is any more, is refused upstream
-    /// ([`Failure::CallCancelled`]: its server would otherwise wait for it forever, as the MCP
-    /// SDK's does: the request a tool sends is not cancelled with the tool call) and cancelled
+    /// ([`Failure::CallCancelled`]: the MCP SDK's server would otherwise wait for it until its
+    /// own request timeout, 60 s by default: the request a tool sends is not cancelled with
+    /// the tool's call) and cancelled
     /// downstream (the client stops working on it).
     fn call_over(&mut self, link: Link, id: &RequestId) {
         let mut over: Vec<RequestId> = Vec::new();
