@@ -565,7 +565,11 @@ export interface Relay {
  * that disconnects has its requests cancelled upstream ("Client disconnected"); an upstream
  * timeout cancels upstream and answers the client -32001; the `initialize` handshake is
  * made once upstream and shared. The server's own requests (sampling, elicitation, …) go to
- * the client when exactly one is connected, else are refused with -32000. A client's JSON-RPC
+ * the only client connected, else to the only one with requests in flight, else are refused
+ * with -32000; the client sees them under an id of the relay's (a number from 1), its answer
+ * goes back under the server's, and when the client's requests they may serve are cancelled
+ * (or it disconnects) the server's request is answered with -32000 and cancelled at the
+ * client. A client's JSON-RPC
  * batch is refused with -32600 (`id: null`), the server's dropped. A 2026-07-28 client's
  * revision is read from its first request's `_meta` version. Spec:
  * §Cancellation of 2024-11-05 .. 2026-07-28, §Lifecycle "Timeouts", §Tasks (2025-11-25).

@@ -355,6 +355,7 @@ class Relay {
     }
     const upId = core.forwardId;
     const upToken = core.forwardToken;
+    const answerId = core.forwardAnswerId;
     // The output first: the upstream transport learns a version the request named
     // (`upstream-version`) before the request goes out. A callback it ran (`onEvent`) may
     // have disconnected the client or closed the relay: then its request is not sent (the
@@ -363,6 +364,8 @@ class Relay {
     if (client.closed || this.#closed) return;
     if (verdict === w.relayForward.upstream) this.#toUpstream(message, upId, upToken);
     else if (verdict === w.relayForward.answerHandshake) this.#answerHandshake(client, id);
+    // The client's answer to a request of the server's: under the server's id.
+    else if (verdict === w.relayForward.answerServer) this.#send(this.#upstream, { ...message, id: answerId });
     else if (verdict === w.relayForward.answerDiscover) {
       const result = JSON.parse(this.#RelayCore.discoverResult(JSON.stringify(this.#handshakeResult ?? {})));
       this.#send(client.transport, { jsonrpc: "2.0", id, result });

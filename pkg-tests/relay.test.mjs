@@ -81,8 +81,11 @@ describe("createRelay", () => {
     const { relay, server, clients } = await setup(1);
     await server.send({ id: 70, method: "sampling/createMessage", params: {} });
     await until(() => clients[0].got.length === 1, 2000, "the server's request at the client");
-    await clients[0].send({ id: 70, result: { role: "assistant" } });
+    // Under the relay's id (from 1); the answer goes up under the server's.
+    assert.equal(clients[0].got[0].id, 1);
+    await clients[0].send({ id: 1, result: { role: "assistant" } });
     await until(() => server.got.some((m) => m.id === 70), 2000, "the answer upstream");
+    assert.deepEqual(server.got.find((m) => m.id === 70).result, { role: "assistant" });
     const [mine, theirs] = InMemoryTransport.createLinkedPair();
     relay.connect(theirs);
     await theirs.start();

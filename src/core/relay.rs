@@ -28,7 +28,11 @@
 //!   cancelled there and the client gets an error response ([`Failure::Timeout`]), as is
 //!   every request in flight when the upstream connection closes;
 //! - the server's cancel of a request it sent (sampling, elicitation, … up to 2025-11-25)
-//!   becomes the downstream revision's cancel of that request.
+//!   becomes the downstream revision's cancel of that request, on the client it went to: the
+//!   only client, or the only one with requests in flight (else it is refused,
+//!   [`Failure::Unroutable`]); when the client's requests it may be for are cancelled, or
+//!   the client disconnects, it is answered with an error ([`Failure::CallCancelled`],
+//!   [`Failure::ClientGone`]) and cancelled downstream.
 //!
 //! The handshake (`initialize`, up to 2025-11-25) is made once upstream: the first client's
 //! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
@@ -98,6 +102,13 @@ pub enum Forward {
     /// `result`, with this request's id). The upstream speaks a revision with a handshake, so
     /// the relay answers for it.
     AnswerDiscover,
+    /// Send this response (a client's answer to a request of the server's) upstream with its
+    /// `id` replaced by this one: the server's id of the request (the client saw the relay's,
+    /// see [`Backward::Downstream`]).
+    AnswerServer {
+        /// The server's id of the request answered.
+        id: RequestId,
+    },
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
 }
@@ -110,8 +121,9 @@ pub enum Backward {
     /// Send nothing: a late response or progress, a cancel (translated in the output), the
     /// answer to the relay's own `tasks/cancel`, or a response nobody waits for any more.
     Drop,
-    /// Send it to client `link`, with its `id` (a response's) or `params.progressToken` (a
-    /// progress notification's) replaced by these when given.
+    /// Send it to client `link`, with its `id` (a response's; a request's of the server's: a
+    /// number the relay chose, unique among the server's requests, from 1) or
+    /// `params.progressToken` (a progress notification's) replaced by these when given.
     Downstream {
         /// The client.
         link: Link,
@@ -125,8 +137,9 @@ pub enum Backward {
     },
     /// Send it to every client (a notification of the server's: logging, list changes, …).
     Broadcast,
-    /// A request of the server's that no single client can take (none, or several, are
-    /// connected): answer it upstream with [`Failure::Unroutable`].
+    /// A request of the server's that no single client can take (none is connected, or
+    /// several are and not exactly one of them has requests in flight, see
+    /// [`Relay::handle_upstream`]): answer it upstream with [`Failure::Unroutable`].
     Refuse,
     /// Read these members too and call again with the same message.
     NeedFields(MessageFields),
@@ -156,8 +169,12 @@ pub enum Failure {
     Batch,
     /// The server's request went to a client that disconnected: -32000.
     ClientGone,
-    /// The server's request cannot go to a single client (none, or several, are connected):
-    /// -32000.
+    /// The server's request was sent while it handled a client's request (sampling,
+    /// elicitation, …), and that client cancelled its request (or it timed out, or its
+    /// stream was not resumed): nobody will answer it any more: -32000.
+    CallCancelled,
+    /// The server's request cannot go to a single client (none is connected, or several are
+    /// and not exactly one of them has requests in flight): -32000.
     Unroutable,
     /// The client's session ended: it sent nothing for its idle time to live
     /// ([`Vanish::idle_ttl`]); the request was cancelled upstream: -32000.
@@ -176,6 +193,7 @@ impl Failure {
             | Self::HandshakeFailed
             | Self::SendFailed
             | Self::ClientGone
+            | Self::CallCancelled
             | Self::Unroutable
             | Self::SessionExpired => -32000,
         }
@@ -192,6 +210,9 @@ impl Failure {
             Self::SendFailed => "The request could not be sent to the server",
             Self::Batch => "mcp-cancel relay: JSON-RPC batches are not relayed",
             Self::ClientGone => "mcp-cancel relay: the client this request went to disconnected",
+            Self::CallCancelled => {
+                "mcp-cancel relay: the client's request this request was sent for is over (cancelled); the client will not answer"
+            }
             Self::Unroutable => "mcp-cancel relay: no single client can take this request",
             Self::SessionExpired => {
                 "mcp-cancel relay: the session expired (no request within its time to live); the request was cancelled"
@@ -215,8 +236,8 @@ pub enum Side {
 #[non_exhaustive]
 pub enum RelayOutput {
     /// Put this cancel on `side` (a notification, a stream close or a `tasks/cancel`). Its
-    /// request id is the one of that side (the relay's upstream id, or the server's id of
-    /// a request forwarded to a client).
+    /// request id is the one of that side (the relay's upstream id, or the relay's id of a
+    /// request of the server's forwarded to a client).
     Transmit(Side, Transmit),
     /// Answer client `link`'s request `id` with this failure (an error response).
     Fail {
@@ -227,9 +248,15 @@ pub enum RelayOutput {
         /// Why.
         failure: Failure,
     },
-    /// Answer the server's request `id` with [`Failure::ClientGone`]: the client it went to
-    /// disconnected.
-    Refuse(RequestId),
+    /// Answer the server's request `id` with this failure: the client it went to disconnected
+    /// ([`Failure::ClientGone`]), or the client's request it was sent for is over
+    /// ([`Failure::CallCancelled`]).
+    Refuse {
+        /// The server's request.
+        id: RequestId,
+        /// Why.
+        failure: Failure,
+    },
     /// Answer client `link`'s JSON-RPC batch with [`Failure::Batch`] (an error response with
     /// `id: null`, JSON-RPC 2.0 §5).
     RefuseBatch(Link),
@@ -353,6 +380,20 @@ pub enum StreamClosed {
     },
 }
 
+/// A request of the server's forwarded to a client.
+#[derive(Clone, Debug)]
+struct ServerRequest {
+    /// The client.
+    link: Link,
+    /// Its id on the client's side (the relay's: never 0, which the MCP SDK 1.x ignores in
+    /// a cancel; unique on the relay, so that a client never gets one id twice).
+    down: u64,
+    /// The client's requests in flight when the server sent it (those it may be for): when
+    /// the last of them is cancelled, it is refused upstream ([`Failure::CallCancelled`]) and
+    /// cancelled downstream. Empty: sent while the client had none (its only client's).
+    calls: Vec<RequestId>,
+}
+
 /// Where a request the relay sent upstream came from.
 #[derive(Clone, Debug)]
 struct Route {
@@ -417,7 +458,10 @@ pub struct Relay {
     /// Upstream id → where the request came from.
     routes: std::collections::HashMap<u64, Route, foldhash::fast::FixedState>,
     /// The server's requests forwarded to a client, by the server's id.
-    server_requests: super::IdMap<Link>,
+    server_requests: super::IdMap<ServerRequest>,
+    /// The ids the relay gave the server's requests on the clients' side → the server's.
+    server_ids: std::collections::HashMap<u64, RequestId, foldhash::fast::FixedState>,
+    next_server_id: u64,
     next_id: u64,
     handshake: Handshake,
     /// The [`Vanish`] deadlines, earliest first.
@@ -438,6 +482,8 @@ impl Relay {
             next_link: 0,
             routes: super::seeded(seed),
             server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
+            server_ids: super::seeded(seed ^ 0x5851_f42d_4c95_7f2d),
+            next_server_id: 1,
             next_id: 1,
             handshake: Handshake::None,
             due: BinaryHeap::new(),
@@ -578,11 +624,13 @@ impl Relay {
             let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), reason, CancelCause::Cancelled);
         }
         let mut refused: Vec<RequestId> =
-            self.server_requests.iter().filter(|(_, l)| **l == link).map(|(id, _)| id.clone()).collect();
+            self.server_requests.iter().filter(|(_, s)| s.link == link).map(|(id, _)| id.clone()).collect();
         refused.sort();
         for id in refused {
-            self.server_requests.remove(&id);
-            self.output.push_back(RelayOutput::Refuse(id));
+            if let Some(s) = self.server_requests.remove(&id) {
+                self.server_ids.remove(&s.down);
+            }
+            self.refuse_server_request(id, Failure::ClientGone);
         }
         if let Handshake::Pending { waiting, .. } = &mut self.handshake {
             waiting.retain(|(l, _)| *l != link);
@@ -610,6 +658,7 @@ impl Relay {
         self.fail_handshake(Failure::UpstreamClosed);
         self.upstream.close();
         self.server_requests.clear();
+        self.server_ids.clear();
         self.drain();
     }
 
@@ -690,15 +739,22 @@ impl Relay {
         match message.method {
             // A response to a request of the server's.
             MethodName::Absent => {
-                let Ok(id) = message.id.to_request_id() else {
-                    return Forward::Upstream { id: None, progress_token: None };
+                let down = match message.id.to_request_id() {
+                    Ok(RequestId::Number(down)) => down,
+                    Ok(RequestId::String(_)) => return Forward::Drop,
+                    // Not a request id (`null`: an error about a message it could not read).
+                    Err(_) => return Forward::Upstream { id: None, progress_token: None },
                 };
-                if self.server_requests.get(&id) != Some(&link) {
+                let Some(id) = u64::try_from(down).ok().and_then(|down| self.server_ids.get(&down)).cloned() else {
+                    return Forward::Drop;
+                };
+                if self.server_requests.get(&id).map(|s| s.link) != Some(link) {
                     return Forward::Drop;
                 }
                 self.server_requests.remove(&id);
+                self.server_ids.remove(&(down as u64));
                 match self.upstream.handle_outgoing_response(&id) {
-                    super::OutgoingResponseVerdict::Send => Forward::Upstream { id: None, progress_token: None },
+                    super::OutgoingResponseVerdict::Send => Forward::AnswerServer { id },
                     _ => Forward::Drop,
                 }
             }
@@ -863,6 +919,7 @@ impl Relay {
             reason: reason.clone(),
         });
         let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &Reason::Text(reason), CancelCause::Cancelled);
+        self.call_over(link, id);
     }
 
     /// Client `link` was not heard from for `ttl` ms: its requests in flight are answered
@@ -996,18 +1053,106 @@ impl Relay {
 
     fn upstream_request(&mut self, message: &Message<'_>, now: Millis) -> Backward {
         let Ok(id) = message.id.to_request_id() else { return Backward::Refuse };
-        // Only one client can take it (of those that take the server's requests).
-        let mut links =
-            self.links.iter_mut().filter(|(_, d)| d.session.revision().map_or(true, |r| r.rules().handshake.is_some()));
-        let (Some((link, d)), None) = (links.next(), links.next()) else { return Backward::Refuse };
-        let link = *link;
-        let mut request = super::TrackRequest::new(id.clone(), message.method.as_str().unwrap_or_default());
+        let Some(link) = self.server_request_link() else { return Backward::Refuse };
+        let calls = self.calls_of(link);
+        let Some(d) = self.links.get_mut(&link) else { return Backward::Refuse };
+        let down = self.next_server_id;
+        let down_id = RequestId::Number(down as i64);
+        let mut request = super::TrackRequest::new(down_id.clone(), message.method.as_str().unwrap_or_default());
         request.timeout = Some(super::Timeout::NONE);
         if d.session.track(request, now).is_err() {
             return Backward::Refuse;
         }
-        self.server_requests.insert(id, link);
-        Backward::Downstream { link, id: None, progress_token: None, related: None }
+        self.next_server_id += 1;
+        self.server_ids.insert(down, id.clone());
+        self.server_requests.insert(id, ServerRequest { link, down, calls });
+        Backward::Downstream { link, id: Some(down_id), progress_token: None, related: None }
+    }
+
+    /// Which client takes a request of the server's (sampling, elicitation, roots, …), of
+    /// those that take them ([`Self::takes_broadcast`]): the only one; else the only one with
+    /// requests in flight upstream (the handshake aside); else none.
+    ///
+    /// Over stdio nothing on the wire says which request of the client's the server's
+    /// request is for: the MCP SDKs relate it (`relatedRequestId`) for transports with a
+    /// stream per request only (Streamable HTTP: "These messages SHOULD relate to the
+    /// originating client request", 2025-03-26 .. 2025-11-25), and send nothing of it on
+    /// stdio. So the relay goes by who is waiting for the server: a request sent while only
+    /// one client has calls in flight is for that client's calls; while several have, it
+    /// could be any of theirs, and is refused rather than shown to a client it may not
+    /// belong to.
+    fn server_request_link(&self) -> Option<Link> {
+        let takes = |d: &Downstream| d.session.revision().map_or(true, |r| r.rules().handshake.is_some());
+        let mut candidates = self.links.iter().filter(|(_, d)| takes(d));
+        if let (Some((link, _)), None) = (candidates.next(), candidates.next()) {
+            return Some(*link);
+        }
+        let mut busy = self
+            .links
+            .iter()
+            .filter(|(_, d)| takes(d) && d.upstream_ids.iter().any(|(_, up)| !self.is_pending_handshake(*up)));
+        match (busy.next(), busy.next()) {
+            (Some((link, _)), None) => Some(*link),
+            _ => None,
+        }
+    }
+
+    /// Client `link`'s requests in flight upstream (the handshake aside), in their order.
+    fn calls_of(&self, link: Link) -> Vec<RequestId> {
+        let Some(d) = self.links.get(&link) else { return Vec::new() };
+        let mut calls: Vec<(u64, RequestId)> = d
+            .upstream_ids
+            .iter()
+            .filter(|(_, up)| !self.is_pending_handshake(**up))
+            .map(|(id, up)| (*up, id.clone()))
+            .collect();
+        calls.sort_unstable_by_key(|(up, _)| *up);
+        calls.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Client `link`'s request `id` is over without an answer (cancelled by the client, timed
+    /// out, not resumed): each request of the server's sent to the client while this was one
+    /// of its requests in flight, and none of the others is any more, is refused upstream
+    /// ([`Failure::CallCancelled`]: the MCP SDK's server would otherwise wait for it until its
+    /// own request timeout, 60 s by default: the request a tool sends is not cancelled with
+    /// the tool's call) and cancelled
+    /// downstream (the client stops working on it).
+    fn call_over(&mut self, link: Link, id: &RequestId) {
+        let mut over: Vec<RequestId> = Vec::new();
+        for (server_id, s) in self.server_requests.iter_mut() {
+            if s.link != link || !s.calls.contains(id) {
+                continue;
+            }
+            s.calls.retain(|c| c != id);
+            if s.calls.is_empty() {
+                over.push(server_id.clone());
+            }
+        }
+        over.sort();
+        if over.is_empty() {
+            return;
+        }
+        // The call's own cancel upstream first, then the answers to the server's requests.
+        while let Some(out) = self.upstream.poll_output() {
+            self.upstream_output(out);
+        }
+        for server_id in over {
+            if let Some(s) = self.server_requests.remove(&server_id) {
+                self.server_ids.remove(&s.down);
+                if let Some(d) = self.links.get_mut(&link) {
+                    let reason = Reason::Text("The request it was sent for was cancelled".to_owned());
+                    let _ = d.session.cancel(&RequestId::Number(s.down as i64), &reason);
+                }
+            }
+            self.refuse_server_request(server_id, Failure::CallCancelled);
+        }
+    }
+
+    /// Answers the server's request `id` with `failure`, unless it is answered or cancelled.
+    fn refuse_server_request(&mut self, id: RequestId, failure: Failure) {
+        if self.upstream.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
+            self.output.push_back(RelayOutput::Refuse { id, failure });
+        }
     }
 
     /// The request of `route` is over without an answer from the server: its client gets
@@ -1135,15 +1280,18 @@ impl Relay {
             Output::Transmit(t) => self.output.push_back(RelayOutput::Transmit(Side::Upstream, t)),
             Output::Cancelled { request_id: RequestId::Number(up), cause: CancelCause::TimedOut(_) } if up > 0 => {
                 if let Some(route) = self.routes.remove(&(up as u64)) {
+                    let (link, id) = (route.link, route.id.clone());
                     self.fail(route, Failure::Timeout);
+                    self.call_over(link, &id);
                 }
             }
             Output::PeerCancelled { request_id, reason, .. } => {
                 // The server cancelled its request: the client it went to gets the cancel.
-                let Some(link) = self.server_requests.remove(&request_id) else { return };
+                let Some(ServerRequest { link, down, .. }) = self.server_requests.remove(&request_id) else { return };
+                self.server_ids.remove(&down);
                 let Some(d) = self.links.get_mut(&link) else { return };
                 let reason = reason.map_or(Reason::None, Reason::Text);
-                let _ = d.session.cancel(&request_id, &reason);
+                let _ = d.session.cancel(&RequestId::Number(down as i64), &reason);
             }
             Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Upstream, e)),
             _ => {}
@@ -1160,6 +1308,7 @@ impl Relay {
                 self.routes.remove(&up);
                 let reason = reason.map_or(Reason::None, Reason::Text);
                 let _ = self.upstream.cancel_with(&RequestId::Number(up as i64), &reason, CancelCause::Cancelled);
+                self.call_over(link, &request_id);
             }
             Output::Event(e) => self.output.push_back(RelayOutput::Event(Side::Downstream(link), e)),
             _ => {}

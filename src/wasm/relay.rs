@@ -30,6 +30,7 @@ fn constants(json: &mut Json) {
             ("hold", forward::HOLD),
             ("needFields", forward::NEED_FIELDS),
             ("answerDiscover", forward::ANSWER_DISCOVER),
+            ("answerServer", forward::ANSWER_SERVER),
         ],
     );
     json.object(
@@ -48,7 +49,8 @@ fn constants(json: &mut Json) {
 /// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
 /// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
 /// later `answer-handshake` output), `4 | fields << 8` read those members too and call again,
-/// `5` answer this `server/discover` with `discoverResult` of the handshake result.
+/// `5` answer this `server/discover` with `discoverResult` of the handshake result, `6` send
+/// this response upstream with its id replaced by `forwardAnswerId` (the server's).
 mod forward {
     pub const DROP: u32 = 0;
     pub const UPSTREAM: u32 = 1;
@@ -56,6 +58,7 @@ mod forward {
     pub const HOLD: u32 = 3;
     pub const NEED_FIELDS: u32 = 4;
     pub const ANSWER_DISCOVER: u32 = 5;
+    pub const ANSWER_SERVER: u32 = 6;
 }
 
 /// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
@@ -77,6 +80,7 @@ pub struct RelayCore {
     timed: bool,
     forward_id: f64,
     forward_token: f64,
+    forward_answer_id: JsValue,
     back_link: u32,
     back_id: JsValue,
     back_token: JsValue,
@@ -124,6 +128,7 @@ impl RelayCore {
             timed,
             forward_id: f64::NAN,
             forward_token: f64::NAN,
+            forward_answer_id: JsValue::UNDEFINED,
             back_link: 0,
             back_id: JsValue::UNDEFINED,
             back_token: JsValue::UNDEFINED,
@@ -393,6 +398,7 @@ impl RelayCore {
         let now = self.now();
         self.forward_id = f64::NAN;
         self.forward_token = f64::NAN;
+        self.forward_answer_id = JsValue::UNDEFINED;
         match self.relay.handle_downstream(link, message, now) {
             Forward::Upstream { id, progress_token } => {
                 self.forward_id = id.map_or(f64::NAN, |v| v as f64);
@@ -401,6 +407,10 @@ impl RelayCore {
             }
             Forward::AnswerHandshake => forward::ANSWER_HANDSHAKE,
             Forward::AnswerDiscover => forward::ANSWER_DISCOVER,
+            Forward::AnswerServer { id } => {
+                self.forward_answer_id = id_to_js(&id);
+                forward::ANSWER_SERVER
+            }
             Forward::Hold => forward::HOLD,
             Forward::NeedFields(f) => forward::NEED_FIELDS | (f.0 << 8),
             _ => forward::DROP,
@@ -411,6 +421,12 @@ impl RelayCore {
     #[wasm_bindgen(getter, js_name = forwardId)]
     pub fn forward_id(&self) -> f64 {
         self.forward_id
+    }
+
+    /// The server's id of the request the last response answers (`answerServer`).
+    #[wasm_bindgen(getter, js_name = forwardAnswerId)]
+    pub fn forward_answer_id(&self) -> JsValue {
+        self.forward_answer_id.clone()
     }
 
     /// The upstream progress token of the last forwarded request (`NaN`: keep it).
@@ -576,11 +592,11 @@ impl RelayCore {
                 set("code", &JsValue::from_f64(f64::from(failure.code())));
                 set("message", &JsValue::from_str(failure.message()));
             }
-            RelayOutput::Refuse(id) => {
+            RelayOutput::Refuse { id, failure } => {
                 set("type", &JsValue::from_str("refuse"));
                 set("id", &id_to_js(&id));
-                set("code", &JsValue::from_f64(f64::from(Failure::ClientGone.code())));
-                set("message", &JsValue::from_str(Failure::ClientGone.message()));
+                set("code", &JsValue::from_f64(f64::from(failure.code())));
+                set("message", &JsValue::from_str(failure.message()));
             }
             RelayOutput::RefuseBatch(link) => {
                 set("type", &JsValue::from_str("fail"));
