@@ -4,14 +4,15 @@
 //! client (Streamable HTTP) has a resume grace and an idle time to live, and comes back on a
 //! new link when it is ended. Nothing may panic; every cancel the relay
 //! sends upstream names a request it forwarded and that was neither answered nor cancelled
-//! before; every answer a client gets names a request that client had in flight.
+//! before; every answer a client gets names a request that client had in flight; every request of the
+//! server's a client gets has an id the relay never gave before.
 #![no_main]
 
 use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    Backward, Config, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
+    Backward, Config, Failure, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
     TransportKind, Vanish,
 };
 
@@ -36,6 +37,12 @@ fuzz_target!(|data: &[u8]| {
     let mut open: HashSet<u64> = HashSet::new();
     // What each client has in flight through the relay: (link, its id).
     let mut client_ids: HashMap<(u32, RequestId), u64> = HashMap::new();
+    // The ids the relay gave the server's requests it sent to a client.
+    let mut server_ids: HashSet<RequestId> = HashSet::new();
+    // The `initialize` requests held for the shared handshake, counted by (link, id). A client may reuse
+    // the id of one for another request (a duplicate id, reported): a held one's failure
+    // is not that request's.
+    let mut held: HashMap<(u32, RequestId), usize> = HashMap::new();
     let mut now = 0;
     for line in data.split(|b| *b == b'\n') {
         let Some((&op, rest)) = line.split_first() else { continue };
@@ -46,11 +53,19 @@ fuzz_target!(|data: &[u8]| {
                 let link = links[usize::from(op % 8)];
                 let mut info = ResponseInfo::default();
                 let m = Message::from_json(message, &mut info);
-                if let Forward::Upstream { id: Some(up), .. } = relay.handle_downstream(link, &m, now) {
-                    assert!(open.insert(up), "an upstream id is never reused");
-                    if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
-                        client_ids.insert((link.0, id), up);
+                match relay.handle_downstream(link, &m, now) {
+                    Forward::Upstream { id: Some(up), .. } => {
+                        assert!(open.insert(up), "an upstream id is never reused");
+                        if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
+                            client_ids.insert((link.0, id), up);
+                        }
                     }
+                    Forward::Hold => {
+                        if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
+                            *held.entry((link.0, id)).or_default() += 1;
+                        }
+                    }
+                    _ => {}
                 }
             }
             3 | 4 => {
@@ -61,10 +76,18 @@ fuzz_target!(|data: &[u8]| {
                     Some(Ok(RequestId::Number(n))) if message.get("method").is_none() && n > 0 => Some(n as u64),
                     _ => None,
                 };
+                let server_request = m.is_request();
                 if let Backward::Downstream { link, id: Some(id), .. } = relay.handle_upstream(&m, now) {
-                    let up = client_ids.remove(&(link.0, id));
-                    assert!(up.is_some() && up == answered, "an answer goes to the client whose request it is");
-                    assert!(open.remove(&answered.unwrap_or(0)), "only an open request is answered");
+                    if server_request {
+                        // A request of the server's goes to one client with an id the relay
+                        // chose: a number from 1, never given before (issue #26 part 4).
+                        assert!(matches!(id, RequestId::Number(n) if n >= 1), "a relay id for a server request: {id:?}");
+                        assert!(server_ids.insert(id), "a relay id for a server request is never reused");
+                    } else {
+                        let up = client_ids.remove(&(link.0, id));
+                        assert!(up.is_some() && up == answered, "an answer goes to the client whose request it is");
+                        assert!(open.remove(&answered.unwrap_or(0)), "only an open request is answered");
+                    }
                 }
             }
             5 => {
@@ -104,9 +127,19 @@ fuzz_target!(|data: &[u8]| {
                 let RequestId::Number(up) = t.request_id else { continue };
                 assert!(open.remove(&(up as u64)), "a cancel names an open forwarded request, once");
                 client_ids.retain(|_, u| *u != up as u64);
-            } else if let RelayOutput::Fail { link, id, .. } = out {
+            } else if let RelayOutput::Fail { link, id, failure } = out {
+                if failure == Failure::HandshakeFailed {
+                    if let Some(n) = held.get_mut(&(link.0, id.clone())).filter(|n| **n > 0) {
+                        *n -= 1;
+                        continue;
+                    }
+                }
                 if let Some(up) = client_ids.remove(&(link.0, id)) {
                     open.remove(&up);
+                }
+            } else if let RelayOutput::AnswerHandshake { link, id } = out {
+                if let Some(n) = held.get_mut(&(link.0, id)) {
+                    *n = n.saturating_sub(1);
                 }
             } else if let RelayOutput::EndClient(link) = out {
                 // Its requests were failed (above) and cancelled; it comes back as a new link.
