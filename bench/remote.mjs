@@ -43,6 +43,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
+import { listening } from "../pkg-tests/bridge-helpers.mjs";
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "cli/main.js");
 const MCP_REMOTE = path.join(ROOT, "node_modules/mcp-remote/dist/proxy.js");
@@ -292,19 +294,8 @@ export async function startStdioBridge(nodeFlags = [], cwd = ROOT) {
     stdio: ["ignore", "ignore", "pipe"],
     cwd,
   });
-  let stderr = "";
   const exited = new Promise((resolve) => bridge.on("exit", resolve));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bridge did not start: ${stderr}`)), 20_000);
-    bridge.stderr.on("data", (d) => {
-      stderr += d;
-      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]));
-      }
-    });
-  });
+  const { url, stderr } = await listening(bridge, 20_000);
   // `/bin/sh -c "exec node …"`: the shell's pid is the server's.
   const childPid = Number(readFileSync(`/proc/${bridge.pid}/task/${bridge.pid}/children`, "utf8").trim().split(" ")[0]);
   const stop = async () => {
@@ -313,7 +304,7 @@ export async function startStdioBridge(nodeFlags = [], cwd = ROOT) {
     await exited;
     clearTimeout(timer);
   };
-  return { pid: bridge.pid, childPid, url, stop, stderr: () => stderr };
+  return { pid: bridge.pid, childPid, url, stop, stderr };
 }
 
 export async function manyClients(bridge, { clients, seconds, warmupMs, onStart = () => {}, onEnd = () => {} }) {

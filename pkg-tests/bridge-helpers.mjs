@@ -10,6 +10,27 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = path.join(ROOT, "cli/main.js");
+
+/**
+ * Waits for a `bridge --stdio` process's "listening on <url>" line on stderr (bounded by
+ * `timeoutMs`): its URL, and what it has written to stderr so far (a function: it keeps
+ * reading). Shared by the bridge tests, bench/remote.mjs and scripts/instance-capacity.mjs.
+ */
+export function listening(child, timeoutMs = 20_000) {
+  let text = "";
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bridge did not start: ${text}`)), timeoutMs);
+    child.stderr.on("data", (d) => {
+      text += d;
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]));
+      }
+    });
+  });
+  return url.then((u) => ({ url: u, stderr: () => text }));
+}
 const TAP = path.join(ROOT, "pkg-tests/peers/stdio-tap.mjs");
 
 /** Runs `mcp-cancel bridge <args>` to its end: { status, stderr }. */
@@ -42,19 +63,8 @@ export async function startStdioBridge(command, t, { args = [], env = {} } = {})
     env: { ...process.env, ...env, WIRE_LOG: log },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stderr = "";
   const exited = new Promise((resolve) => child.on("exit", (status) => resolve(status)));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bridge did not start: ${stderr}`)), 15_000);
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]));
-      }
-    });
-  });
+  const { url, stderr } = await listening(child, 15_000);
   t.after(async () => {
     child.kill("SIGTERM");
     await exited;
@@ -67,7 +77,7 @@ export async function startStdioBridge(command, t, { args = [], env = {} } = {})
       return [];
     }
   };
-  return { url, wire, exited, stderr: () => stderr, child };
+  return { url, wire, exited, stderr, child };
 }
 
 /**

@@ -24,6 +24,8 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
+import { listening } from "../pkg-tests/bridge-helpers.mjs";
+
 import { EVERYTHING } from "../demo/everything.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -50,18 +52,7 @@ const selfCpu = () => {
 const bridge = spawn(process.execPath, [path.join(ROOT, "cli/main.js"), "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", String(4 * SESSIONS + 100)], {
   stdio: ["ignore", "ignore", "pipe"],
 });
-let stderr = "";
-const url = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`the bridge did not start: ${stderr}`)), 15_000);
-  bridge.stderr.on("data", (d) => {
-    stderr += d;
-    const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-    if (match) {
-      clearTimeout(timer);
-      resolve(new URL(match[1]));
-    }
-  });
-});
+const { url } = await listening(bridge, 15_000);
 // The child: /bin/sh -c "exec node …" is the server process itself.
 const childPid = Number(readFileSync(`/proc/${bridge.pid}/task/${bridge.pid}/children`, "utf8").trim().split(" ")[0]);
 
