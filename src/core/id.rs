@@ -141,6 +141,9 @@ impl From<String> for RequestId {
 /// allocation, no byte compare), and a host can cross it as four numbers
 /// ([`PackedStr::from_words`]) instead of writing it into memory (issue #24: in V8 that
 /// halves what a string id costs to cross; `../shared/floor`'s measurement).
+///
+/// Spec: a string [`RequestId`] (`RequestId = string | number`, schema of every revision);
+/// the same id as `RequestId::String` of its text, packed or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PackedStr(u128);
 
@@ -202,7 +205,8 @@ impl PackedStr {
 }
 
 /// A string id as a host holds it for the session's fast paths: packed (up to
-/// [`PackedStr::MAX_BYTES`] bytes), or as text (any length).
+/// [`PackedStr::MAX_BYTES`] bytes), or as text (any length). Either names the same
+/// string [`RequestId`] (schema of every revision).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrId<'a> {
     /// Up to [`PackedStr::MAX_BYTES`] bytes.

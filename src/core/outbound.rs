@@ -181,25 +181,7 @@ impl Session {
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `n` is in flight.
     pub fn track_number(&mut self, n: i64, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
-            return self.track_entry(
-                RequestId::Number(n),
-                Some(method),
-                method.name(),
-                None,
-                false,
-                None,
-                None,
-                watch,
-                now,
-            );
-        }
-        // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
-        if self.tombstones.len() > 0 {
-            self.tombstones.remove(&RequestId::Number(n));
-        }
-        let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
-        self.outbound.insert_new(n, request).map_err(|_| UsageError::AlreadyInFlight(RequestId::Number(n)))
+        self.track_plain(PlainId::Number(n), method, watch, now)
     }
 
     /// [`Self::track_number`] for a string id (any content, the empty string included), as
@@ -210,6 +192,34 @@ impl Session {
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
     pub fn track_str(&mut self, id: StrId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
+        self.track_plain(PlainId::Str(id), method, watch, now)
+    }
+
+    /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
+    /// when it completes a plain request.
+    pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
+        self.response_plain(PlainId::Str(id))
+    }
+
+    /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
+    /// response (result or error) whose id is the integer `n`, with nothing read yet. The
+    /// common case (issue #24): the response to a plain request — no task, no timer, not the
+    /// handshake, no 2026-07-28 tasks extension to read a `resultType` for — completes it
+    /// with one lookup-and-remove: [`Verdict::Pass`] (deliver it). Anything else takes the
+    /// general path, with the same outcome: [`Verdict::Drop`] for a late response,
+    /// [`Verdict::NeedFields`] when members of the result must be read first (then call
+    /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
+    /// ignore any response … that arrives afterward").
+    pub fn response_number(&mut self, n: i64) -> Verdict {
+        self.response_plain(PlainId::Number(n))
+    }
+
+    /// The one fast path of `track_number` and `track_str`: one insert for a plain request,
+    /// else the general path (a timeout to arm, a task the id names, the handshake).
+    /// Always inlined: each caller's id kind is then known and the other arm goes away
+    /// (not inlined, the number path measured 10-25% slower).
+    #[inline(always)]
+    fn track_plain(&mut self, id: PlainId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
         if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
             return self.track_entry(
                 id.to_request_id(),
@@ -228,14 +238,23 @@ impl Session {
             self.tombstones.remove(&id.to_request_id());
         }
         let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
-        self.outbound.insert_new_str(id, request).map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
+        let inserted = match id {
+            PlainId::Number(n) => self.outbound.insert_new(n, request),
+            PlainId::Str(s) => self.outbound.insert_new_str(s, request),
+        };
+        inserted.map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
     }
 
-    /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
-    /// when it completes a plain request.
-    pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
+    /// The one fast path of `response_number` and `response_str`: one lookup-and-remove for
+    /// the response to a plain request, else the general path.
+    #[inline(always)]
+    fn response_plain(&mut self, id: PlainId<'_>) -> Verdict {
         if !self.tasks_extension() {
-            if let Some(request) = self.outbound.remove_str_if(id, plain_response) {
+            let done = match id {
+                PlainId::Number(n) => self.outbound.remove_if(n, plain_response),
+                PlainId::Str(s) => self.outbound.remove_str_if(s, plain_response),
+            };
+            if let Some(request) = done {
                 if request.watched {
                     self.settle(&id.to_request_id(), true);
                 }
@@ -243,27 +262,6 @@ impl Session {
             }
         }
         self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None)
-    }
-
-    /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
-    /// response (result or error) whose id is the integer `n`, with nothing read yet. The
-    /// common case (issue #24): the response to a plain request — no task, no timer, not the
-    /// handshake, no 2026-07-28 tasks extension to read a `resultType` for — completes it
-    /// with one lookup-and-remove: [`Verdict::Pass`] (deliver it). Anything else takes the
-    /// general path, with the same outcome: [`Verdict::Drop`] for a late response,
-    /// [`Verdict::NeedFields`] when members of the result must be read first (then call
-    /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
-    /// ignore any response … that arrives afterward").
-    pub fn response_number(&mut self, n: i64) -> Verdict {
-        if !self.tasks_extension() {
-            if let Some(request) = self.outbound.remove_if(n, plain_response) {
-                if request.watched {
-                    self.settle(&RequestId::Number(n), true);
-                }
-                return Verdict::Pass;
-            }
-        }
-        self.handle_incoming_response(&RequestId::Number(n), MessageFields::NONE, None)
     }
 
     /// [`Self::track`] with the method as the host has it: `known` when it is one of
@@ -670,6 +668,22 @@ impl Session {
 
 /// Whether the response to `request` needs nothing but its id: a plain request (no task),
 /// no timer, a known method, not the handshake (whose result carries the revision).
+/// The id of a request on the fast paths, as the host holds it: an integer, or a string.
+#[derive(Clone, Copy)]
+enum PlainId<'a> {
+    Number(i64),
+    Str(StrId<'a>),
+}
+
+impl PlainId<'_> {
+    fn to_request_id(self) -> RequestId {
+        match self {
+            Self::Number(n) => RequestId::Number(n),
+            Self::Str(s) => s.to_request_id(),
+        }
+    }
+}
+
 fn plain_response(request: &Outbound) -> bool {
     request.kind == Kind::Plain && request.extra.is_none() && !request.is(Method::Initialize)
 }
