@@ -1,13 +1,31 @@
-// Scenario 4: guardTransport's overhead on real SDK traffic. An SDK 1.x Client calls
-// `tools/call` on an in-process McpServer over the SDK's InMemoryTransport, sequentially,
-// with and without the guard (runs alternate, so drift hits both alike), with a 100-byte
-// and a 1 MB tool result. Then the guard's own work per round trip (beforeSend of the
-// request + shouldDropIncoming of the response) is timed alone with tinybench, at both result sizes;
-// and the guard around a do-nothing transport, with requests built as the SDK 1.x builds them
-// and as object literals (`guardParts`).
+// Scenario 4: guardTransport's overhead (issue #24's row "guardTransport over a do-nothing
+// forwarding transport ≤ 2%"). Every comparison is paired: the guarded and the unguarded
+// way run in the same process, in alternating batches, round after round, and what is
+// reported is the median of the per-round differences / ratios with its spread (the 95%
+// confidence interval of that median, and the interquartile range of the rounds). Two
+// separately timed loops cannot resolve ~1% on this machine: their difference moved 6-24%
+// between runs of the same build.
+//
+// (i)  `forwarding()`: around a transport whose `send` does nothing, a round trip (a request
+//      sent, its response received) bare, through an `async` forwarding wrapper in a `Proxy`
+//      (the guard's shape without a session), and through `guardTransport`; with literal
+//      JSON-RPC requests and responses (the budget row) and with requests built as the SDK
+//      1.x builds them (`{ ...request, jsonrpc: "2.0", id }`).
+// (ii) `sdkPairs()`: an SDK 1.x Client calls `tools/call` on an in-process McpServer over the
+//      SDK's InMemoryTransport, sequentially, one connection plain and one through the guard,
+//      with a 100-byte and a 1 MB tool result.
+// (iii) `guardWork()`: the session's calls alone (beforeSend of the request +
+//      shouldDropIncoming of the response) with tinybench, at both result sizes.
+//
+//   node bench/sdk.mjs [--quick] [--aa] [--json]   (--aa: both SDK connections plain, to
+//   check the method: expect 0%; --json: the result on the last line)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { PerformanceObserver, performance } from "node:perf_hooks";
+import os from "node:os";
+import v8 from "node:v8";
+
 import { Bench } from "tinybench";
 
 import { CancellationSession, guardTransport } from "mcp-cancel";
@@ -41,48 +59,217 @@ export const median = (xs) => {
 };
 
 /**
- * µs per round trip, plain and guarded, at one result size: `calls` round trips on each
- * connection per round after 6 000 of warm-up, in blocks of 500 in ABBA/BAAB order (so a
- * drift over time hits both alike); the median block of all rounds.
+ * The median of `xs` with its spread: `ci` the distribution-free 95% confidence interval of
+ * the median (order statistics n/2 ∓ 0.98·√n), `iqr` the 25th and 75th percentiles.
  */
-async function pair(payload, calls, rounds) {
-  const plain = [];
-  const guarded = [];
-  const conns = { plain: await connect(false, payload), guarded: await connect(true, payload) };
-  // Warm-up, until both paths run optimized code (wasm tiers up from Liftoff too).
+export function spread(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  const at = (i) => s[Math.min(n - 1, Math.max(0, i))];
+  const half = 0.98 * Math.sqrt(n);
+  return {
+    median: median(s),
+    ci: [at(Math.floor(n / 2 - half)), at(Math.ceil(n / 2 + half) - 1)],
+    iqr: [at(Math.round(0.25 * (n - 1))), at(Math.round(0.75 * (n - 1)))],
+    n,
+  };
+}
+
+/** Literal JSON-RPC messages: one object shape for all. */
+const literalRequest = (id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: {} } });
+/**
+ * The request as the SDK 1.x's `Protocol.request` builds it (`{ ...request, jsonrpc: "2.0",
+ * id }`): in Node 20 each such object gets a hidden class of its own, so the first read of
+ * each of its members misses V8's caches.
+ */
+const sdkRequest = (id) => {
+  const request = { method: "tools/call", params: { name: "echo", arguments: {} } };
+  return { ...request, jsonrpc: "2.0", id };
+};
+
+/** A transport that does nothing: `send` resolves at once, nothing ever arrives. */
+const doNothing = () => ({ async send() {}, async start() {}, async close() {}, onmessage: undefined });
+
+/** The three ways around a do-nothing transport: `send(request)`, then `receive(response)`. */
+const WAYS = {
+  bare: () => {
+    const t = doNothing();
+    return { send: (m, o) => t.send(m, o), receive: () => {} };
+  },
+  wrapper: () => {
+    const t = doNothing();
+    const own = {
+      async send(m, o) {
+        await t.send(m, o);
+      },
+    };
+    const proxy = new Proxy(own, { get: (target, prop) => (prop in target ? target[prop] : Reflect.get(t, prop)) });
+    return { send: (m, o) => proxy.send(m, o), receive: () => {} };
+  },
+  guard: () => {
+    const t = doNothing();
+    const guarded = guardTransport(t);
+    let delivered = 0;
+    guarded.onmessage = () => void delivered++;
+    return { send: (m, o) => guarded.send(m, o), receive: (r) => t.onmessage(r), delivered: () => delivered };
+  },
+};
+
+/**
+ * (i) ns per round trip around a do-nothing transport: each round times a batch of `batch`
+ * round trips of every way × request shape, in an order that rotates from round to round;
+ * `rounds` rounds after `warmup` discarded ones. Per round and shape: the guard's and the
+ * wrapper's added ns over bare, and guard / bare. Ids only grow, as an SDK client's do.
+ */
+export async function forwarding({ rounds = 400, warmup = 30, batch = 2000 } = {}) {
+  const runs = [];
+  for (const [shape, make] of [["literal", literalRequest], ["sdk", sdkRequest]]) {
+    for (const [way, build] of Object.entries(WAYS)) runs.push({ shape, way, make, v: build(), next: 0, ns: [] });
+  }
+  const options = { relatedRequestId: undefined };
+  for (let round = 0; round < warmup + rounds; round++) {
+    // Rotate and alternate the order: no way always runs first or right after another.
+    const k = round % runs.length;
+    const order = [...runs.slice(k), ...runs.slice(0, k)];
+    if (round % 2) order.reverse();
+    for (const r of order) {
+      const { v, make } = r;
+      let id = r.next;
+      const t0 = performance.now();
+      for (let i = 0; i < batch; i++, id++) {
+        await v.send(make(id), options);
+        v.receive({ jsonrpc: "2.0", id, result: {} });
+      }
+      const ns = ((performance.now() - t0) * 1e6) / batch;
+      r.next = id;
+      if (round >= warmup) r.ns.push(ns);
+    }
+  }
+  for (const r of runs) {
+    if (r.way === "guard" && r.v.delivered() !== r.next) throw new Error("bench self-check failed: the guard dropped a response");
+  }
+  const of = (shape) => {
+    const [bare, wrapper, guard] = ["bare", "wrapper", "guard"].map((w) => runs.find((r) => r.shape === shape && r.way === w).ns);
+    return {
+      bareNs: median(bare),
+      wrapperNs: spread(wrapper.map((x, i) => x - bare[i])),
+      guardNs: spread(guard.map((x, i) => x - bare[i])),
+      guardRatio: spread(guard.map((x, i) => x / bare[i])),
+    };
+  };
+  return { rounds, batch, literal: of("literal"), sdk: of("sdk") };
+}
+
+/** Resamples `rounds` (with replacement) `times` times: the 2.5th and 97.5th percentiles of `stat`. */
+function bootstrap(rounds, stat, times = 2000) {
+  let seed = 0x2545f491;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const out = [];
+  for (let k = 0; k < times; k++) {
+    const sample = Array.from(rounds, () => rounds[Math.floor(rand() * rounds.length)]);
+    out.push(stat(sample));
+  }
+  out.sort((a, b) => a - b);
+  return [out[Math.floor(0.025 * times)], out[Math.floor(0.975 * times)]];
+}
+
+/**
+ * (ii) µs per SDK round trip, plain and guarded, at one result size: after 6 000 warm-up
+ * calls each, `rounds` rounds of four blocks of `block` sequential calls, ABBA then BAAB.
+ *
+ * V8's young-generation collections here are few and long (one every ~700 calls, 2-5 ms
+ * each: the SDK keeps enough alive per call that each scavenge copies megabytes), so a
+ * block's time is bimodal (with a collection in it or not) and the median of blocks is
+ * mostly "no collection". So each block's collection time (PerformanceObserver "gc" entries
+ * inside the block) is taken out, and the rest (the code's own time) is compared per round;
+ * what each way allocates (V8's used heap across blocks without a collection) is reported
+ * beside it; and the whole cost, collections included, as the ratio of the two ways' total
+ * times, with a bootstrap interval over rounds.
+ */
+async function sdkPair(payload, { rounds, block, aa = false }) {
+  // `aa`: both connections plain (an A/A check of the method itself: expect 0%).
+  const conns = { plain: await connect(false, payload), guarded: await connect(!aa, payload) };
   for (let i = 0; i < 3; i++) {
     await roundTrips(conns.guarded.client, 2000);
     await roundTrips(conns.plain.client, 2000);
   }
-  const block = 500;
-  const [a, b] = [["plain", plain], ["guarded", guarded]];
+  const gcs = [];
+  const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  const blocks = [];
+  const timed = async (way) => {
+    const heap0 = v8.getHeapStatistics().used_heap_size;
+    const t0 = performance.now();
+    await roundTrips(conns[way].client, block);
+    const t1 = performance.now();
+    blocks.push({ way, t0, t1, heap: v8.getHeapStatistics().used_heap_size - heap0, gc: 0, round: Math.floor(blocks.length / 4) });
+  };
   for (let r = 0; r < rounds; r++) {
-    for (let done = 0; done < calls; done += 2 * block) {
-      // ABBA, then BAAB: neither connection always goes first.
-      const [x, y] = (done / (2 * block)) % 2 ? [b, a] : [a, b];
-      x[1].push(await roundTrips(conns[x[0]].client, block));
-      y[1].push(await roundTrips(conns[y[0]].client, block));
-      y[1].push(await roundTrips(conns[y[0]].client, block));
-      x[1].push(await roundTrips(conns[x[0]].client, block));
-    }
+    const [x, y] = r % 2 ? ["guarded", "plain"] : ["plain", "guarded"];
+    await timed(x);
+    await timed(y);
+    await timed(y);
+    await timed(x);
   }
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  gcs.push(...observer.takeRecords());
+  observer.disconnect();
   await conns.plain.close();
   await conns.guarded.close();
-  const p = median(plain);
-  const g = median(guarded);
-  return { plainUs: p, guardedUs: g, overheadUs: g - p, overheadPct: ((g - p) / p) * 100, blocks: plain.length };
+  // Each collection to the block it started in (none starts between blocks but by chance).
+  let gcOutside = 0;
+  for (const e of gcs) {
+    const b = blocks.find((b) => e.startTime >= b.t0 && e.startTime < b.t1);
+    if (b) b.gc += e.duration;
+    else gcOutside += e.duration;
+  }
+  const perRound = Array.from({ length: rounds }, () => ({ plain: { ms: 0, gc: 0 }, guarded: { ms: 0, gc: 0 } }));
+  for (const b of blocks) {
+    perRound[b.round][b.way].ms += b.t1 - b.t0;
+    perRound[b.round][b.way].gc += b.gc;
+  }
+  const calls = 2 * block; // per way and round
+  const us = (ms) => (ms * 1000) / calls;
+  const cpu = (w) => w.ms - w.gc;
+  const pct = (x) => (x - 1) * 100;
+  const ratio = spread(perRound.map((r) => cpu(r.guarded) / cpu(r.plain)));
+  const total = (rs, way, f) => rs.reduce((sum, r) => sum + f(r[way]), 0);
+  const wholeRatio = (rs) => total(rs, "guarded", (w) => w.ms) / total(rs, "plain", (w) => w.ms);
+  const bytes = (way) => median(blocks.filter((b) => b.way === way && b.gc === 0 && b.heap > 0).map((b) => b.heap / block));
+  const gcMs = (way) => total(perRound, way, (w) => w.gc);
+  return {
+    rounds,
+    block,
+    // Without collections (the code's own time): medians of the blocks, and per round.
+    plainUs: median(perRound.map((r) => us(cpu(r.plain)))),
+    guardedUs: median(perRound.map((r) => us(cpu(r.guarded)))),
+    overheadUs: spread(perRound.map((r) => us(cpu(r.guarded)) - us(cpu(r.plain)))),
+    overhead: { median: pct(ratio.median), ci: ratio.ci.map(pct), iqr: ratio.iqr.map(pct), n: ratio.n },
+    // What each way allocates per call, and its collections.
+    bytesPerCall: { plain: bytes("plain"), guarded: bytes("guarded") },
+    gc: { plainUsPerCall: (gcMs("plain") * 1000) / (rounds * calls), guardedUsPerCall: (gcMs("guarded") * 1000) / (rounds * calls), count: gcs.length, outsideMs: gcOutside },
+    // Everything included: µs per call over all rounds, and the ratio of the totals.
+    whole: {
+      plainUs: (total(perRound, "plain", (w) => w.ms) * 1000) / (rounds * calls),
+      guardedUs: (total(perRound, "guarded", (w) => w.ms) * 1000) / (rounds * calls),
+      overheadPct: pct(wholeRatio(perRound)),
+      ci: bootstrap(perRound, wholeRatio).map(pct),
+    },
+    // Kept for the before/after table (bench/results-<commit>.json has the old shape).
+    overheadPct: pct(ratio.median),
+  };
 }
 
 /**
- * The guard's own per-round-trip work (ns): session.beforeSend(request) +
- * session.shouldDropIncoming(response), at both result sizes; five rounds in alternating order,
- * the median of each size's five medians.
+ * (iii) The guard's own per-round-trip work (ns): session.beforeSend(request) +
+ * session.shouldDropIncoming(response), at both result sizes; five rounds in alternating
+ * order, the median of each size's five medians.
  */
-async function guardWork() {
+async function guardWork({ time = 500 } = {}) {
   const BATCH = 100;
   const runs = { "100 B": [], "1 MB": [] };
   for (let round = 0; round < 5; round++) {
-    const bench = new Bench({ time: 500, warmupTime: 150 });
+    const bench = new Bench({ time, warmupTime: 150 });
     const order = round % 2 ? [["1 MB", LARGE], ["100 B", SMALL]] : [["100 B", SMALL], ["1 MB", LARGE]];
     for (const [size, text] of order) {
       const session = new CancellationSession();
@@ -102,87 +289,112 @@ async function guardWork() {
   return { "100 B": median(runs["100 B"]), "1 MB": median(runs["1 MB"]) };
 }
 
-/**
- * The request `tools/call` message `id` as the SDK 1.x's `Protocol.request` builds it
- * (`{ ...request, jsonrpc: "2.0", id }`): in Node 20 each such object gets a hidden class of
- * its own, so the first read of each of its members misses V8's caches.
- */
-const sdkRequest = (id) => {
-  const request = { method: "tools/call", params: { name: "echo", arguments: {} } };
-  return { ...request, jsonrpc: "2.0", id };
-};
-/** The same message as one object literal (one hidden class for all). */
-const literalRequest = (id) => ({ method: "tools/call", params: { name: "echo", arguments: {} }, jsonrpc: "2.0", id });
+const f1 = (x) => x.toFixed(1);
+const f2 = (x) => x.toFixed(2);
+const range = ([a, b], f) => `${f(a)}…${f(b)}`;
 
-/**
- * Where the guard's time goes, around a transport whose `send` does nothing (no SDK): ns per
- * round trip (a request sent, its response received) over a bare transport, inside an
- * `async` forwarding wrapper in a `Proxy` (the guard's shape, no session), and through
- * `guardTransport`; each with requests built as the SDK 1.x builds them and as object
- * literals. Best of 7 rounds of 100 000, the variants interleaved.
- */
-async function guardParts() {
-  const N = 100_000;
-  const inner = () => ({ async send() {}, async start() {}, async close() {}, onmessage: undefined });
-  const variants = {
-    bare: () => {
-      const t = inner();
-      return { send: (m, o) => t.send(m, o), receive: () => {} };
-    },
-    wrapper: () => {
-      const t = inner();
-      const own = {
-        async send(m, o) {
-          await t.send(m, o);
-        },
-      };
-      const proxy = new Proxy(own, { get: (target, prop) => (prop in target ? target[prop] : Reflect.get(t, prop)) });
-      return { send: (m, o) => proxy.send(m, o), receive: () => {} };
-    },
-    guard: () => {
-      const t = inner();
-      const guarded = guardTransport(t);
-      guarded.onmessage = () => {};
-      return { send: (m, o) => guarded.send(m, o), receive: (r) => t.onmessage(r) };
-    },
+export async function runSdk({ quick = false, aa = false, log = console.log } = {}) {
+  const load = { start: os.loadavg()[0] };
+  const fwd = await forwarding(quick ? { rounds: 100, warmup: 20 } : {});
+  for (const [shape, p] of [["literal", fwd.literal], ["sdk-built", fwd.sdk]]) {
+    log(
+      `  4   do-nothing transport, ${shape} requests: bare ${p.bareNs.toFixed(0)} ns; +${p.wrapperNs.median.toFixed(0)} ns async wrapper in a Proxy; ` +
+        `+${p.guardNs.median.toFixed(0)} ns guardTransport (95% CI ${range(p.guardNs.ci, (x) => x.toFixed(0))}, ${f2(p.guardRatio.median)}× bare) [${fwd.rounds} paired rounds of ${fwd.batch}]`,
+    );
+  }
+  const sizes = quick ? { rounds: 60, block: 100, aa } : { rounds: 400, block: 100, aa };
+  if (aa) log("  4   --aa: both SDK connections plain (the method's own bias, expect 0%)");
+  const small = await sdkPair(SMALL, sizes);
+  const large = await sdkPair(LARGE, sizes);
+  for (const [label, s] of [["100 B", small], ["1 MB ", large]]) {
+    log(
+      `  4   SDK round trip, ${label} result, collections taken out: plain ${f1(s.plainUs)} µs, guarded ${f1(s.guardedUs)} µs; paired overhead ${f2(s.overhead.median)}% ` +
+        `(95% CI ${range(s.overhead.ci, f2)}%, IQR ${range(s.overhead.iqr, f1)}%), +${s.overheadUs.median.toFixed(3)} µs [${s.rounds} rounds of 4×${s.block}]`,
+    );
+    log(
+      `  4       allocated per call: plain ${s.bytesPerCall.plain.toFixed(0)} B, guarded ${s.bytesPerCall.guarded.toFixed(0)} B; collections ${f2(s.gc.plainUsPerCall)} / ${f2(s.gc.guardedUsPerCall)} µs per call (${s.gc.count}); ` +
+        `all included: ${f1(s.whole.plainUs)} / ${f1(s.whole.guardedUs)} µs, ${f2(s.whole.overheadPct)}% (95% bootstrap ${range(s.whole.ci, f2)}%)`,
+    );
+  }
+  // The budget row: the guard's whole cost around the do-nothing transport (literal
+  // messages), as a share of the SDK's own 100 B round trip measured in this run: its mean,
+  // collections included (what a round trip costs), and, stricter, without collections.
+  const share = (ns, us) => (ns / (us * 1000)) * 100;
+  const ns = fwd.literal.guardNs;
+  const budget = {
+    pct: share(ns.median, small.whole.plainUs),
+    ci: ns.ci.map((x) => share(x, small.whole.plainUs)),
+    ofUs: small.whole.plainUs,
+    pctNoGc: share(ns.median, small.plainUs),
+    ofUsNoGc: small.plainUs,
   };
-  const best = {};
-  const runs = [];
-  for (const [shape, make] of [["sdk", sdkRequest], ["literal", literalRequest]]) {
-    for (const [name, build] of Object.entries(variants)) runs.push({ key: `${shape}|${name}`, make, v: build() });
-  }
-  for (let round = 0; round < 7; round++) {
-    for (const { key, make, v } of runs) {
-      const t0 = performance.now();
-      for (let i = 0; i < N; i++) {
-        await v.send(make(i), { relatedRequestId: undefined });
-        v.receive({ jsonrpc: "2.0", id: i, result: {} });
-      }
-      best[key] = Math.min(best[key] ?? Infinity, ((performance.now() - t0) * 1e6) / N);
-    }
-  }
-  const of = (shape) => ({
-    bareNs: best[`${shape}|bare`],
-    wrapperNs: best[`${shape}|wrapper`] - best[`${shape}|bare`],
-    guardNs: best[`${shape}|guard`] - best[`${shape}|bare`],
-  });
-  return { sdk: of("sdk"), literal: of("literal") };
-}
-
-export async function runSdk({ calls = 10_000, rounds = 3, log = console.log } = {}) {
-  const small = await pair(SMALL, calls, rounds);
-  log(`  4   100 B result: ${small.plainUs.toFixed(1)} µs/call plain, ${small.guardedUs.toFixed(1)} µs/call guarded: ${small.overheadPct.toFixed(1)}%`);
-  const large = await pair(LARGE, calls, rounds);
-  log(`  4   1 MB result:  ${large.plainUs.toFixed(1)} µs/call plain, ${large.guardedUs.toFixed(1)} µs/call guarded: ${large.overheadPct.toFixed(1)}%`);
-  const work = await guardWork();
+  log(
+    `  4   budget row: +${ns.median.toFixed(0)} ns of a ${f1(budget.ofUs)} µs SDK round trip = ${f2(budget.pct)}% (95% CI ${range(budget.ci, f2)}%); ` +
+      `of ${f1(budget.ofUsNoGc)} µs without collections: ${f2(budget.pctNoGc)}%`,
+  );
+  const work = await guardWork(quick ? { time: 200 } : {});
   log(`  4   the guard's own work per round trip: ${work["100 B"].toFixed(0)} ns (100 B result), ${work["1 MB"].toFixed(0)} ns (1 MB result)`);
-  const parts = await guardParts();
-  for (const [shape, p] of Object.entries(parts)) {
-    log(`  4   around a do-nothing transport, ${shape} requests: bare ${p.bareNs.toFixed(0)} ns, +${p.wrapperNs.toFixed(0)} ns async wrapper in a Proxy, +${p.guardNs.toFixed(0)} ns guardTransport`);
-  }
-  return { calls, rounds, small, large, guardNs: { small: work["100 B"], large: work["1 MB"] }, parts };
+  load.end = os.loadavg()[0];
+  return { method: "paired", aa, load, forwarding: fwd, small, large, budget, guardNs: { small: work["100 B"], large: work["1 MB"] } };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await runSdk({ calls: Number(process.argv[2] ?? 10_000) });
+  const r = await runSdk({ quick: process.argv.includes("--quick"), aa: process.argv.includes("--aa") });
+  if (process.argv.includes("--json")) console.log(JSON.stringify(r));
+}
+
+const pc = (x) => `${x.toFixed(2)}%`;
+const ci = ([a, b], f = pc) => `${f(a)} to ${f(b)}`;
+
+/** The Targets rows of scenario 4 (bench/run.mjs): `[what, goal, value, met]`. */
+export function sdkTargets(sdk) {
+  const { budget, small, large } = sdk;
+  const lit = sdk.forwarding.literal.guardNs;
+  const rows = [
+    [
+      "`guardTransport` over a do-nothing forwarding transport, literal requests (issue #24): the guard's added ns per round trip (paired), as a share of an SDK 1.x 100 B round trip without its collections",
+      "≤ 2% (issue #24)",
+      `${pc(budget.pctNoGc)} (+${lit.median.toFixed(0)} ns, 95% CI ${lit.ci[0].toFixed(0)}–${lit.ci[1].toFixed(0)}, of ${budget.ofUsNoGc.toFixed(1)} µs; of the ${budget.ofUs.toFixed(1)} µs mean with collections: ${pc(budget.pct)})`,
+      budget.pctNoGc <= 2,
+    ],
+  ];
+  for (const [label, s] of [["100 B", small], ["1 MB", large]]) {
+    rows.push([`scenario 4, SDK round trips, ${label} result: the guard's overhead in place (paired rounds, collections taken out)`, "≤ 2% (reported with the row above)", `${pc(s.overhead.median)} (95% CI ${ci(s.overhead.ci)})`, s.overhead.median <= 2]);
+  }
+  rows.push(["scenario 4, SDK round trips: the guard's overhead does not grow with the result (1 MB vs 100 B)", "1 MB's 95% CI reaches below 100 B's upper bound", `${pc(large.overhead.median)} vs ${pc(small.overhead.median)}`, large.overhead.ci[0] <= small.overhead.ci[1]]);
+  const sizeRatio = sdk.guardNs.large / sdk.guardNs.small;
+  rows.push(["scenario 4, the guard's work: 1 MB vs 100 B result", "same ±10%", `${((sizeRatio - 1) * 100).toFixed(1)}%`, Math.abs(sizeRatio - 1) <= 0.1]);
+  return rows;
+}
+
+/** BENCHMARKS.md's "Scenario 4" section (bench/run.mjs), as lines. */
+export function sdkSection(sdk, machine) {
+  const md = [];
+  const { forwarding: fwd, small, large, budget } = sdk;
+  md.push("### Scenario 4: guardTransport on real SDK traffic");
+  md.push("");
+  md.push(`Every figure here is paired: the guarded and the unguarded way run in one process in alternating batches, round after round, and the figure is the median of the per-round differences or ratios, with the distribution-free 95% confidence interval of that median and the interquartile range of the rounds (bench/sdk.mjs; \`node bench/sdk.mjs --aa\` runs the SDK part with both connections plain, a check of the method: on 2026-11-25 it measured −0.34% (95% CI −1.07% to 0.36%) at 100 B and +0.90% (−0.03% to 1.62%) at 1 MB). The load average was ${sdk.load.start.toFixed(1)} at the start of this part and ${sdk.load.end.toFixed(1)} at its end on ${machine.cores} cores.`);
+  md.push("");
+  md.push(`**Around a do-nothing forwarding transport** (issue #24's row): a transport whose \`send\` does nothing, a round trip being a request sent and its response received, with literal JSON-RPC messages and with requests built as the SDK 1.x builds them (\`{ ...request, jsonrpc: "2.0", id }\`: in Node 20 each such object has a hidden class of its own, so the first read of each member is a lookup). ${fwd.rounds} rounds of ${fwd.batch.toLocaleString("en-US")} round trips per way, the ways' order rotating; ns per round trip:`);
+  md.push("");
+  md.push("| requests | bare transport (making the messages included) | + an `async` wrapper in a `Proxy` | + `guardTransport` (95% CI of the median) | guarded / bare |");
+  md.push("|---|---:|---:|---:|---:|");
+  for (const [label, p] of [["object literals", fwd.literal], ["as the SDK 1.x builds them", fwd.sdk]]) {
+    md.push(`| ${label} | ${p.bareNs.toFixed(0)} ns | +${p.wrapperNs.median.toFixed(0)} ns | +${p.guardNs.median.toFixed(0)} ns (${p.guardNs.ci[0].toFixed(0)}–${p.guardNs.ci[1].toFixed(0)}) | ${p.guardRatio.median.toFixed(2)}× |`);
+  }
+  md.push("");
+  md.push(`As a share of an SDK round trip (100 B result, below, same run): +${fwd.literal.guardNs.median.toFixed(0)} ns is **${pc(budget.pctNoGc)}** of its ${budget.ofUsNoGc.toFixed(1)} µs without collections and ${pc(budget.pct)} of its ${budget.ofUs.toFixed(1)} µs mean with them (the mean moves with the collector and the machine's load from run to run; the time without collections does not, so the Targets row uses it).`);
+  md.push("");
+  md.push(`**SDK round trips**: SDK ${machine.sdk} \`Client\` → \`InMemoryTransport\` → in-process \`McpServer\`, sequential \`tools/call\`, one connection plain and one through \`guardTransport\`, after 6 000 warm-up calls each; ${small.rounds} rounds of four blocks of ${small.block} calls, ABBA then BAAB. V8's young-generation collections are few and long here (the SDK allocates ~${(small.bytesPerCall.plain / 1024).toFixed(0)} KB per round trip and keeps enough of it alive that each scavenge takes milliseconds), so a block's time is bimodal, with a collection in it or not: that, not the guard, decided the earlier figures (two medians of separately timed blocks, 6-24% across runs). Each block's collections (PerformanceObserver \`gc\` entries that start inside it) are taken out, and the paired overhead is of what remains:`);
+  md.push("");
+  md.push("| tool result | plain | guarded | overhead, paired (95% CI; IQR of rounds) | added per round trip | allocated per round trip, plain / guarded | collections per round trip, plain / guarded | all included: mean plain / guarded (95% bootstrap of the overhead) |");
+  md.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const [label, s] of [["100 bytes", small], ["1 MB", large]]) {
+    md.push(
+      `| ${label} | ${s.plainUs.toFixed(1)} µs | ${s.guardedUs.toFixed(1)} µs | **${pc(s.overhead.median)}** (${ci(s.overhead.ci)}; ${ci(s.overhead.iqr, (x) => `${x.toFixed(1)}%`)}) | ${s.overheadUs.median.toFixed(2)} µs | ${s.bytesPerCall.plain.toFixed(0)} / ${s.bytesPerCall.guarded.toFixed(0)} B | ${s.gc.plainUsPerCall.toFixed(1)} / ${s.gc.guardedUsPerCall.toFixed(1)} µs | ${s.whole.plainUs.toFixed(1)} / ${s.whole.guardedUs.toFixed(1)} µs (${pc(s.whole.overheadPct)}; ${ci(s.whole.ci)}) |`,
+    );
+  }
+  md.push("");
+  md.push(`The collections cannot be split between the two ways finely enough to resolve ~1% (${small.gc.count} of them in the 100 B pair, each of milliseconds), hence the wide interval of the last column. The guard's own work alone: \`session.beforeSend(request)\` + \`session.shouldDropIncoming(response)\` in a tight loop (tinybench), ${sdk.guardNs.small.toFixed(0)} ns per round trip with a 100 B result and ${sdk.guardNs.large.toFixed(0)} ns with 1 MB.`);
+  return md;
 }
