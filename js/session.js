@@ -7,7 +7,7 @@
 // what to drop — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { callerTag, cancelledMessage, codeOf, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
+import { callerTag, cancelledMessage, codeOf, isObject, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -33,6 +33,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
     #inbound = new Map();
     /** Releases the JS objects of our watched request `id` (the `settled` hook). */
     #settled;
+    /** The hooks the core's output calls (the fast paths call two of them themselves). */
+    #hooks;
     /** See `[SENT_REQUEST]()`. */
     #sentRequest = false;
     /** Where a string id is written for the core (`putId`). */
@@ -77,6 +79,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
         inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
       };
       this.#settled = hooks.settled;
+      this.#hooks = hooks;
       const core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
       this.#core = core;
       const [at, bytes] = core.scratch();
@@ -211,7 +214,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
       let verdict;
       try {
-        verdict = incoming(core, wire, message ?? EMPTY, this.#settled, this.#scratch);
+        verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch);
       } catch {
         // A member whose getter throws is not JSON from a peer: not ours to judge.
         return message;
@@ -232,6 +235,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o) {
       }
       const w = wire;
       const verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+      // Our response settled the peer's watched request (a fast path): release its controller.
+      if (verdict & SETTLED) this.#hooks.inboundSettled(message.id);
       const v = verdict & 0x1f;
       if (v === w.verdicts.pass) {
         this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
@@ -401,6 +406,14 @@ let STRING = -1;
 let DROP = -1;
 let NEED = -1;
 let SETTLED = 0;
+let WATCHED = 0;
+let TRACKED = 0;
+let PASS = 0;
+/** The members the core reads of our requests (`outgoing[code]` of any method but a cancel). */
+let REQUEST_READS = 0;
+let TASK = 0;
+let CANCELLED = -1;
+let NUMBER_ID = -1;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -417,14 +430,45 @@ function prepare(c) {
   DROP = c.verdicts.drop;
   NEED = c.verdicts.needFields;
   SETTLED = c.verdicts.settled;
-  return tables(c);
+  WATCHED = c.verdicts.watched;
+  TRACKED = c.verdicts.tracked;
+  PASS = c.verdicts.pass;
+  REQUEST_READS = c.fields.metaProgressToken | c.fields.task | c.fields.taskId;
+  TASK = c.fields.task;
+  NUMBER_ID = c.numberId;
+  const t = tables(c);
+  CANCELLED = t.codes.get(c.names.cancelled);
+  return t;
 }
 
-function incoming(core, w, message, settled, scratch) {
+function incoming(core, w, message, hooks, scratch) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message.id, message, settled, scratch);
+  if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settled, scratch);
   const id = message.id;
+  // The fast paths (numbers only, no hook, issue #24): a request with a known method that
+  // needs no member but `params.task`, and a cancel with an object `params`, when the ids
+  // cross as numbers. The core decides; `NEED` is "not taken" (the general path below).
+  if (code > 0) {
+    const need = w.incoming[code];
+    if (id !== undefined) {
+      if ((need & ~TASK) === 0 && crossId(w, id)) {
+        const v = core.peerRequest(code, need !== 0 && isObject(message.params?.task), X, LEN, W0, W1, W2);
+        if (v !== NEED) return v;
+      }
+    } else if (code === CANCELLED) {
+      const params = message.params;
+      const reason = params?.reason;
+      if (isObject(params) && (reason === undefined || typeof reason === "string") && crossId(w, params.requestId)) {
+        const bytes = reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
+        const v = core.peerCancel(bytes, X, LEN, W0, W1, W2);
+        if (v !== NEED) {
+          if (v & WATCHED) hooks.peerCancelled(params.requestId, reason);
+          return v & ~WATCHED;
+        }
+      }
+    }
+  }
   const idTag = peerTag(w, id);
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
   const need = code >= 0 ? w.incoming[code] : 0;
@@ -439,6 +483,26 @@ function incoming(core, w, message, settled, scratch) {
 
 /** The words of the last string id `packWords` packed (bytes 0–3, 4–7, 8–10, little-endian). */
 let W0 = 0;
+/** The last id `crossId` crossed: its number (`LEN` is `NUMBER_ID`), or its words' length. */
+let X = 0;
+let LEN = 0;
+
+/**
+ * Crosses a request id as numbers for the core's fast paths: an integer-or-not number as
+ * `X` (the core checks it), or an ASCII string of at most `w.maxWordsId` bytes as words:
+ * true when it did (anything else takes the general path).
+ */
+function crossId(w, id) {
+  if (typeof id === "number") {
+    X = id;
+    LEN = NUMBER_ID;
+    return true;
+  }
+  if (typeof id !== "string" || !packWords(w, id)) return false;
+  X = 0;
+  LEN = id.length;
+  return true;
+}
 let W1 = 0;
 let W2 = 0;
 
@@ -524,6 +588,26 @@ function outgoing(core, w, message, signal) {
   const method = message.method;
   const code = methodOf(w, method);
   const id = message.id;
+  // Our response, when its id crosses as numbers: the fast path (issue #24).
+  if (code === -1 && crossId(w, id)) {
+    const v = core.sentResponse(X, LEN, W0, W1, W2);
+    if (v !== NEED) return v;
+  }
+  // Our request with a known method, without a signal or with a live one, when the members
+  // the core reads of it are absent (no progress token, not a task, no task id): `track`'s
+  // fast paths (issue #24); a refusal takes the general path, which throws what is wrong.
+  if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
+    const params = message.params;
+    if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
+      const tracked =
+        signal === 0 && typeof id === "number"
+          ? core.trackNumber(id, code) === 0
+          : signal === 0 && typeof id === "string" && packWords(w, id)
+            ? core.trackWords(id.length, W0, W1, W2, code) === 0
+            : trackPlain(core, id, code, undefined, signal === 1);
+      if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
+    }
+  }
   const idTag = callerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;

@@ -397,3 +397,79 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
     assert.equal(session.shouldDropResponse(1), true);
   });
 });
+
+describe("the peer's requests, its cancels and our responses, with and without events", () => {
+  // Without `onEvent`, messages whose ids cross as numbers (an integer, an ASCII string of
+  // up to 11 bytes) take the core's numbers-only entry points (issue #24); with it, or with
+  // any other id, the general one. What reaches the application and the wire is the same.
+  const ids = [7, 0, -3, 2 ** 53 - 1, "req-1", "", "abcdefghijk", "abcdefghijkl", "é", 1.5];
+  const reasons = [undefined, "stop", "é".repeat(10), "x".repeat(40)];
+  for (const events of [false, true]) {
+    test(`${events ? "with" : "without"} events: a peer's cancel aborts the request's signal with its reason, our response is suppressed`, () => {
+      for (const id of ids) {
+        for (const reason of reasons) {
+          const session = new CancellationSession({ maxReasonBytes: 32, ...(events ? { onEvent: () => {} } : {}) });
+          const request = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "slow" } };
+          assert.equal(session.filterIncoming(request), request);
+          const what = `id ${JSON.stringify(id)}, reason ${JSON.stringify(reason)}`;
+          if (!Number.isInteger(id) && typeof id !== "string") {
+            // Not a request id: never in flight; its cancel is dropped.
+            assert.throws(() => session.inboundSignal(id), { code: "ERR_INVALID_REQUEST_ID" }, what);
+            assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }), true, what);
+            continue;
+          }
+          const signal = session.inboundSignal(id);
+          assert.equal(signal.aborted, false, what);
+          const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: reason === undefined ? { requestId: id } : { requestId: id, reason } };
+          assert.equal(session.filterIncoming(cancel), cancel, what);
+          assert.equal(signal.aborted, true, what);
+          if (reason === undefined) assert.equal(signal.reason.name, "AbortError", what);
+          else if (Buffer.byteLength(reason) <= 32) assert.equal(signal.reason, reason, what);
+          else assert.ok(reason.startsWith(signal.reason) && Buffer.byteLength(signal.reason) <= 32, what);
+          // A second cancel of the same request, and our response to it.
+          assert.equal(session.shouldDropIncoming(cancel), true, what);
+          assert.equal(session.beforeSend({ jsonrpc: "2.0", id, result: {} }), undefined, what);
+          // Now a response to it is ours to send again (it is forgotten).
+          const again = { jsonrpc: "2.0", id, result: {} };
+          assert.equal(session.beforeSend(again), again, what);
+          session.close();
+        }
+      }
+    });
+
+    test(`${events ? "with" : "without"} events: cancels the peer may not send are dropped, responses to live requests go out`, () => {
+      const session = new CancellationSession(events ? { onEvent: () => {} } : {});
+      for (const id of [1, "r-1", "a-much-longer-id"]) {
+        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } };
+        // Not in flight.
+        assert.equal(session.shouldDropIncoming(cancel), true);
+        // A request of ours: the peer may not cancel it.
+        session.track(id, "tools/call");
+        assert.equal(session.shouldDropIncoming(cancel), true);
+        assert.equal(session.shouldDropResponse(id), false);
+        // A reason that is not a string; params that are not an object.
+        session.filterIncoming({ jsonrpc: "2.0", id, method: "ping" });
+        const signal = session.inboundSignal(id);
+        assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: 5 } }), true);
+        assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: [id] }), true);
+        assert.equal(signal.aborted, false);
+        // The peer's handshake may not be cancelled.
+        const response = { jsonrpc: "2.0", id, result: {} };
+        assert.equal(session.beforeSend(response), response);
+        assert.equal(signal.aborted, false);
+        // The request is over: a new one with the same id gets a signal of its own.
+        session.filterIncoming({ jsonrpc: "2.0", id, method: "ping" });
+        const next = session.inboundSignal(id);
+        assert.notEqual(next, signal);
+        assert.equal(session.beforeSend(response), response);
+        assert.equal(session.inboundSignal(id), undefined);
+      }
+      const init = { jsonrpc: "2.0", id: 99, method: "initialize", params: {} };
+      session.filterIncoming(init);
+      const signal = session.inboundSignal(99);
+      assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } }), true);
+      assert.equal(signal.aborted, false);
+      session.close();
+    });
+  }
+});

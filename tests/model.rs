@@ -15,7 +15,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, InboundCancelVerdict, Method,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, InboundCancelVerdict, Method,
     OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict,
     Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
 };
@@ -397,14 +397,24 @@ impl Model {
     }
 }
 
-fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+fn run(ops: Vec<Op>, events: bool) -> Result<(), TestCaseError> {
     let mut log = Vec::new();
-    run_logged(ops, &mut log).map_err(|e| TestCaseError::fail(format!("{e}\n--- trace ---\n{}", log.join("\n"))))
+    run_logged(ops, events, &mut log)
+        .map_err(|e| TestCaseError::fail(format!("{e}\n--- trace ---\n{}", log.join("\n"))))
 }
 
-fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> {
-    let mut core =
-        Session::new(Config { tombstone_capacity: CAPACITY, inbound_capacity: INBOUND_CAPACITY, ..Config::default() });
+/// Runs `ops` on the core and the model. `events`: the core reports events (the peer's
+/// forgotten requests are checked); without them, the peer's messages take the host's fast
+/// paths on every other step (issue #24: `handle_known_request`, `handle_cancelled_fast`,
+/// `handle_outgoing_response_fast`), which queue nothing: the test does what a host does
+/// with their answers, and the outputs must be the same.
+fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), TestCaseError> {
+    let mut core = Session::new(Config {
+        tombstone_capacity: CAPACITY,
+        inbound_capacity: INBOUND_CAPACITY,
+        events,
+        ..Config::default()
+    });
     let mut model = Model::default();
     for (step, op) in ops.into_iter().enumerate() {
         log.push(format!(
@@ -413,6 +423,9 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
         ));
         // What the model predicts this step queues, in order.
         let mut want: Vec<Out> = Vec::new();
+        // What a host does after a fast path (that queued nothing), in order.
+        let mut host: Vec<Out> = Vec::new();
+        let fast = !events && step % 2 == 0;
         match &op {
             Op::Track { id, handshake, token, timeout, watch } => {
                 let method = if *handshake {
@@ -501,20 +514,55 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
             Op::InboundRequest { id, handshake } => {
                 let method = if *handshake { "initialize" } else { "sampling/createMessage" };
                 let fresh = model.inbound_request(id, method, &mut want);
-                prop_assert_eq!(core.handle_request(id.clone(), method), fresh, "step {} {:?}", step, op);
+                let got = if fast {
+                    core.handle_known_request(id.clone(), Method::from_name(method).unwrap(), false)
+                } else {
+                    core.handle_request(id.clone(), method)
+                };
+                prop_assert_eq!(got, fresh, "step {} {:?}", step, op);
             }
             Op::InboundCancel { params } => {
-                let got = core.handle_cancelled(&CancelledParams::from_json(Some(params)));
-                prop_assert_eq!(got, model.inbound_cancel(params, &mut want), "step {} {:?}", step, op);
+                let expected = model.inbound_cancel(params, &mut want);
+                // The fast path's shape: an object with a request id, no reason or a string.
+                let shape = params.as_object().and_then(|p| {
+                    let id = RequestId::from_json(p.get("requestId")?).ok()?;
+                    match p.get("reason") {
+                        None => Some((id, None)),
+                        Some(serde_json::Value::String(r)) => Some((id, Some(r.clone()))),
+                        Some(_) => None,
+                    }
+                });
+                let taken = match shape {
+                    Some((id, reason)) if fast => {
+                        // An upper bound of the reason's bytes, as JS gives it (3 × UTF-16 units).
+                        match core.handle_cancelled_fast(&id, reason.as_ref().map(|r| 3 * r.len())) {
+                            FastCancel::Aborted { .. } => {
+                                host.push(Out::PeerCancelled(id.clone(), reason.clone()));
+                                Some(InboundCancelVerdict::Abort { request_id: id, reason })
+                            }
+                            FastCancel::Ignored => Some(InboundCancelVerdict::Ignore),
+                            FastCancel::General => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let got = match taken {
+                    Some(got) => got,
+                    None => core.handle_cancelled(&CancelledParams::from_json(Some(params))),
+                };
+                prop_assert_eq!(got, expected, "step {} {:?}", step, op);
             }
             Op::OutgoingResponse { id } => {
-                prop_assert_eq!(
-                    core.handle_outgoing_response(id),
-                    model.outgoing_response(id, &mut want),
-                    "step {} {:?}",
-                    step,
-                    op
-                );
+                let got = if fast {
+                    let (verdict, settled) = core.handle_outgoing_response_fast(id);
+                    if settled {
+                        host.push(Out::InboundSettled(id.clone()));
+                    }
+                    verdict
+                } else {
+                    core.handle_outgoing_response(id)
+                };
+                prop_assert_eq!(got, model.outgoing_response(id, &mut want), "step {} {:?}", step, op);
             }
             Op::Tick { ms } => {
                 model.tick(*ms, &mut want);
@@ -541,6 +589,10 @@ fn run_logged(ops: Vec<Op>, log: &mut Vec<String>) -> Result<(), TestCaseError> 
             }
         }
         let mut got = outs(&mut core)?;
+        got.extend(host);
+        if !events {
+            want.retain(|o| !matches!(o, Out::InboundForgotten(_)));
+        }
         if matches!(op, Op::Close) {
             // Settled in the order of the maps: compare as sets.
             got.sort();
@@ -563,6 +615,12 @@ proptest! {
 
     #[test]
     fn the_core_follows_the_reference_model(ops in prop::collection::vec(op(), 1..60)) {
-        run(ops)?;
+        run(ops, true)?;
+    }
+
+    /// The same without events: the peer's messages take the hosts' fast paths (issue #24).
+    #[test]
+    fn the_fast_paths_follow_the_reference_model(ops in prop::collection::vec(op(), 1..60)) {
+        run(ops, false)?;
     }
 }

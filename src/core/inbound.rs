@@ -12,7 +12,7 @@ use super::requests::Inbound;
 use super::revision::PeerCancels;
 use super::session::Session;
 use super::tombstones::Tombstone;
-use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict};
+use super::verdict::{FastCancel, InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
 
 impl Session {
@@ -49,14 +49,28 @@ impl Session {
     /// is reported ([`EventKind::DuplicateRequestId`]) and the first one kept; returns
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
+        self.record_request(id, Name::from(method), false)
+    }
+
+    /// [`Self::handle_request`] of a request with a method the core knows, and whether it
+    /// is task-augmented (`params.task` is an object, 2025-11-25 §Tasks; read because
+    /// [`Method::fields`] names [`Fields::TASK`](super::Fields::TASK) for it): the host's
+    /// fast path for a peer's request (issue #24), with what [`Self::handle_incoming`] does
+    /// for the same message. Returns `false` for a duplicate id.
+    pub fn handle_known_request(&mut self, id: RequestId, method: Method, task: bool) -> bool {
+        self.record_request(id, Name::Known(method), task)
+    }
+
+    /// The one place a peer's request is recorded.
+    pub(super) fn record_request(&mut self, id: RequestId, method: Name, task: bool) -> bool {
         if self.inbound.contains_key(&id) {
-            self.emit(|| Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_owned() }));
+            self.emit(|| Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_string() }));
             return false;
         }
-        self.peer_cancelled.remove(&id);
-        if let Some((old, request)) =
-            self.inbound.insert(id, Inbound { method: Name::from(method), watched: false, task: false })
-        {
+        if self.peer_cancelled.len() > 0 {
+            self.peer_cancelled.remove(&id);
+        }
+        if let Some((old, request)) = self.inbound.insert(id, Inbound { method, watched: false, task }) {
             if request.watched {
                 self.outputs.push_back(Output::InboundSettled(old.clone()));
             }
@@ -126,17 +140,8 @@ impl Session {
             });
             return InboundCancelVerdict::Ignore;
         }
-        let handshake = self.handshake_method();
-        let why = match self.inbound.get(&id) {
-            None if self.peer_cancelled.contains(&id) => Ignored::AlreadyCancelled,
-            None if self.outbound.contains_key(&id) || self.tombstones.contains(&id) => Ignored::WrongDirection,
-            None => Ignored::NotInFlight,
-            Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
-            Some(request) if request.task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
-                Ignored::TaskAugmented
-            }
-            Some(_) => {
-                let Some(request) = self.inbound.remove(&id) else { return InboundCancelVerdict::Ignore };
+        match self.take_cancelled(&id) {
+            Ok(request) => {
                 self.emit(|| {
                     Event::inbound(EventKind::CancelReceived {
                         request_id: id.clone(),
@@ -144,27 +149,91 @@ impl Session {
                         reason: reason.clone(),
                     })
                 });
-                self.peer_cancelled.insert(id.clone(), Tombstone { method: request.method, progress_token: None });
                 self.outputs.push_back(Output::PeerCancelled {
                     request_id: id.clone(),
                     reason: reason.clone(),
                     watched: request.watched,
                 });
-                return InboundCancelVerdict::Abort { request_id: id, reason };
+                InboundCancelVerdict::Abort { request_id: id, reason }
+            }
+            Err(why) => {
+                self.emit(|| {
+                    Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason })
+                });
+                InboundCancelVerdict::Ignore
+            }
+        }
+    }
+
+    /// [`Self::handle_cancelled`] for the host's fast path (issue #24): a peer's
+    /// `notifications/cancelled` whose `params` is an object and whose `params.requestId`
+    /// is `id`, with no `reason` (`reason_bytes` `None`) or a string `reason` of at most
+    /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
+    ///
+    /// Decides as [`Self::handle_cancelled`] but queues nothing: [`FastCancel::Aborted`]
+    /// when the request is cancelled — the host aborts its work with the reason as the peer
+    /// sent it, which needs no cap — or [`FastCancel::Ignored`]. [`FastCancel::General`]
+    /// (nothing done) when this cancel needs [`Self::handle_cancelled`]: events are on (they
+    /// carry the reason's text), the reason may be longer than
+    /// [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes), or a server may only end
+    /// `subscriptions/listen` (2026-07-28).
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling".
+    pub fn handle_cancelled_fast(&mut self, id: &RequestId, reason_bytes: Option<usize>) -> FastCancel {
+        if self.config.events
+            || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
+            || self.rules_peer_cancels() == PeerCancels::OnlyListenStreams
+        {
+            return FastCancel::General;
+        }
+        match self.take_cancelled(id) {
+            Ok(request) => FastCancel::Aborted { watched: request.watched },
+            Err(_) => FastCancel::Ignored,
+        }
+    }
+
+    /// The peer's valid cancel of its request `id` in flight: the request, now forgotten,
+    /// with a tombstone so that our response is suppressed; or why the cancel is ignored.
+    /// A peer's cancel never creates a tombstone of ours.
+    fn take_cancelled(&mut self, id: &RequestId) -> Result<Inbound, Ignored> {
+        let handshake = self.handshake_method();
+        let why = match self.inbound.get(id) {
+            None if self.peer_cancelled.contains(id) => Ignored::AlreadyCancelled,
+            None if self.outbound.contains_key(id) || self.tombstones.contains(id) => Ignored::WrongDirection,
+            None => Ignored::NotInFlight,
+            Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
+            Some(request) if request.task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
+                Ignored::TaskAugmented
+            }
+            Some(_) => {
+                let Some(request) = self.inbound.remove(id) else { return Err(Ignored::NotInFlight) };
+                self.peer_cancelled
+                    .insert(id.clone(), Tombstone { method: request.method.clone(), progress_token: None });
+                return Ok(request);
             }
         };
-        self.emit(|| Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason }));
-        InboundCancelVerdict::Ignore
+        Err(why)
     }
 
     /// Classifies the response we are about to send to the peer's request `id`, and
     /// forgets that request. Ids we do not know are [`OutgoingResponseVerdict::Send`].
     pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
+        let (verdict, watched) = self.handle_outgoing_response_fast(id);
+        if watched {
+            self.outputs.push_back(Output::InboundSettled(id.clone()));
+        }
+        verdict
+    }
+
+    /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
+    /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
+    /// without queuing [`Output::InboundSettled`] — the host releases what it holds for it.
+    pub fn handle_outgoing_response_fast(&mut self, id: &RequestId) -> (OutgoingResponseVerdict, bool) {
         if let Some(request) = self.inbound.remove(id) {
-            if request.watched {
-                self.outputs.push_back(Output::InboundSettled(id.clone()));
-            }
-            return OutgoingResponseVerdict::Send;
+            return (OutgoingResponseVerdict::Send, request.watched);
+        }
+        if self.peer_cancelled.len() == 0 {
+            return (OutgoingResponseVerdict::Send, false);
         }
         match self.peer_cancelled.remove(id) {
             Some(request) => {
@@ -174,9 +243,9 @@ impl Session {
                         method: request.method.to_string(),
                     })
                 });
-                OutgoingResponseVerdict::Suppress
+                (OutgoingResponseVerdict::Suppress, false)
             }
-            None => OutgoingResponseVerdict::Send,
+            None => (OutgoingResponseVerdict::Send, false),
         }
     }
 

@@ -13,7 +13,7 @@
 
 use super::deadlines::Millis;
 use super::id::{InvalidRequestId, RequestId};
-use super::method::{Fields, Method, MethodName};
+use super::method::{Fields, Method, MethodName, Name};
 use super::reason::Reason;
 use super::response::{ResponseInfo, ResponseMembers};
 use super::session::{Session, UsageError};
@@ -176,9 +176,14 @@ impl Session {
         }
         if !matches!(message.id, PeerValue::Absent) {
             // A request from the peer.
-            if let (Ok(id), Some(name)) = (message.id.to_request_id(), message.method.as_str()) {
-                if self.handle_request(id.clone(), name) && message.task {
-                    self.mark_inbound_task(&id);
+            if let Ok(id) = message.id.to_request_id() {
+                let name = match message.method {
+                    MethodName::Known(m) => Some(Name::Known(m)),
+                    MethodName::Other(name) => Some(Name::from(name)),
+                    MethodName::Absent | MethodName::NotAString => None,
+                };
+                if let Some(name) = name {
+                    self.record_request(id, name, message.task);
                 }
             }
             return Verdict::Pass;

@@ -88,3 +88,22 @@ pub enum OutgoingResponseVerdict {
     /// SHOULD NOT send a response for the cancelled request).
     Suppress,
 }
+
+/// What [`Session::handle_cancelled_fast`](super::Session::handle_cancelled_fast) did with a
+/// peer's `notifications/cancelled`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum FastCancel {
+    /// The peer's request is cancelled (its response will be suppressed): abort its work
+    /// with the peer's reason as it is; `watched` when the host asked to watch it
+    /// ([`Session::watch_inbound`](super::Session::watch_inbound)). Pass the notification on.
+    Aborted {
+        /// Whether the request was watched.
+        watched: bool,
+    },
+    /// Ignored, as [`InboundCancelVerdict::Ignore`]: drop the notification.
+    Ignored,
+    /// Nothing was done: this cancel needs
+    /// [`Session::handle_cancelled`](super::Session::handle_cancelled).
+    General,
+}

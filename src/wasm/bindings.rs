@@ -18,8 +18,9 @@ use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
 use crate::core::{
-    CancelAction, CancelCause, Message, MessageFields as Fields, Method, MethodName, Output, PackedStr, Reason,
-    RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit, Verdict,
+    CancelAction, CancelCause, FastCancel, Message, MessageFields as Fields, Method, MethodName,
+    OutgoingResponseVerdict, Output, PackedStr, Reason, RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit,
+    Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -214,7 +215,7 @@ impl SessionCore {
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId }` (the relay's build adds its own in
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId }` (the relay's build adds its own in
     /// `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -226,7 +227,8 @@ impl SessionCore {
     /// entry points return; `maxPeerString` the longest peer string that crosses (UTF-16
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
-    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]).
+    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
+    /// that crosses as a number ([`Self::peer_request`]).
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -623,6 +625,87 @@ impl SessionCore {
         verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
+    /// A request from the peer (a message with `method` and `id`) whose method is known
+    /// (`method_code`) and whose id crossed as numbers ([`crossed_id`]: an integer `num`
+    /// when `len` is [`NUMBER_ID`], else an ASCII string of `len` ≤ 11 bytes as words, see
+    /// [`Self::track_words`]), with `task` the `params.task` member the core's tables name
+    /// for it: recorded as [`Self::incoming`] would, the peer's requests' fast path (issue
+    /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
+    /// changed — a method that needs more members than `task`, an id that did not cross —
+    /// call `incoming`.
+    #[wasm_bindgen(js_name = peerRequest)]
+    #[allow(clippy::too_many_arguments)] // numbers only: the id crosses as five of them
+    pub fn peer_request(&self, method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let outcome = (|| {
+            let method = Method::from_code(method_code)?;
+            if !Fields::TASK.contains(Method::fields(Some(method), true)) {
+                return None;
+            }
+            let id = crossed_id(num, len, w0, w1, w2)?;
+            let mut st = self.state.try_borrow_mut().ok()?;
+            st.core.handle_known_request(id, method, task);
+            Some(st.busy())
+        })();
+        self.fast(outcome.map(|busy| (code::PASS, busy)))
+    }
+
+    /// A `notifications/cancelled` from the peer whose `params` is an object and whose
+    /// `params.requestId` crossed as numbers (as [`Self::peer_request`]), with
+    /// `reason_bytes` `0` when it has no `reason`, else `1 +` an upper bound of its string
+    /// `reason`'s length in bytes of UTF-8 (any other `reason`: call `incoming`): decided as
+    /// [`Self::incoming`] would, without a hook ([`Session::handle_cancelled_fast`]).
+    /// `0` (pass): the peer's request is cancelled, abort its work with the reason as the
+    /// peer sent it — with `WATCHED` added when it was watched (JS holds its controller);
+    /// `1` (drop): ignored; `2` (`NEED_FIELDS` with no field): not taken, nothing changed,
+    /// call `incoming`.
+    #[wasm_bindgen(js_name = peerCancel)]
+    pub fn peer_cancel(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let outcome = (|| {
+            let id = crossed_id(num, len, w0, w1, w2)?;
+            let reason = reason_bytes.checked_sub(1).map(|n| n as usize);
+            let mut st = self.state.try_borrow_mut().ok()?;
+            let verdict = match st.core.handle_cancelled_fast(&id, reason) {
+                FastCancel::Aborted { watched: true } => code::PASS | code::WATCHED,
+                FastCancel::Aborted { watched: false } => code::PASS,
+                FastCancel::Ignored => code::DROP,
+                FastCancel::General => return None,
+            };
+            Some((verdict, st.busy()))
+        })();
+        self.fast(outcome)
+    }
+
+    /// Our response (a message with `id` and no `method`) to the peer's request whose id
+    /// crossed as numbers (as [`Self::peer_request`]): as [`Self::outgoing`] would, the
+    /// fast path of our responses (issue #24). `0` (pass): send it; `1` (drop): the peer
+    /// cancelled that request, do not send it; with `SETTLED` added when the request was
+    /// watched — JS releases its controller itself, no `inboundSettled` hook is called;
+    /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `outgoing`.
+    #[wasm_bindgen(js_name = sentResponse)]
+    pub fn sent_response(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let outcome = (|| {
+            let id = crossed_id(num, len, w0, w1, w2)?;
+            let mut st = self.state.try_borrow_mut().ok()?;
+            let (verdict, settled) = st.core.handle_outgoing_response_fast(&id);
+            let verdict = match verdict {
+                OutgoingResponseVerdict::Suppress => code::DROP,
+                _ => code::PASS,
+            };
+            Some((verdict | if settled { code::SETTLED } else { 0 }, st.busy()))
+        })();
+        self.fast(outcome)
+    }
+
+    /// What a fast path returns for `(verdict, busy)`, after flushing when busy (events,
+    /// the timer); `None`: not taken, `NEED_FIELDS` with no field.
+    fn fast(&self, outcome: Option<(u32, bool)>) -> u32 {
+        let Some((verdict, busy)) = outcome else { return code::NEED_FIELDS };
+        if busy {
+            self.flush_if_needed();
+        }
+        verdict
+    }
+
     /// `track(id, method)` without options, or with only a signal (`watch`: the JS layer
     /// checked it is a signal that has not aborted, and listens to it), the hot path: only
     /// scalars cross, nothing is thrown. `0`: tracked; `1`: refused (nothing changed: call
@@ -894,6 +977,21 @@ impl SessionCore {
         } else {
             rearm_timer(&self.state);
         }
+    }
+}
+
+/// `len` of an id that crossed as a number ([`crossed_id`]).
+pub(super) const NUMBER_ID: u32 = u32::MAX;
+
+/// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
+/// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
+/// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id.
+#[inline]
+fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<RequestId> {
+    if len == NUMBER_ID {
+        RequestId::from_f64(num).ok()
+    } else {
+        PackedStr::from_words(len, w0, w1, w2).map(PackedStr::to_request_id)
     }
 }
 
@@ -1256,6 +1354,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(super::options::MAX_REASON_BYTES);
     json.key("maxWordsId");
     json.number(PackedStr::MAX_BYTES);
+    json.key("numberId");
+    json.number(NUMBER_ID);
     more(&mut json);
     json.0.push('}');
     json.0
