@@ -54,7 +54,7 @@ impl Session {
 
     /// [`Self::handle_request`] of a request with a method the core knows, and whether it
     /// is task-augmented (`params.task` is an object, 2025-11-25 §Tasks; read because
-    /// [`Method::fields`] names [`Fields::TASK`](super::Fields::TASK) for it): the host's
+    /// [`Method::fields`] names [`MessageFields::TASK`](super::MessageFields::TASK) for it): the host's
     /// fast path for a peer's request (issue #24), with what [`Self::handle_incoming`] does
     /// for the same message. Returns `false` for a duplicate id.
     pub fn handle_known_request(&mut self, id: RequestId, method: Method, task: bool) -> bool {

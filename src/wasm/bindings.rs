@@ -626,8 +626,8 @@ impl SessionCore {
     }
 
     /// A request from the peer (a message with `method` and `id`) whose method is known
-    /// (`method_code`) and whose id crossed as numbers ([`crossed_id`]: an integer `num`
-    /// when `len` is [`NUMBER_ID`], else an ASCII string of `len` ≤ 11 bytes as words, see
+    /// (`method_code`) and whose id crossed as numbers (an integer `num`
+    /// when `len` is `constantsJson().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
     /// [`Self::track_words`]), with `task` the `params.task` member the core's tables name
     /// for it: recorded as [`Self::incoming`] would, the peer's requests' fast path (issue
     /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
