@@ -541,7 +541,7 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                                 Some(InboundCancelVerdict::Abort { request_id: id, reason })
                             }
                             FastCancel::Ignored => Some(InboundCancelVerdict::Ignore),
-                            FastCancel::General => None,
+                            _ => None,
                         }
                     }
                     _ => None,

@@ -15,7 +15,8 @@ use std::collections::HashSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Message, MessageFields, Method, MethodName, Output, PeerValue,
+    CancelAction, CancelCause, CancelledParams, Config, FastCancel, Message, MessageFields, Method, MethodName, Output,
+    PeerValue,
     Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest, Transmit,
 };
 
@@ -101,7 +102,12 @@ fn sdk_cancel<'a>(id: &'a RequestId, reason: &'a str) -> Message<'a> {
 fuzz_target!(|ops: Vec<Op>| {
     let capacity = 4;
     let inbound_capacity = 4;
-    let mut session = Session::new(Config { tombstone_capacity: capacity, inbound_capacity, ..Config::default() });
+    // Without events on a third of the inputs: the peer's messages then take the core's fast
+    // paths on every other step (`handle_known_request`, `handle_cancelled_fast`,
+    // `handle_outgoing_response_fast`, issue #24), which queue nothing of their own.
+    let events = ops.len() % 3 != 0;
+    let mut session =
+        Session::new(Config { tombstone_capacity: capacity, inbound_capacity, events, ..Config::default() });
     let mut seen = Seen::default();
     let mut now = 0u64;
     for (step, op) in ops.into_iter().enumerate() {
@@ -199,7 +205,11 @@ fuzz_target!(|ops: Vec<Op>| {
                     .handle_task_status(&format!("t{}", task_id % 4), if terminal { "cancelled" } else { "working" });
             }
             Op::InboundRequest { id, method } => {
-                let fresh = session.handle_request(id.id(), METHODS[usize::from(method) % METHODS.len()]);
+                let name = METHODS[usize::from(method) % METHODS.len()];
+                let fresh = match Method::from_name(name) {
+                    Some(known) if fast && !events => session.handle_known_request(id.id(), known, step % 4 == 0),
+                    _ => session.handle_request(id.id(), name),
+                };
                 if fresh && method >= 128 {
                     assert!(session.watch_inbound(&id.id()));
                     seen.watched_inbound.insert(id.id());
@@ -218,13 +228,40 @@ fuzz_target!(|ops: Vec<Op>| {
                 };
                 let tombstones = session.tombstones();
                 let inbound = session.inbound_in_flight();
-                let _ = session.handle_cancelled(&cancel);
+                let taken = match (&request_id, &cancel.params) {
+                    (Some(id), PeerValue::Object) if fast && !events => {
+                        // JS's bound of the reason's UTF-8 bytes: 3 × its UTF-16 length.
+                        let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());
+                        match session.handle_cancelled_fast(id, bytes) {
+                            FastCancel::General => false,
+                            FastCancel::Aborted { .. } => {
+                                assert_eq!(session.inbound_in_flight() + 1, inbound, "an abort that forgot nothing");
+                                assert!(session.is_cancelled_by_peer(id));
+                                true
+                            }
+                            FastCancel::Ignored => {
+                                assert_eq!(session.inbound_in_flight(), inbound, "an ignored cancel forgot a request");
+                                true
+                            }
+                            _ => true,
+                        }
+                    }
+                    _ => false,
+                };
+                if !taken {
+                    let _ = session.handle_cancelled(&cancel);
+                }
                 assert_eq!(session.tombstones(), tombstones, "a peer cancel changed the tombstones");
                 peer_cancels_allowed = inbound - session.inbound_in_flight();
                 assert!(peer_cancels_allowed <= 1);
             }
             Op::OutgoingResponse { id } => {
-                let _ = session.handle_outgoing_response(&id.id());
+                if fast && !events {
+                    let (_, settled) = session.handle_outgoing_response_fast(&id.id());
+                    assert!(!settled || seen.watched_inbound.contains(&id.id()), "peer request settled, never watched");
+                } else {
+                    let _ = session.handle_outgoing_response(&id.id());
+                }
             }
             Op::Tick { ms } => {
                 now += u64::from(ms);

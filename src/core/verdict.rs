@@ -93,6 +93,7 @@ pub enum OutgoingResponseVerdict {
 /// peer's `notifications/cancelled`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub enum FastCancel {
     /// The peer's request is cancelled (its response will be suppressed): abort its work
     /// with the peer's reason as it is; `watched` when the host asked to watch it
