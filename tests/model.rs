@@ -15,9 +15,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, InboundCancelVerdict, Method,
-    OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId, ResponseInfo, ResponseVerdict,
-    Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, IdRef, InboundCancelVerdict,
+    Method, OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId, ResponseInfo,
+    ResponseVerdict, Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -53,6 +53,14 @@ fn str_id(s: &str, step: usize) -> StrId<'_> {
     match PackedStr::from_words(s.len() as u32, w[0], w[1], w[2]) {
         Some(p) if step % 4 == 0 => StrId::Packed(p),
         _ => StrId::Text(s),
+    }
+}
+
+/// An id as the fast paths take it, borrowed: a string packed on every fourth step ([`str_id`]).
+fn id_ref(id: &RequestId, step: usize) -> IdRef<'_> {
+    match id {
+        RequestId::Number(n) => IdRef::Number(*n),
+        RequestId::String(s) => IdRef::Str(str_id(s, step)),
     }
 }
 
@@ -515,7 +523,7 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                 let method = if *handshake { "initialize" } else { "sampling/createMessage" };
                 let fresh = model.inbound_request(id, method, &mut want);
                 let got = if fast {
-                    core.handle_known_request(id.clone(), Method::from_name(method).unwrap(), false)
+                    core.handle_known_request(id_ref(id, step), Method::from_name(method).unwrap(), false)
                 } else {
                     core.handle_request(id.clone(), method)
                 };
@@ -535,7 +543,7 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                 let taken = match shape {
                     Some((id, reason)) if fast => {
                         // An upper bound of the reason's bytes, as JS gives it (3 × UTF-16 units).
-                        match core.handle_cancelled_fast(&id, reason.as_ref().map(|r| 3 * r.len())) {
+                        match core.handle_cancelled_fast(id_ref(&id, step), reason.as_ref().map(|r| 3 * r.len())) {
                             FastCancel::Aborted { .. } => {
                                 host.push(Out::PeerCancelled(id.clone(), reason.clone()));
                                 Some(InboundCancelVerdict::Abort { request_id: id, reason })
@@ -554,7 +562,7 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
             }
             Op::OutgoingResponse { id } => {
                 let got = if fast {
-                    let (verdict, settled) = core.handle_outgoing_response_fast(id);
+                    let (verdict, settled) = core.handle_outgoing_response_fast(id_ref(id, step));
                     if settled {
                         host.push(Out::InboundSettled(id.clone()));
                     }

@@ -207,7 +207,9 @@ fuzz_target!(|ops: Vec<Op>| {
             Op::InboundRequest { id, method } => {
                 let name = METHODS[usize::from(method) % METHODS.len()];
                 let fresh = match Method::from_name(name) {
-                    Some(known) if fast && !events => session.handle_known_request(id.id(), known, step % 4 == 0),
+                    Some(known) if fast && !events => {
+                        session.handle_known_request(id.id().as_id_ref(), known, step % 4 == 0)
+                    }
                     _ => session.handle_request(id.id(), name),
                 };
                 if fresh && method >= 128 {
@@ -232,7 +234,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     (Some(id), PeerValue::Object) if fast && !events => {
                         // JS's bound of the reason's UTF-8 bytes: 3 × its UTF-16 length.
                         let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());
-                        match session.handle_cancelled_fast(id, bytes) {
+                        match session.handle_cancelled_fast(id.as_id_ref(), bytes) {
                             FastCancel::General => false,
                             FastCancel::Aborted { .. } => {
                                 assert_eq!(session.inbound_in_flight() + 1, inbound, "an abort that forgot nothing");
@@ -257,7 +259,7 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::OutgoingResponse { id } => {
                 if fast && !events {
-                    let (_, settled) = session.handle_outgoing_response_fast(&id.id());
+                    let (_, settled) = session.handle_outgoing_response_fast(id.id().as_id_ref());
                     assert!(!settled || seen.watched_inbound.contains(&id.id()), "peer request settled, never watched");
                 } else {
                     let _ = session.handle_outgoing_response(&id.id());

@@ -226,6 +226,39 @@ impl StrId<'_> {
     }
 }
 
+/// A request id as a host holds it for the session's fast paths, borrowed: an integer, or a
+/// string as [`StrId`] (packed or as text). Names the same [`RequestId`] (schema of every
+/// revision); nothing is allocated to look it up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdRef<'a> {
+    /// An integer id (within ±[`MAX_SAFE_INTEGER`]).
+    Number(i64),
+    /// A string id.
+    Str(StrId<'a>),
+}
+
+impl RequestId {
+    /// The id, borrowed, as the fast paths take it ([`IdRef`]).
+    #[must_use]
+    pub fn as_id_ref(&self) -> IdRef<'_> {
+        match self {
+            Self::Number(n) => IdRef::Number(*n),
+            Self::String(s) => IdRef::Str(StrId::Text(s)),
+        }
+    }
+}
+
+impl IdRef<'_> {
+    /// The id as a [`RequestId`] (allocates a string's text).
+    #[must_use]
+    pub fn to_request_id(self) -> RequestId {
+        match self {
+            Self::Number(n) => RequestId::Number(n),
+            Self::Str(s) => s.to_request_id(),
+        }
+    }
+}
+
 /// Why a value is not a [`RequestId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

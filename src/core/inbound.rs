@@ -5,7 +5,8 @@
 //! 2026-07-28: only the client cancels (a server only ends `subscriptions/listen`).
 
 use super::event::{Event, EventKind, Ignored};
-use super::id::RequestId;
+use super::id::{IdRef, RequestId};
+use super::keys::Key;
 use super::method::{Method, Name};
 use super::output::Output;
 use super::requests::Inbound;
@@ -33,7 +34,7 @@ impl Session {
     /// [`Output::PeerCancelled`] or [`Output::InboundSettled`] when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
     pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
-        self.inbound.get_mut(id).is_some_and(|r| {
+        self.inbound.get_mut(Key::of(id)).is_some_and(|r| {
             r.watched = true;
             true
         })
@@ -49,7 +50,7 @@ impl Session {
     /// is reported ([`EventKind::DuplicateRequestId`]) and the first one kept; returns
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
-        self.record_request(id, Name::from(method), false)
+        self.record_request(Key::of(&id), Name::from(method), false)
     }
 
     /// [`Self::handle_request`] of a request with a method the core knows, and whether it
@@ -57,18 +58,24 @@ impl Session {
     /// [`Method::fields`] names [`MessageFields::TASK`](super::MessageFields::TASK) for it): the host's
     /// fast path for a peer's request (issue #24), with what [`Self::handle_incoming`] does
     /// for the same message. Returns `false` for a duplicate id.
-    pub fn handle_known_request(&mut self, id: RequestId, method: Method, task: bool) -> bool {
-        self.record_request(id, Name::Known(method), task)
+    pub fn handle_known_request(&mut self, id: IdRef<'_>, method: Method, task: bool) -> bool {
+        self.record_request(Key::of_ref(id), Name::Known(method), task)
     }
 
-    /// The one place a peer's request is recorded.
-    pub(super) fn record_request(&mut self, id: RequestId, method: Name, task: bool) -> bool {
-        if self.inbound.contains_key(&id) {
-            self.emit(|| Event::inbound(EventKind::DuplicateRequestId { request_id: id, method: method.to_string() }));
+    /// The one place a peer's request is recorded (nothing allocated for an id of up to 11
+    /// bytes, or an integer).
+    pub(super) fn record_request(&mut self, id: Key<'_>, method: Name, task: bool) -> bool {
+        if self.inbound.contains(id) {
+            self.emit(|| {
+                Event::inbound(EventKind::DuplicateRequestId {
+                    request_id: id.to_request_id(),
+                    method: method.to_string(),
+                })
+            });
             return false;
         }
         if self.peer_cancelled.len() > 0 {
-            self.peer_cancelled.remove(&id);
+            self.peer_cancelled.remove_key(id);
         }
         if let Some((old, request)) = self.inbound.insert(id, Inbound { method, watched: false, task }) {
             if request.watched {
@@ -86,7 +93,7 @@ impl Session {
     /// revision with tasks. [`Self::handle_incoming`] does this for a request read with
     /// [`MessageFields::TASK`](super::MessageFields::TASK).
     pub fn mark_inbound_task(&mut self, id: &RequestId) {
-        if let Some(request) = self.inbound.get_mut(id) {
+        if let Some(request) = self.inbound.get_mut(Key::of(id)) {
             request.task = true;
         }
     }
@@ -140,7 +147,7 @@ impl Session {
             });
             return InboundCancelVerdict::Ignore;
         }
-        match self.take_cancelled(&id) {
+        match self.take_cancelled(Key::of(&id)) {
             Ok(request) => {
                 self.emit(|| {
                     Event::inbound(EventKind::CancelReceived {
@@ -179,14 +186,14 @@ impl Session {
     /// `subscriptions/listen` (2026-07-28).
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling".
-    pub fn handle_cancelled_fast(&mut self, id: &RequestId, reason_bytes: Option<usize>) -> FastCancel {
+    pub fn handle_cancelled_fast(&mut self, id: IdRef<'_>, reason_bytes: Option<usize>) -> FastCancel {
         if self.config.events
             || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
             || self.rules_peer_cancels() == PeerCancels::OnlyListenStreams
         {
             return FastCancel::General;
         }
-        match self.take_cancelled(id) {
+        match self.take_cancelled(Key::of_ref(id)) {
             Ok(request) => FastCancel::Aborted { watched: request.watched },
             Err(_) => FastCancel::Ignored,
         }
@@ -195,11 +202,13 @@ impl Session {
     /// The peer's valid cancel of its request `id` in flight: the request, now forgotten,
     /// with a tombstone so that our response is suppressed; or why the cancel is ignored.
     /// A peer's cancel never creates a tombstone of ours.
-    fn take_cancelled(&mut self, id: &RequestId) -> Result<Inbound, Ignored> {
+    fn take_cancelled(&mut self, id: Key<'_>) -> Result<Inbound, Ignored> {
         let handshake = self.handshake_method();
         let why = match self.inbound.get(id) {
-            None if self.peer_cancelled.contains(id) => Ignored::AlreadyCancelled,
-            None if self.outbound.contains_key(id) || self.tombstones.contains(id) => Ignored::WrongDirection,
+            None if self.peer_cancelled.contains_key(id) => Ignored::AlreadyCancelled,
+            None if self.tombstones.contains_key(id) || self.outbound.contains_key(&id.to_request_id()) => {
+                Ignored::WrongDirection
+            }
             None => Ignored::NotInFlight,
             Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
             Some(request) if request.task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
@@ -207,8 +216,7 @@ impl Session {
             }
             Some(_) => {
                 let Some(request) = self.inbound.remove(id) else { return Err(Ignored::NotInFlight) };
-                self.peer_cancelled
-                    .insert(id.clone(), Tombstone { method: request.method.clone(), progress_token: None });
+                self.peer_cancelled.insert_key(id, Tombstone { method: request.method.clone(), progress_token: None });
                 return Ok(request);
             }
         };
@@ -218,7 +226,7 @@ impl Session {
     /// Classifies the response we are about to send to the peer's request `id`, and
     /// forgets that request. Ids we do not know are [`OutgoingResponseVerdict::Send`].
     pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        let (verdict, watched) = self.handle_outgoing_response_fast(id);
+        let (verdict, watched) = self.handle_outgoing_response_fast(id.as_id_ref());
         if watched {
             self.outputs.push_back(Output::InboundSettled(id.clone()));
         }
@@ -228,18 +236,19 @@ impl Session {
     /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
     /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
     /// without queuing [`Output::InboundSettled`] — the host releases what it holds for it.
-    pub fn handle_outgoing_response_fast(&mut self, id: &RequestId) -> (OutgoingResponseVerdict, bool) {
-        if let Some(request) = self.inbound.remove(id) {
+    pub fn handle_outgoing_response_fast(&mut self, id: IdRef<'_>) -> (OutgoingResponseVerdict, bool) {
+        let key = Key::of_ref(id);
+        if let Some(request) = self.inbound.remove(key) {
             return (OutgoingResponseVerdict::Send, request.watched);
         }
         if self.peer_cancelled.len() == 0 {
             return (OutgoingResponseVerdict::Send, false);
         }
-        match self.peer_cancelled.remove(id) {
+        match self.peer_cancelled.remove_key(key) {
             Some(request) => {
                 self.emit(|| {
                     Event::inbound(EventKind::ResponseSuppressed {
-                        request_id: id.clone(),
+                        request_id: id.to_request_id(),
                         method: request.method.to_string(),
                     })
                 });

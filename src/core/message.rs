@@ -183,7 +183,7 @@ impl Session {
                     MethodName::Absent | MethodName::NotAString => None,
                 };
                 if let Some(name) = name {
-                    self.record_request(id, name, message.task);
+                    self.record_request(super::keys::Key::of(&id), name, message.task);
                 }
             }
             return Verdict::Pass;

@@ -9,6 +9,7 @@ mod deadlines;
 mod event;
 mod id;
 mod inbound;
+mod keys;
 mod message;
 mod method;
 mod outbound;
@@ -28,7 +29,7 @@ mod wire;
 
 pub use deadlines::{Millis, Timeout, TimeoutKind};
 pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
-pub use id::{InvalidRequestId, PackedStr, ProgressToken, RequestId, StrId, MAX_SAFE_INTEGER};
+pub use id::{IdRef, InvalidRequestId, PackedStr, ProgressToken, RequestId, StrId, MAX_SAFE_INTEGER};
 pub use message::{Message, OutgoingError, META_PROTOCOL_VERSION};
 pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{RequestState, TrackRequest};

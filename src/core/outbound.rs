@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
-use super::id::{ProgressToken, RequestId, StrId};
+use super::id::{IdRef, ProgressToken, RequestId, StrId};
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
@@ -181,7 +181,7 @@ impl Session {
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `n` is in flight.
     pub fn track_number(&mut self, n: i64, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        self.track_plain(PlainId::Number(n), method, watch, now)
+        self.track_plain(IdRef::Number(n), method, watch, now)
     }
 
     /// [`Self::track_number`] for a string id (any content, the empty string included), as
@@ -192,13 +192,13 @@ impl Session {
     /// # Errors
     /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
     pub fn track_str(&mut self, id: StrId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        self.track_plain(PlainId::Str(id), method, watch, now)
+        self.track_plain(IdRef::Str(id), method, watch, now)
     }
 
     /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
     /// when it completes a plain request.
     pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
-        self.response_plain(PlainId::Str(id))
+        self.response_plain(IdRef::Str(id))
     }
 
     /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
@@ -211,7 +211,7 @@ impl Session {
     /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
     /// ignore any response … that arrives afterward").
     pub fn response_number(&mut self, n: i64) -> Verdict {
-        self.response_plain(PlainId::Number(n))
+        self.response_plain(IdRef::Number(n))
     }
 
     /// The one fast path of `track_number` and `track_str`: one insert for a plain request,
@@ -219,7 +219,7 @@ impl Session {
     /// Always inlined: each caller's id kind is then known and the other arm goes away
     /// (not inlined, the number path measured 10-25% slower).
     #[inline(always)]
-    fn track_plain(&mut self, id: PlainId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
+    fn track_plain(&mut self, id: IdRef<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
         if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
             return self.track_entry(
                 id.to_request_id(),
@@ -239,8 +239,8 @@ impl Session {
         }
         let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
         let inserted = match id {
-            PlainId::Number(n) => self.outbound.insert_new(n, request),
-            PlainId::Str(s) => self.outbound.insert_new_str(s, request),
+            IdRef::Number(n) => self.outbound.insert_new(n, request),
+            IdRef::Str(s) => self.outbound.insert_new_str(s, request),
         };
         inserted.map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
     }
@@ -248,11 +248,11 @@ impl Session {
     /// The one fast path of `response_number` and `response_str`: one lookup-and-remove for
     /// the response to a plain request, else the general path.
     #[inline(always)]
-    fn response_plain(&mut self, id: PlainId<'_>) -> Verdict {
+    fn response_plain(&mut self, id: IdRef<'_>) -> Verdict {
         if !self.tasks_extension() {
             let done = match id {
-                PlainId::Number(n) => self.outbound.remove_if(n, plain_response),
-                PlainId::Str(s) => self.outbound.remove_str_if(s, plain_response),
+                IdRef::Number(n) => self.outbound.remove_if(n, plain_response),
+                IdRef::Str(s) => self.outbound.remove_str_if(s, plain_response),
             };
             if let Some(request) = done {
                 if request.watched {
@@ -435,7 +435,7 @@ impl Session {
                 let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
                 let Some(poll) = self.take_outbound(id) else { return Ok(made) };
                 let watched = poll.watched;
-                self.tombstones.insert(id.clone(), poll.into_tombstone());
+                self.tombstones.insert(id, poll.into_tombstone());
                 self.outputs.push_back(cancelled);
                 self.settle(id, watched);
                 // The poll itself is cancelled even when its task's `tasks/cancel` already
@@ -466,7 +466,7 @@ impl Session {
             })
         });
         let watched = request.watched;
-        self.tombstones.insert(id.clone(), request.into_tombstone());
+        self.tombstones.insert(id, request.into_tombstone());
         let action = if close_stream {
             CancelAction::CloseStream(id.clone())
         } else {
@@ -668,22 +668,6 @@ impl Session {
 
 /// Whether the response to `request` needs nothing but its id: a plain request (no task),
 /// no timer, a known method, not the handshake (whose result carries the revision).
-/// The id of a request on the fast paths, as the host holds it: an integer, or a string.
-#[derive(Clone, Copy)]
-enum PlainId<'a> {
-    Number(i64),
-    Str(StrId<'a>),
-}
-
-impl PlainId<'_> {
-    fn to_request_id(self) -> RequestId {
-        match self {
-            Self::Number(n) => RequestId::Number(n),
-            Self::Str(s) => s.to_request_id(),
-        }
-    }
-}
-
 fn plain_response(request: &Outbound) -> bool {
     request.kind == Kind::Plain && request.extra.is_none() && !request.is(Method::Initialize)
 }

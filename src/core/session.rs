@@ -309,8 +309,7 @@ impl Session {
         let mut watched: Vec<RequestId> = self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| id).collect();
         watched.extend(self.tasks.values().filter(|t| t.watched).map(|t| t.request_id.clone()));
         self.outputs.extend(watched.into_iter().map(Output::Settled));
-        let inbound: Vec<RequestId> =
-            self.inbound.iter().filter(|(_, r)| r.watched).map(|(id, _)| id.clone()).collect();
+        let inbound: Vec<RequestId> = self.inbound.iter().filter(|(_, r)| r.watched).map(|(id, _)| id).collect();
         self.outputs.extend(inbound.into_iter().map(Output::InboundSettled));
         self.outbound.clear();
         self.reading_responses = 0;

@@ -26,13 +26,8 @@
 //!    id that is above every integer of the fallback — forward as the counter goes, and
 //!    back when a counter wraps around or starts again (`1_000_000 + k % 4096`).
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
-
-use super::id::{PackedStr, RequestId, StrId};
-use super::seeded;
+use super::id::{RequestId, StrId};
+use super::keys::{number_key, str_key, text_key, Hashed};
 
 /// The most slots a window grows to (a power of two) unless at least half of them are in
 /// use: 1024, 8 KiB for an 8-byte value. A burst of more requests in flight grows it further,
@@ -323,158 +318,6 @@ impl<V> Table<V> {
     }
 }
 
-/// The fallback's key of an id: an integer, or a string of up to [`PackedStr::MAX_BYTES`] bytes (a
-/// counter's `"req-42"`, most others), packed into 12 bytes — no allocation, no byte
-/// compare —; a longer string by its text.
-#[derive(Clone, Copy)]
-enum Key<'a> {
-    Packed(Packed),
-    Text(&'a str),
-}
-
-/// A packed key: the low 96 bits of a `u128` ([`number_key`], [`PackedStr`]) as three `u32`s,
-/// aligned to 4 bytes. In wasm a map entry with an 8-byte value then takes 20 bytes (a `u128`
-/// key would take 32: 16-byte aligned): wasm memory per request in flight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Packed([u32; 3]);
-
-impl Packed {
-    #[inline]
-    fn new(key: u128) -> Self {
-        Self([key as u32, (key >> 32) as u32, (key >> 64) as u32])
-    }
-
-    #[inline]
-    fn get(self) -> u128 {
-        u128::from(self.0[0]) | (u128::from(self.0[1]) << 32) | (u128::from(self.0[2]) << 64)
-    }
-}
-
-impl std::hash::Hash for Packed {
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // One write, as for the `u128` it is.
-        state.write_u128(self.get());
-    }
-}
-
-/// The low byte of an integer's packed key (a string's is its length, at most [`PackedStr::MAX_BYTES`]).
-const NUMBER_TAG: u128 = 0xff;
-
-#[inline]
-fn number_key(n: i64) -> Key<'static> {
-    Key::Packed(Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG))
-}
-
-#[inline]
-fn str_key(id: &str) -> Key<'_> {
-    PackedStr::new(id).map_or(Key::Text(id), |p| Key::Packed(Packed::new(p.key())))
-}
-
-#[inline]
-fn text_key(id: StrId<'_>) -> Key<'_> {
-    match id {
-        StrId::Packed(p) => Key::Packed(Packed::new(p.key())),
-        StrId::Text(s) => str_key(s),
-    }
-}
-
-/// The ids outside the window: two maps (one instance of the hash map's code each), packed
-/// keys and long strings.
-#[derive(Debug)]
-struct Hashed<V> {
-    packed: HashMap<Packed, V, FixedState>,
-    long: HashMap<Box<str>, V, FixedState>,
-}
-
-impl<V> Hashed<V> {
-    fn new(seed: u64) -> Self {
-        Self { packed: seeded(seed), long: seeded(seed) }
-    }
-
-    fn len(&self) -> usize {
-        self.packed.len() + self.long.len()
-    }
-
-    fn get(&self, key: Key<'_>) -> Option<&V> {
-        match key {
-            Key::Packed(k) => self.packed.get(&k),
-            Key::Text(id) => self.long.get(id),
-        }
-    }
-
-    fn get_mut(&mut self, key: Key<'_>) -> Option<&mut V> {
-        match key {
-            Key::Packed(k) => self.packed.get_mut(&k),
-            Key::Text(id) => self.long.get_mut(id),
-        }
-    }
-
-    fn insert(&mut self, key: Key<'_>, value: V) -> Option<V> {
-        match key {
-            Key::Packed(k) => self.packed.insert(k, value),
-            Key::Text(id) => self.long.insert(id.into(), value),
-        }
-    }
-
-    /// Puts `value` under `key` unless the key is taken (then gives `value` back). One
-    /// lookup for a packed key; a long one allocates its text only when it goes in.
-    fn insert_new(&mut self, key: Key<'_>, value: V) -> Result<(), V> {
-        match key {
-            Key::Packed(k) => match self.packed.entry(k) {
-                Entry::Vacant(e) => {
-                    e.insert(value);
-                    Ok(())
-                }
-                Entry::Occupied(_) => Err(value),
-            },
-            Key::Text(id) if self.long.contains_key(id) => Err(value),
-            Key::Text(id) => {
-                self.long.insert(id.into(), value);
-                Ok(())
-            }
-        }
-    }
-
-    fn remove(&mut self, key: Key<'_>) -> Option<V> {
-        match key {
-            Key::Packed(k) => self.packed.remove(&k),
-            Key::Text(id) => self.long.remove(id),
-        }
-    }
-
-    /// Removes the value of `key` when `take` says so of it.
-    fn remove_if(&mut self, key: Key<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        match key {
-            // One lookup for a packed key.
-            Key::Packed(k) => match self.packed.entry(k) {
-                Entry::Occupied(e) if take(e.get()) => Some(e.remove()),
-                _ => None,
-            },
-            Key::Text(id) if self.long.get(id).is_some_and(take) => self.long.remove(id),
-            Key::Text(_) => None,
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
-        let packed = self.packed.iter().map(|(k, v)| (unpack(k.get()), v));
-        packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(id.to_string()), v)))
-    }
-
-    fn clear(&mut self) {
-        self.packed.clear();
-        self.long.clear();
-    }
-}
-
-/// The id whose packed key is `key` ([`number_key`], [`PackedStr`]).
-fn unpack(key: u128) -> RequestId {
-    if key & 0xff == NUMBER_TAG {
-        return RequestId::Number((key >> 8) as u64 as i64);
-    }
-    PackedStr::from_key(key).to_request_id()
-}
-
 /// The slot of the id `n` in a window of `len` slots (a power of two).
 #[inline]
 fn index(n: i64, len: usize) -> usize {
@@ -497,6 +340,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::core::id::PackedStr;
 
     #[derive(Clone, Debug)]
     enum Op {
@@ -716,37 +560,6 @@ mod tests {
         // Four wraps of about 100 ids each.
         assert!(hashed_inserts <= 4 * 101, "{hashed_inserts} of 20000 went to the fallback");
         assert_eq!(table.len(), 100);
-    }
-
-    #[test]
-    fn packed_string_keys_round_trip() {
-        for id in ["", "0", "req-42", "é", "exactly-11b", "req-1234567"] {
-            assert_eq!(unpack(PackedStr::new(id).unwrap().key()), RequestId::String(id.to_owned()));
-        }
-        let max = super::super::id::MAX_SAFE_INTEGER;
-        for n in [0, 1, -1, max, -max] {
-            let Key::Packed(k) = number_key(n) else { unreachable!() };
-            assert_eq!(unpack(k.get()), RequestId::Number(n));
-        }
-        assert_eq!(PackedStr::new("exactly-12by"), None);
-        assert_eq!(PackedStr::new("exactly-16-bytes"), None);
-        assert_ne!(PackedStr::new("a"), PackedStr::new("a\0"), "the length is part of the key");
-        // Words as a JS host computes them: the same key as the text.
-        let words = |id: &str| {
-            let mut w = [0u32; 3];
-            for (i, b) in id.bytes().enumerate() {
-                w[i / 4] |= u32::from(b) << (8 * (i % 4));
-            }
-            PackedStr::from_words(id.len() as u32, w[0], w[1], w[2])
-        };
-        for id in ["", "0", "req-42", "exactly-11b", "a\0"] {
-            assert_eq!(words(id), PackedStr::new(id), "{id:?}");
-        }
-        assert_eq!(PackedStr::from_words(12, 0, 0, 0), None, "longer than 11 bytes");
-        assert_eq!(PackedStr::from_words(1, 0xe9, 0, 0), None, "not ASCII");
-        assert_eq!(PackedStr::from_words(1, 0x6261, 0, 0), None, "a byte beyond the length");
-        assert_eq!(PackedStr::from_words(11, 0, 0, 0x0100_0000), None, "a twelfth byte");
-        assert_eq!(PackedStr::from_words(0, 0, 0, 0), PackedStr::new(""));
     }
 
     #[test]

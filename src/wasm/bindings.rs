@@ -18,7 +18,7 @@ use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
 use crate::core::{
-    CancelAction, CancelCause, FastCancel, Message, MessageFields as Fields, Method, MethodName,
+    CancelAction, CancelCause, FastCancel, IdRef, Message, MessageFields as Fields, Method, MethodName,
     OutgoingResponseVerdict, Output, PackedStr, Reason, RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit,
     Verdict,
 };
@@ -664,7 +664,7 @@ impl SessionCore {
             let id = crossed_id(num, len, w0, w1, w2)?;
             let reason = reason_bytes.checked_sub(1).map(|n| n as usize);
             let mut st = self.state.try_borrow_mut().ok()?;
-            let verdict = match st.core.handle_cancelled_fast(&id, reason) {
+            let verdict = match st.core.handle_cancelled_fast(id, reason) {
                 FastCancel::Aborted { watched: true } => code::PASS | code::WATCHED,
                 FastCancel::Aborted { watched: false } => code::PASS,
                 FastCancel::Ignored => code::DROP,
@@ -686,7 +686,7 @@ impl SessionCore {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
             let mut st = self.state.try_borrow_mut().ok()?;
-            let (verdict, settled) = st.core.handle_outgoing_response_fast(&id);
+            let (verdict, settled) = st.core.handle_outgoing_response_fast(id);
             let verdict = match verdict {
                 OutgoingResponseVerdict::Suppress => code::DROP,
                 _ => code::PASS,
@@ -987,11 +987,14 @@ pub(super) const NUMBER_ID: u32 = u32::MAX;
 /// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
 /// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id.
 #[inline]
-fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<RequestId> {
+fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'static>> {
     if len == NUMBER_ID {
-        RequestId::from_f64(num).ok()
+        match RequestId::from_f64(num) {
+            Ok(RequestId::Number(n)) => Some(IdRef::Number(n)),
+            _ => None,
+        }
     } else {
-        PackedStr::from_words(len, w0, w1, w2).map(PackedStr::to_request_id)
+        PackedStr::from_words(len, w0, w1, w2).map(|p| IdRef::Str(StrId::Packed(p)))
     }
 }
 
