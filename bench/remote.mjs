@@ -20,9 +20,11 @@
 //      this process (the clients) per call, after a warm-up (V8 optimizes the bridge's code
 //      for seconds). The three share the machine's cores, so the rate is what this machine
 //      does end to end; 1 / (the bridge's CPU per call) is what one bridge would carry on a
-//      core of its own.
+//      core of its own. In the same rounds (3; the order rotates), with the same clients, the
+//      floors under it (bench/bridge-floor.mjs): (a) Node's http alone answering the JSON-RPC,
+//      (b) the SDK's StreamableHTTPServerTransport + McpServer with the tool in process.
 //
-//   node bench/remote.mjs [--quick] [--profile]     (~45 s; bench/run.mjs runs it too)
+//   node bench/remote.mjs [--quick] [--profile]     (~4 min; bench/run.mjs runs it too)
 //
 // --profile (~30 s more): part 3 again with the bridge under `node --cpu-prof` (wall time of
 // its main thread, the measured seconds only), then, where `perf` is installed, under `perf
@@ -44,6 +46,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 import { listening } from "../pkg-tests/bridge-helpers.mjs";
+import { describeFloor, median, runFloor } from "./bridge-floor.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "cli/main.js");
@@ -289,8 +292,8 @@ async function abortCase(conn, server, { steps, ms }) {
 
 // ----- part 3: one bridge --stdio, 50 clients -----
 
-export async function startStdioBridge(nodeFlags = [], cwd = ROOT) {
-  const bridge = spawn(process.execPath, [...nodeFlags, CLI, "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", "200"], {
+export async function startStdioBridge(nodeFlags = [], cwd = ROOT, cli = CLI) {
+  const bridge = spawn(process.execPath, [...nodeFlags, cli, "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", "200"], {
     stdio: ["ignore", "ignore", "pipe"],
     cwd,
   });
@@ -327,7 +330,9 @@ export async function manyClients(bridge, { clients, seconds, warmupMs, onStart 
   await loop(conns, warmupMs, []);
   const latencies = [];
   await onStart();
-  const before = { bridge: cpuMs(bridge.pid), child: cpuMs(bridge.childPid), self: selfCpuMs() };
+  // A floor server (bench/bridge-floor.mjs) has no child process.
+  const childCpuMs = () => (bridge.childPid === undefined ? 0 : cpuMs(bridge.childPid));
+  const before = { bridge: cpuMs(bridge.pid), child: childCpuMs(), self: selfCpuMs() };
   const start = now();
   // Second by second too: the bridge's CPU per call in each, to see that it is steady.
   const windows = [];
@@ -341,7 +346,7 @@ export async function manyClients(bridge, { clients, seconds, warmupMs, onStart 
   await loop(conns, seconds * 1000, latencies);
   clearInterval(ticker);
   const elapsed = (now() - start) / 1000;
-  const after = { bridge: cpuMs(bridge.pid), child: cpuMs(bridge.childPid), self: selfCpuMs() };
+  const after = { bridge: cpuMs(bridge.pid), child: childCpuMs(), self: selfCpuMs() };
   await onEnd();
   for (const { client, transport } of conns) {
     await transport.terminateSession().catch(() => {});
@@ -658,17 +663,30 @@ export async function runRemote({ quick = false, profile = false, log = () => {}
   }
 
   // 3. One bridge --stdio instance, 50 clients, after a warm-up long enough for V8 to have
-  // optimized the bridge's code.
+  // optimized the bridge's code; in the same rounds, with the same clients, the floors under
+  // it (bench/bridge-floor.mjs): (a) node:http alone, (b) the SDK's transport + McpServer.
   const part3 = { clients: 50, seconds: quick ? 3 : 5, warmupMs: quick ? 2000 : 6000 };
-  const bridge = await startStdioBridge();
-  let instance;
-  try {
-    instance = await manyClients(bridge, part3);
-  } finally {
-    await bridge.stop();
-  }
-  instance.warmupMs = part3.warmupMs;
-  log(`one bridge --stdio, ${part3.clients} SDK 1.x clients, echo on server-everything, ${part3.seconds} s after ${part3.warmupMs / 1000} s of warm-up: ${instance.perSecond.toFixed(0)} tools/call per second (p50 ${instance.p50Ms.toFixed(1)} ms, p99 ${instance.p99Ms.toFixed(1)} ms); CPU per call: bridge ${instance.cpuPerCallUs.bridge.toFixed(0)} µs, child ${instance.cpuPerCallUs.child.toFixed(0)} µs, clients ${instance.cpuPerCallUs.clients.toFixed(0)} µs; one bridge on a core of its own: ~${instance.bridgeAloneCeiling.toFixed(0)}/s`);
+  const floors = await runFloor({ ...part3, rounds: quick ? 1 : 3, ways: ["bare", "sdk", "bridge"], log: (line) => log(`  ${line}`) });
+  // The same with a load generator that costs little (plain HTTP requests, no SDK Client):
+  // what the server side carries when the clients do not hold a core.
+  const floorsLight = await runFloor({ ...part3, rounds: quick ? 1 : 3, ways: ["bare", "sdk", "bridge"], light: true, log: (line) => log(`  light: ${line}`) });
+  const b = floors.summary.bridge;
+  const instance = {
+    clients: part3.clients,
+    seconds: part3.seconds,
+    warmupMs: part3.warmupMs,
+    rounds: floors.rounds,
+    perSecond: b.perSecond.median,
+    perSecondRange: b.perSecond.range,
+    p50Ms: median(b.runs.map((x) => x.p50Ms)),
+    p99Ms: median(b.runs.map((x) => x.p99Ms)),
+    cpuPerCallUs: { bridge: b.ownUs.median, child: b.childUs.median, clients: b.clientsUs.median },
+    bridgeAloneCeiling: b.aloneCeiling,
+  };
+  log(`one bridge --stdio, ${part3.clients} SDK 1.x clients, echo on server-everything, ${part3.seconds} s after ${part3.warmupMs / 1000} s of warm-up, ${floors.rounds} round(s) with the floors, medians:`);
+  for (const line of describeFloor(floors)) log(`  ${line}`);
+  log("the same with 50 light clients (plain HTTP requests, same sessions and calls), medians:");
+  for (const line of describeFloor(floorsLight)) log(`  ${line}`);
 
   let cpuProfile;
   if (profile) {
@@ -707,10 +725,78 @@ export async function runRemote({ quick = false, profile = false, log = () => {}
     throughput: { inFlight, seconds: (2 * tputMs) / 1000, perSecond: throughputPerSecond },
     abort: { ...slow, cases: aborts },
     instance,
+    floors,
+    floorsLight,
     profile: cpuProfile,
     load: { start: loadStart, end: loadavg()[0], cores: cpus().length },
     seconds: (now() - started) / 1000,
   };
+}
+
+/** BENCHMARKS.md's part for bench/remote.mjs: the bridge against mcp-remote, one bridge --stdio. */
+export function remoteSection(r) {
+  const md = [];
+  const ms = (x) => `${x.toFixed(2)} ms`;
+  const plus = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)} ms`;
+  const label = { direct: "direct (SDK 1.x Streamable HTTP client, no hop)", bridge: "`mcp-cancel bridge --http`", "mcp-remote": `\`mcp-remote\` ${r.versions.mcpRemote}` };
+  md.push("### The bridge against mcp-remote (issue #26)");
+  md.push("");
+  md.push(`One Streamable HTTP server on loopback (SDK ${r.versions.sdk} \`McpServer\`, a session per client, no auth; bench/remote.mjs). An SDK ${r.versions.sdk} stdio \`Client\` spawns \`node cli/main.js bridge --http <url>\` or \`mcp-remote <url> ${r.mcpRemoteArgs.join(" ")}\` (its logging left on, as users run it); for reference, an SDK ${r.versions.sdk} Streamable HTTP client calls the server directly. Latency: ${r.latency.direct.calls} sequential \`tools/call echo\` (100-byte text) per way after a warm-up, in blocks whose order rotates, median and p99 of every call; added = the way's − direct. Throughput: ${r.throughput.inFlight} calls always in flight on one client, ${r.throughput.seconds} s per way (ABC then CBA), completed calls per second. Clients, hops and server share the machine (load average ${r.load.start.toFixed(1)} at the start, ${r.load.end.toFixed(1)} at the end on ${r.load.cores} cores).`);
+  md.push("");
+  md.push("| way to the server | p50 | p99 | added p50 | added p99 | calls/s, 20 in flight |");
+  md.push("|---|---:|---:|---:|---:|---:|");
+  for (const k of ["direct", "bridge", "mcp-remote"]) {
+    const l = r.latency[k];
+    md.push(`| ${label[k]} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${k === "direct" ? "—" : plus(l.addedP50Ms)} | ${k === "direct" ? "—" : plus(l.addedP99Ms)} | ${r.throughput.perSecond[k].toFixed(0)} |`);
+  }
+  md.push("");
+  md.push("Through a hop, the HTTP client side runs in the hop's process; direct, the bench's one process runs both the HTTP client and the server, which is why the direct way's rate with 20 in flight can come out below a hop's: it is the reference for latency, not a ceiling.");
+  md.push("");
+  md.push(`The abort: the client aborts a \`slow\` call (${r.abort.steps} progress steps, ${r.abort.ms} ms apart) at its first progress. The tool ignores its signal and answers anyway, as a server without cancellation does (it keeps sending progress, and sends its result itself where its SDK would drop it). A tap on the server records what reaches it; one on the client's transport what reaches the client after its abort (the SDK \`Client\` itself drops such messages, as ids it no longer knows; a client that does not is handed them). Times are from the abort.`);
+  md.push("");
+  md.push("| way | the client sends | the server receives | the request's response stream | after the abort, at the client |");
+  md.push("|---|---|---|---|---|");
+  for (const c of r.abort.cases) {
+    const sent = c.clientCancel ? `\`notifications/cancelled\` { requestId: ${JSON.stringify(c.clientCancel.requestId)} }` : "nothing";
+    const got = c.cancels.length === 0 ? "no `notifications/cancelled`" : c.cancels.map((x) => `\`notifications/cancelled\` { requestId: ${JSON.stringify(x.requestId)}${x.reason ? `, reason: ${JSON.stringify(x.reason)}` : ""} } at +${x.afterMs} ms (the call's id there: ${JSON.stringify(c.serverRequestId)}${x.forThisCall ? "" : ", **not this call**"})`).join("; ");
+    const other = c.otherHttpRequests.length ? `; also ${c.otherHttpRequests.join(", ")}` : "";
+    const stream = c.streamClosedAfterMs === undefined ? "left open: the tool's later progress and its answer go down it" : `closed by the client side at +${c.streamClosedAfterMs} ms`;
+    md.push(`| ${label[c.hop]} | ${sent} (its id for the call: ${JSON.stringify(c.clientRequestId)}) | ${got}${other} | ${stream} | ${c.lateProgressAtClient} progress, ${c.lateResponseAtClient} response |`);
+  }
+  md.push("");
+  const i = r.instance;
+  const f = r.floors;
+  md.push(
+    `One \`bridge --stdio\` instance, server-everything ${r.versions.everything} as its child, ${i.clients} SDK ${r.versions.sdk} Streamable HTTP clients in the bench's process calling \`echo\` (100-byte message) back to back for ${i.seconds.toFixed(0)} s after ${i.warmupMs / 1000} s of the same (V8 goes on optimizing the server's code for seconds). In the same run, in ${f.rounds} round${f.rounds > 1 ? "s whose order rotates" : ""}, the same clients against two floors, each a process of its own as the bridge is (bench/floor-server.mjs): (a) Node's \`http\` alone, each POST's JSON-RPC parsed and answered on an SSE stream, no checks; (b) the SDK's \`StreamableHTTPServerTransport\` and an \`McpServer\` per session with the tool in process: no bridge, no child. CPU time per call from Linux \`/proc/<pid>/stat\`; for the bridge, its own plus its child's. ${f.rounds > 1 ? "Medians (min–max)" : "One round"}:`,
+  );
+  md.push("");
+  floorTable(md, f, "SDK 1.x clients");
+  md.push("");
+  md.push(`The same, in ${r.floorsLight.rounds} more round${r.floorsLight.rounds > 1 ? "s" : ""}, with a load generator that costs little: the same 50 sessions and \`tools/call echo\`, as plain HTTP requests (node:http, keep-alive) whose SSE answer is read whole and checked, no SDK \`Client\` (bench/bridge-floor.mjs \`lightClients\`):`);
+  md.push("");
+  floorTable(md, r.floorsLight, "light clients");
+  md.push("");
+  const a = f.summary.bare;
+  const b = f.summary.sdk;
+  const c = f.summary.bridge;
+  const cores = (us) => ((us * 2000) / 1e6).toFixed(2);
+  const n = (x) => x.toFixed(0);
+  md.push(
+    `All of it shares the machine's ${r.load.cores} cores (load average ${f.load.start.toFixed(1)} at the start of part 3, ${f.load.end.toFixed(1)} after the SDK clients' rounds), so a rate is this machine's end to end, clients included. At 2,000 calls per second the clients alone would need ${cores(c.clientsUs.median)} cores' worth of CPU (most of it on their one JS thread); with (a)'s server ${cores(a.clientsUs.median + a.serverUs.median)}, with (b)'s ${cores(b.clientsUs.median + b.serverUs.median)}, with the bridge and its child ${cores(c.clientsUs.median + c.serverUs.median)}, of the ${r.load.cores} there are; and one JS thread gets at most one core, so these clients ask for at most about 1 / their CPU per call = ${n(1e6 / c.clientsUs.median)} calls per second (a little more: some of it is their GC threads'), whatever answers them. With the light clients the servers' own CPU decides (load average ${r.floorsLight.load.end.toFixed(1)} at the end of the light rounds).`,
+  );
+  md.push("");
+  return md;
+}
+
+/** A table of bench/bridge-floor.mjs's result `f`: a row per way, medians (min–max). */
+function floorTable(md, f, clients) {
+  const n = (x) => x.toFixed(0);
+  const cell = (m) => (f.rounds > 1 ? `${n(m.median)} (${n(m.range[0])}–${n(m.range[1])})` : n(m.median));
+  md.push(`| way, ${clients} | \`tools/call\` per second | CPU per call, server side | of it, the child | CPU per call, the clients | server alone on a core: 1 / its own CPU per call |`);
+  md.push("|---|---:|---:|---:|---:|---:|");
+  for (const s of Object.values(f.summary)) {
+    md.push(`| ${s.label} | ${cell(s.perSecond)} | ${cell(s.serverUs)} µs | ${s.childUs.median > 0 ? `${cell(s.childUs)} µs` : "—"} | ${cell(s.clientsUs)} µs | ${n(s.aloneCeiling)}/s |`);
+  }
 }
 
 /** One line for an abort case. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { scenarioOneChart } from "./chart.mjs";
 import { runAttribution, runOps } from "./ops.mjs";
 import { runRelay } from "./relay.mjs";
-import { describeAbort, runRemote } from "./remote.mjs";
+import { describeAbort, remoteSection, runRemote } from "./remote.mjs";
 import { runSdk, sdkSection, sdkTargets } from "./sdk.mjs";
 import { pairedStartup, sizes, startup } from "./size.mjs";
 import { wasmBytes, wasmBytesBefore } from "./wasm-bytes.mjs";
@@ -151,8 +151,16 @@ target("added latency of `bridge --http` over a direct client, p50 of sequential
 const bridgeAbort = remote.abort.cases.find((c) => c.hop === "bridge");
 const abortClean = bridgeAbort.cancels.length === 1 && bridgeAbort.cancels[0].forThisCall && bridgeAbort.lateProgressAtClient === 0 && bridgeAbort.lateResponseAtClient === 0;
 target("a call aborted through `bridge --http`: one `notifications/cancelled` upstream for it, nothing late at the client", "yes", describeAbort(bridgeAbort), abortClean);
-target("`tools/call` per second through one `bridge --stdio`, 50 SDK 1.x clients (clients, bridge and server on this machine)", "≥ 2,000/s", `${remote.instance.perSecond.toFixed(0)}/s`, remote.instance.perSecond >= 2000);
+const rate = (w, floors = remote.floors) => {
+  const x = floors.summary[w].perSecond;
+  return floors.rounds > 1 ? `${x.median.toFixed(0)}/s (${x.range[0].toFixed(0)}–${x.range[1].toFixed(0)})` : `${x.median.toFixed(0)}/s`;
+};
+target("`tools/call` per second through one `bridge --stdio`, 50 SDK 1.x clients (clients, bridge and server on this machine)", "≥ 2,000/s", rate("bridge"), remote.instance.perSecond >= 2000);
 target("the same, one bridge on a core of its own (1 / its CPU time per call)", "(reference: ≥ 2,000/s is ≤ 500 µs per call)", `${remote.instance.bridgeAloneCeiling.toFixed(0)}/s (${remote.instance.cpuPerCallUs.bridge.toFixed(0)} µs per call)`, true);
+target("its floor, same run and clients: (b) the SDK 1.x Streamable HTTP server transport + McpServer, tool in process (no bridge, no child)", "(reference: what any bridge on the SDK's transport can reach here)", `${rate("sdk")}, ${remote.floors.summary.sdk.serverUs.median.toFixed(0)} µs per call`, true);
+target("(a) Node's http alone answering the JSON-RPC, same clients", "(reference: what these clients can drive here)", `${rate("bare")}, ${remote.floors.summary.bare.serverUs.median.toFixed(0)} µs per call`, true);
+const light = remote.floorsLight.summary;
+target("`tools/call` per second through one `bridge --stdio`, 50 light clients (plain HTTP requests, same sessions and calls; all on this machine)", "≥ 2,000/s", `${rate("bridge", remote.floorsLight)}; (b) ${rate("sdk", remote.floorsLight)}, (a) ${rate("bare", remote.floorsLight)}`, light.bridge.perSecond.median >= 2000);
 
 // ----- outputs -----
 const results = { machine, ops, attribution, sdk, relay, remote, memory, files, wasmBytes: bytes, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
@@ -283,40 +291,3 @@ writeFileSync(file, text);
 say(`wrote BENCHMARKS.md, bench/results.json and bench/chart.svg in ${results.seconds} s`);
 const missed = targets.filter((t) => !t.met);
 say(`targets met: ${targets.length - missed.length} of ${targets.length}${missed.length ? ` (missed: ${missed.map((t) => t.what).join("; ")})` : ""}`);
-
-/** BENCHMARKS.md's part for bench/remote.mjs: the bridge against mcp-remote, one bridge --stdio. */
-function remoteSection(r) {
-  const md = [];
-  const ms = (x) => `${x.toFixed(2)} ms`;
-  const plus = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)} ms`;
-  const label = { direct: "direct (SDK 1.x Streamable HTTP client, no hop)", bridge: "`mcp-cancel bridge --http`", "mcp-remote": `\`mcp-remote\` ${r.versions.mcpRemote}` };
-  md.push("### The bridge against mcp-remote (issue #26)");
-  md.push("");
-  md.push(`One Streamable HTTP server on loopback (SDK ${r.versions.sdk} \`McpServer\`, a session per client, no auth; bench/remote.mjs). An SDK ${r.versions.sdk} stdio \`Client\` spawns \`node cli/main.js bridge --http <url>\` or \`mcp-remote <url> ${r.mcpRemoteArgs.join(" ")}\` (its logging left on, as users run it); for reference, an SDK ${r.versions.sdk} Streamable HTTP client calls the server directly. Latency: ${r.latency.direct.calls} sequential \`tools/call echo\` (100-byte text) per way after a warm-up, in blocks whose order rotates, median and p99 of every call; added = the way's − direct. Throughput: ${r.throughput.inFlight} calls always in flight on one client, ${r.throughput.seconds} s per way (ABC then CBA), completed calls per second. Clients, hops and server share the machine (load average ${r.load.start.toFixed(1)} at the start, ${r.load.end.toFixed(1)} at the end on ${r.load.cores} cores).`);
-  md.push("");
-  md.push("| way to the server | p50 | p99 | added p50 | added p99 | calls/s, 20 in flight |");
-  md.push("|---|---:|---:|---:|---:|---:|");
-  for (const k of ["direct", "bridge", "mcp-remote"]) {
-    const l = r.latency[k];
-    md.push(`| ${label[k]} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${k === "direct" ? "—" : plus(l.addedP50Ms)} | ${k === "direct" ? "—" : plus(l.addedP99Ms)} | ${r.throughput.perSecond[k].toFixed(0)} |`);
-  }
-  md.push("");
-  md.push("Through a hop, the HTTP client side runs in the hop's process; direct, the bench's one process runs both the HTTP client and the server, which is why the direct way's rate with 20 in flight can come out below a hop's: it is the reference for latency, not a ceiling.");
-  md.push("");
-  md.push(`The abort: the client aborts a \`slow\` call (${r.abort.steps} progress steps, ${r.abort.ms} ms apart) at its first progress. The tool ignores its signal and answers anyway, as a server without cancellation does (it keeps sending progress, and sends its result itself where its SDK would drop it). A tap on the server records what reaches it; one on the client's transport what reaches the client after its abort (the SDK \`Client\` itself drops such messages, as ids it no longer knows; a client that does not is handed them). Times are from the abort.`);
-  md.push("");
-  md.push("| way | the client sends | the server receives | the request's response stream | after the abort, at the client |");
-  md.push("|---|---|---|---|---|");
-  for (const c of r.abort.cases) {
-    const sent = c.clientCancel ? `\`notifications/cancelled\` { requestId: ${JSON.stringify(c.clientCancel.requestId)} }` : "nothing";
-    const got = c.cancels.length === 0 ? "no `notifications/cancelled`" : c.cancels.map((x) => `\`notifications/cancelled\` { requestId: ${JSON.stringify(x.requestId)}${x.reason ? `, reason: ${JSON.stringify(x.reason)}` : ""} } at +${x.afterMs} ms (the call's id there: ${JSON.stringify(c.serverRequestId)}${x.forThisCall ? "" : ", **not this call**"})`).join("; ");
-    const other = c.otherHttpRequests.length ? `; also ${c.otherHttpRequests.join(", ")}` : "";
-    const stream = c.streamClosedAfterMs === undefined ? "left open: the tool's later progress and its answer go down it" : `closed by the client side at +${c.streamClosedAfterMs} ms`;
-    md.push(`| ${label[c.hop]} | ${sent} (its id for the call: ${JSON.stringify(c.clientRequestId)}) | ${got}${other} | ${stream} | ${c.lateProgressAtClient} progress, ${c.lateResponseAtClient} response |`);
-  }
-  md.push("");
-  const i = r.instance;
-  md.push(`One \`bridge --stdio\` instance, server-everything ${r.versions.everything} as its child, ${i.clients} SDK ${r.versions.sdk} Streamable HTTP clients in the bench's process calling \`echo\` back to back for ${i.seconds.toFixed(0)} s after ${i.warmupMs / 1000} s of the same (V8 goes on optimizing the bridge's code for seconds: its CPU per call falls by half or more over the first 4–8 s, the longer the busier the machine): **${i.perSecond.toFixed(0)} \`tools/call\` per second** (p50 ${i.p50Ms.toFixed(1)} ms, p99 ${i.p99Ms.toFixed(1)} ms). CPU time per call (Linux \`/proc/<pid>/stat\`): the bridge **${i.cpuPerCallUs.bridge.toFixed(0)} µs**, the child ${i.cpuPerCallUs.child.toFixed(0)} µs, the clients ${i.cpuPerCallUs.clients.toFixed(0)} µs. All three share the machine's ${r.load.cores} cores with whatever else runs, so the rate is this machine's end to end; one bridge with a core of its own would carry about 1 / its CPU per call = ${i.bridgeAloneCeiling.toFixed(0)} calls per second. Second by second, the bridge's CPU per call: ${i.windows.map((w) => w.bridgeCpuPerCallUs.toFixed(0)).join(", ")} µs.`);
-  md.push("");
-  return md;
-}

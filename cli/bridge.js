@@ -299,14 +299,14 @@ async function stdioOut(parsed, relayOptions) {
   const newSessionId = door.instance === undefined ? randomUUID : () => `${door.instance}.${randomUUID()}`;
   /** Sessions being opened (an initialize in progress): they count against the cap. */
   let opening = 0;
-  async function handle(req, res) {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (path !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
+  async function handle(req, res, readJsonBody) {
+    // "/mcp" as it nearly always comes; anything else through the URL parser ("/mcp?x", …).
+    if (req.url !== "/mcp" && new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
     const sessionId = req.headers["mcp-session-id"];
     const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
     let body;
     if (req.method === "POST") {
-      const read = await req.readJsonBody();
+      const read = await readJsonBody();
       if (read.answered) return;
       body = read.body;
     }

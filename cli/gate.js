@@ -26,7 +26,6 @@ import { isIP } from "node:net";
 
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import cors from "cors";
-import express from "express";
 import getRawBody from "raw-body";
 
 /** The default bound on a request body, in bytes (4 MiB: the MCP SDKs' own default). */
@@ -97,66 +96,105 @@ export function jsonError(res, status, code, message, headers = {}, data = undef
 }
 
 /**
- * An express app whose middleware applies checks 1–3 to every request, in that order, then
- * hands it to `handle(req, res)`; `readJsonBody(req, res)` (check 4) is given to `handle`
- * through `req.readJsonBody`.
+ * The request listener of the bridge's `http.Server`: checks 1–3 on every request, in that
+ * order, then `handle(req, res, readJsonBody)`, where `readJsonBody()` is check 4.
+ *
+ * The checks are connect-style middleware (the SDK's `hostHeaderValidation`, the `cors`
+ * package, the origin and token checks here), called in a row; no framework in between.
+ * (It was an express app. Express's per-request work — its router, a new prototype set on
+ * each `req` and `res` — and raw-body's iconv-lite decoding were the largest costs of the
+ * bridge's own code: without them its CPU per call fell by a fifth to two fifths, by load;
+ * BENCHMARKS.md, "One bridge's throughput and its floors".) The SDK's host check answers through the one express
+ * method it uses, `res.status(n).json()` (see {@link refusal}).
  *
  * @param {object} options
  * @param {string[]} options.hostnames from {@link servedHostnames}
  * @param {string[]} options.origins allowed origins, normalized ({@link normalizeOrigin})
  * @param {string | undefined} options.token the bearer token, or undefined for none
  * @param {number} options.maxBody bytes
- * @param {(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void>} options.handle
+ * @param {(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, readJsonBody: () => Promise<{ answered: boolean, body?: unknown }>) => Promise<void>} options.handle
  * @param {(text: string) => void} options.say diagnostics (stderr)
+ * @returns {(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void}
  */
 export function gate({ hostnames, origins, token, maxBody, handle, say }) {
-  const app = express();
-  app.disable("x-powered-by");
-  app.use(hostHeaderValidation(hostnames));
+  const checkHost = hostHeaderValidation(hostnames);
   const allowed = new Set(origins);
-  app.use((req, res, next) => {
-    const origin = req.headers.origin;
-    if (origin === undefined || allowed.has(normalizeOrigin(origin) ?? "")) return next();
-    jsonError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (--allow-origin)`);
-  });
-  if (allowed.size > 0) {
-    app.use(
-      cors({
-        origin: [...allowed],
-        methods: ["GET", "POST", "DELETE"],
-        allowedHeaders: ["Content-Type", "Accept", "Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
-        exposedHeaders: ["Mcp-Session-Id", "Mcp-Protocol-Version"],
-        maxAge: 600,
-      }),
-    );
-  }
-  if (token !== undefined) {
-    const expected = digest(token);
-    app.use((req, res, next) => {
-      const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
-      if (match !== null && timingSafeEqual(digest(match[1]), expected)) return next();
-      jsonError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", { "www-authenticate": 'Bearer realm="mcp-cancel bridge"' });
-    });
-  }
-  app.use((req, res) => {
-    req.readJsonBody = () => readJsonBody(req, res, maxBody);
-    handle(req, res).catch((error) => {
+  const withCors =
+    allowed.size === 0
+      ? undefined
+      : cors({
+          origin: [...allowed],
+          methods: ["GET", "POST", "DELETE"],
+          allowedHeaders: ["Content-Type", "Accept", "Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
+          exposedHeaders: ["Mcp-Session-Id", "Mcp-Protocol-Version"],
+          maxAge: 600,
+        });
+  const expected = token === undefined ? undefined : digest(token);
+
+  function pass(req, res) {
+    handle(req, res, () => readJsonBody(req, res, maxBody)).catch((error) => {
       say(`error: ${error.message}`);
       jsonError(res, 500, -32603, "Internal error");
     });
-  });
-  return app;
+  }
+  function checkToken(req, res) {
+    if (expected !== undefined) {
+      const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
+      if (match === null || !timingSafeEqual(digest(match[1]), expected)) {
+        return jsonError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", { "www-authenticate": 'Bearer realm="mcp-cancel bridge"' });
+      }
+    }
+    pass(req, res);
+  }
+  function checkOrigin(req, res) {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowed.has(normalizeOrigin(origin) ?? "")) {
+      return jsonError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (--allow-origin)`);
+    }
+    // cors answers a preflight itself; it calls on for anything else.
+    if (withCors !== undefined) return withCors(req, res, () => checkToken(req, res));
+    checkToken(req, res);
+  }
+  return (req, res) => {
+    try {
+      checkHost(req, refusal(res), () => checkOrigin(req, res));
+    } catch (error) {
+      // What express's final handler did for a check that threw: a 500, the bridge lives on.
+      say(`error: ${error.message}`);
+      jsonError(res, 500, -32603, "Internal error");
+    }
+  };
 }
 
 /**
- * Reads a POST body of at most `maxBody` bytes and parses it as JSON. Answers the request
- * itself (413, or 400 with -32700) and resolves with `{ answered: true }` when it cannot;
- * otherwise `{ answered: false, body }`.
+ * What the SDK's `hostHeaderValidation` (written for express) answers through: its
+ * `res.status(status).json(body)`, as express sends it (JSON, UTF-8).
+ *
+ * @param {import("node:http").ServerResponse} res
+ */
+function refusal(res) {
+  return {
+    status: (status) => ({
+      json: (body) => {
+        if (res.headersSent) return;
+        res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+        res.end(JSON.stringify(body));
+      },
+    }),
+  };
+}
+
+/**
+ * Reads a POST body of at most `maxBody` bytes and parses it as JSON (UTF-8, a leading BOM
+ * dropped). Answers the request itself (413, or 400 with -32700) and resolves with
+ * `{ answered: true }` when it cannot; otherwise `{ answered: false, body }`.
  */
 async function readJsonBody(req, res, maxBody) {
-  let text;
+  let bytes;
   try {
-    text = await getRawBody(req, { length: req.headers["content-length"], limit: maxBody, encoding: "utf8" });
+    // As bytes: raw-body's `encoding` option decodes through iconv-lite's stream decoder,
+    // which costs more than the Buffer's own UTF-8 decoding (and does the same, BOM aside).
+    bytes = await getRawBody(req, { length: req.headers["content-length"], limit: maxBody });
   } catch (error) {
     if (error.type === "entity.too.large") {
       jsonError(res, 413, -32000, `Payload Too Large: a request body must not exceed ${maxBody} bytes (--max-body)`);
@@ -166,8 +204,9 @@ async function readJsonBody(req, res, maxBody) {
     jsonError(res, 400, -32700, `Parse error: ${error.message}`, { connection: "close" });
     return { answered: true };
   }
+  const text = bytes.toString("utf8");
   try {
-    return { answered: false, body: JSON.parse(text) };
+    return { answered: false, body: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch {
     jsonError(res, 400, -32700, "Parse error: the body is not JSON");
     return { answered: true };

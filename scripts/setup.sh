@@ -65,7 +65,7 @@ fi
 
 # The commands' package (cli/, npm `mcp-cancel-cli`) imports the library as "mcp-cancel", its
 # dependency: in this repository that is the repository itself, linked where Node looks
-# (cli/node_modules/mcp-cancel -> ../..). Its other dependencies (the MCP SDKs, express, cors,
+# (cli/node_modules/mcp-cancel -> ../..). Its other dependencies (the MCP SDKs, cors,
 # raw-body) are the repository's dev dependencies, found in ./node_modules above it.
 if [ "$(readlink cli/node_modules/mcp-cancel 2>/dev/null)" != "../.." ]; then
   mkdir -p cli/node_modules
