@@ -37,6 +37,11 @@ const CLIENT_INFO = { name: "mcp-cancel bridge", version: createRequire(import.m
 /** The default cap on HTTP sessions at once (--max-sessions). */
 const DEFAULT_MAX_SESSIONS = 1000;
 /**
+ * The default cap on 2026-07-28 requests in flight at once (--max-requests): each holds a
+ * response stream and a client of the relay until it is answered, with no session to count.
+ */
+const DEFAULT_MAX_REQUESTS = 1000;
+/**
  * The default resume grace (--resume-grace), ms: how long a request whose response stream
  * closed waits for its client to resume the stream before it is cancelled upstream. The MCP
  * SDK 1.x client resumes after 1 s, then 1.5 s (its default backoff, two retries); 10 s
@@ -83,6 +88,8 @@ options:
                              Required when --host is not a loopback address
   --max-body <bytes>         the largest request body (default ${DEFAULT_MAX_BODY}, 4 MiB); larger: 413
   --max-sessions <n>         the most sessions at once (default ${DEFAULT_MAX_SESSIONS}); beyond: 503
+  --max-requests <n>         the most 2026-07-28 requests in flight at once (they have no
+                             session; default ${DEFAULT_MAX_REQUESTS}); beyond: 503, nothing forwarded
   --request-timeout <ms>     the time a client has to send a whole request (default
                              ${DEFAULT_REQUEST_TIMEOUT}); slower: 408 and the connection closes
 
@@ -134,6 +141,7 @@ export async function main(args) {
         "auth-token": { type: "string" },
         "max-body": { type: "string" },
         "max-sessions": { type: "string" },
+        "max-requests": { type: "string" },
         "request-timeout": { type: "string" },
         "resume-grace": { type: "string" },
         "session-ttl": { type: "string" },
@@ -214,7 +222,7 @@ async function httpOut(parsed, relayOptions) {
 }
 
 /** The options only `--stdio` takes (who may reach the child, how much, and its session ids). */
-const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "request-timeout", "resume-grace", "session-ttl", "instance"];
+const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "max-requests", "request-timeout", "resume-grace", "session-ttl", "instance"];
 
 /**
  * The `--stdio` front door's settings from the command line, or a usage problem (a string).
@@ -248,16 +256,17 @@ function frontDoor(parsed) {
   };
   const maxBody = bounded("max-body", DEFAULT_MAX_BODY, 1);
   const maxSessions = bounded("max-sessions", DEFAULT_MAX_SESSIONS, 1);
+  const maxRequests = bounded("max-requests", DEFAULT_MAX_REQUESTS, 1);
   const requestTimeout = bounded("request-timeout", DEFAULT_REQUEST_TIMEOUT, 100);
   const resumeGrace = bounded("resume-grace", DEFAULT_RESUME_GRACE, 0);
   const sessionTtl = bounded("session-ttl", DEFAULT_SESSION_TTL, 0);
-  for (const value of [maxBody, maxSessions, requestTimeout, resumeGrace, sessionTtl]) if (typeof value === "string") return value;
+  for (const value of [maxBody, maxSessions, maxRequests, requestTimeout, resumeGrace, sessionTtl]) if (typeof value === "string") return value;
   if (sessionTtl > 0 && sessionTtl < 100) return `--session-ttl must be 0 (never) or at least 100 ms, got "${parsed["session-ttl"]}"`;
   const instance = parsed.instance;
   if (instance !== undefined && !INSTANCE_NAME.test(instance)) {
     return `--instance must be 1 to 32 letters, digits, "_" or "-" (it begins every session id, so it must be safe in a header and a load balancer's rule), got ${JSON.stringify(instance)}`;
   }
-  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, requestTimeout, resumeGrace, sessionTtl, instance };
+  return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, maxRequests, requestTimeout, resumeGrace, sessionTtl, instance };
 }
 
 /** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
@@ -299,6 +308,8 @@ async function stdioOut(parsed, relayOptions) {
   const newSessionId = door.instance === undefined ? randomUUID : () => `${door.instance}.${randomUUID()}`;
   /** Sessions being opened (an initialize in progress): they count against the cap. */
   let opening = 0;
+  /** 2026-07-28 requests in flight (their response streams open): at most --max-requests. */
+  let modernInFlight = 0;
   async function handle(req, res, readJsonBody) {
     // "/mcp" as it nearly always comes; anything else through the URL parser ("/mcp?x", …).
     if (req.url !== "/mcp" && new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
@@ -383,6 +394,11 @@ async function stdioOut(parsed, relayOptions) {
       res.writeHead(202).end();
       return;
     }
+    if (modernInFlight >= door.maxRequests) {
+      return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most 2026-07-28 requests in flight (${door.maxRequests}, --max-requests)`, { "retry-after": "1" });
+    }
+    modernInFlight++;
+    res.once("close", () => modernInFlight--);
     try {
       await relay.handshake(CLIENT_INFO);
     } catch (error) {

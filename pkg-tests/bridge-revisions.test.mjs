@@ -130,6 +130,33 @@ describe("mcp-cancel bridge --stdio: every revision on one endpoint", { timeout:
     assert.equal(sent(bridge.wire()).filter((m) => m.method === "server/discover").length, 0);
   });
 
+  test("--max-requests: a 2026-07-28 request beyond the cap in flight gets 503 and is not forwarded; an answered one frees its place", async (t) => {
+    const bridge = await startStdioBridge(EVERYTHING_COMMAND, t, { args: ["--max-requests", "1"] });
+    const client = new Client2({ name: "pinned", version: "0.0.0" }, PIN_2026);
+    await client.connect(new Transport2(bridge.url));
+    t.after(() => client.close());
+    const ac = new AbortController();
+    let progress = 0;
+    const long = client.callTool({ name: LONG, arguments: { duration: 4, steps: 8 } }, { signal: ac.signal, onprogress: () => progress++ });
+    await until(() => progress >= 1, 10_000, "the first call in flight");
+    const { headers, body } = modern("tools/call", { name: "echo", arguments: { message: "over" } });
+    const over = await rawRequest(bridge.url, { headers, body });
+    assert.equal(over.status, 503, over.text);
+    assert.match(over.json.error.message, /most 2026-07-28 requests in flight \(1, --max-requests\)/);
+    assert.equal(over.headers["retry-after"], "1");
+    assert.equal(sent(bridge.wire()).filter((m) => m.method === "tools/call" && m.params.arguments?.message === "over").length, 0, "nothing reached the child");
+    ac.abort();
+    await assert.rejects(long, /abort/i);
+    // The aborted request's stream closed: its place is free.
+    let again;
+    for (let tries = 0; tries < 50 && again?.status !== 200; tries++) {
+      if (tries > 0) await sleep(100);
+      again = await rawRequest(bridge.url, { headers, body });
+    }
+    assert.equal(again.status, 200, again.text);
+    assert.equal((await client.callTool({ name: "echo", arguments: { message: "after" } })).content[0].text, "Echo: after");
+  });
+
   test("2025-11-25 and 2026-07-28 clients on the same /mcp: overlapping ids, each abort cancels its own call only; SDK 2.x auto mode picks 2026-07-28", async (t) => {
     const bridge = await startStdioBridge(EVERYTHING_COMMAND, t);
     const old = new Client({ name: "sdk1", version: "0.0.0" });
