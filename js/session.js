@@ -506,26 +506,43 @@ function crossId(w, id) {
 let W1 = 0;
 let W2 = 0;
 
+/** The string id `W0`, `W1`, `W2` hold (a request's id is most often packed again for its response). */
+let PACKED;
+
 /**
  * Packs an ASCII string id of at most `w.maxWordsId` (11) bytes into `W0`, `W1`, `W2` for the
  * core's `trackWords`/`responseWords` (nothing written to wasm memory): true when it did.
+ * The id packed last is not packed again. One pass per word, the ASCII check once at the end.
  */
 function packWords(w, id) {
+  if (id === PACKED) return true;
   const n = id.length;
   if (n > w.maxWordsId) return false;
+  let seen = 0;
   let w0 = 0;
   let w1 = 0;
   let w2 = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i < n && i < 4; i++) {
     const c = id.charCodeAt(i);
-    if (c > 0x7f) return false;
-    if (i < 4) w0 |= c << (i << 3);
-    else if (i < 8) w1 |= c << ((i - 4) << 3);
-    else w2 |= c << ((i - 8) << 3);
+    seen |= c;
+    w0 |= c << (i << 3);
   }
+  for (; i < n && i < 8; i++) {
+    const c = id.charCodeAt(i);
+    seen |= c;
+    w1 |= c << ((i - 4) << 3);
+  }
+  for (; i < n; i++) {
+    const c = id.charCodeAt(i);
+    seen |= c;
+    w2 |= c << ((i - 8) << 3);
+  }
+  if (seen > 0x7f) return false;
   W0 = w0 >>> 0;
   W1 = w1 >>> 0;
   W2 = w2 >>> 0;
+  PACKED = id;
   return true;
 }
 
