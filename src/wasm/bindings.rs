@@ -13,7 +13,7 @@ use std::rc::{Rc, Weak};
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, peer_value, tag, MAX_PEER_STRING};
+use super::convert::{self, peer_value, tag};
 use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
@@ -232,7 +232,7 @@ impl SessionCore {
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
-        constants_with(|_| {})
+        CONSTANTS_JSON.to_owned()
     }
 
     /// A `notifications/progress` from the peer with this `params.progressToken` (tagged):
@@ -1287,8 +1287,41 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
     st.timer = Some((handle, at));
 }
 
+/// The text of [`SessionCore::constants_json`], written out: building it at run time took
+/// 3.9 KB of the session's `.wasm` for a call made once per process (issue #24). The test
+/// `constants_json_is_the_core_tables` checks it against [`constants_with`], which reads
+/// the core's tables, so a change there that this text misses fails `wasm-pack test`.
+const CONSTANTS_JSON: &str = concat!(
+    r#"{"methods":["initialize","notifications/cancelled","notifications/progress","#,
+    r#""notifications/tasks/status","tasks/get","tasks/result","tasks/cancel","tools/call","#,
+    r#""sampling/createMessage","elicitation/create","subscriptions/listen","ping","tools/list","#,
+    r#""resources/list","resources/templates/list","resources/read","resources/subscribe","#,
+    r#""resources/unsubscribe","prompts/list","prompts/get","completion/complete","#,
+    r#""logging/setLevel","roots/list","tasks/list","server/discover","#,
+    r#""notifications/initialized","notifications/message","notifications/resources/updated","#,
+    r#""notifications/resources/list_changed","notifications/tools/list_changed","#,
+    r#""notifications/prompts/list_changed","notifications/roots/list_changed"]"#,
+    r#","incoming":[0,0,7,8,192,0,0,0,32,32,32,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]"#,
+    r#","outgoing":[112,112,7,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112"#,
+    r#",112,112,112,112,112,112,112,112,112,112,112,112,112]"#,
+    r#","fields":{"params":1,"requestId":2,"reason":4,"progressToken":8,"metaProgressToken":16"#,
+    r#","task":32,"taskId":64,"status":128,"resultTaskId":256,"resultTaskStatus":512"#,
+    r#","protocolVersion":1024,"errorCode":2048,"metaProtocolVersion":4096}"#,
+    r#","names":{"cancelled":"notifications/cancelled","tasksCancel":"tasks/cancel""#,
+    r#","metaProtocolVersion":"io.modelcontextprotocol/protocolVersion"}"#,
+    r#","timeoutError":{"code":-32001,"message":"Request timed out"}"#,
+    r#","tags":{"absent":0,"null":1,"boolean":2,"number":3,"string":4,"array":5,"object":6,"oversized":7}"#,
+    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"replace":3,"aborted":4,"tracked":32"#,
+    r#","watched":64,"settled":128}"#,
+    r#","maxPeerString":1024"#,
+    r#","maxReasonBytes":4096"#,
+    r#","maxWordsId":11"#,
+    r#","numberId":4294967295}"#,
+);
+
 /// The JSON of [`SessionCore::constants_json`] with `more` members written before its
 /// closing brace (the relay's build adds its tables: `RelayCore.constantsJson()`).
+#[cfg(any(test, feature = "relay"))]
 pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     let mut json = Json(String::with_capacity(1536));
     json.0.push_str("{\"methods\":");
@@ -1352,7 +1385,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         ],
     );
     json.key("maxPeerString");
-    json.number(MAX_PEER_STRING);
+    json.number(super::convert::MAX_PEER_STRING);
     json.key("maxReasonBytes");
     json.number(super::options::MAX_REASON_BYTES);
     json.key("maxWordsId");
@@ -1366,8 +1399,10 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
 
 /// JSON text of [`SessionCore::constants_json`]: names are ASCII, values strings or small
 /// integers (written with `itoa`, without `core::fmt`).
+#[cfg(any(test, feature = "relay"))]
 pub(super) struct Json(pub(super) String);
 
+#[cfg(any(test, feature = "relay"))]
 impl Json {
     fn string(&mut self, text: &str) {
         self.0.push('"');
@@ -1438,5 +1473,19 @@ impl Json {
             }
             each(self, item);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::{constants_with, CONSTANTS_JSON};
+
+    /// The text `constantsJson()` returns is the core's tables as [`constants_with`] writes
+    /// them: update `CONSTANTS_JSON` to the `right` value when the core's tables change.
+    #[wasm_bindgen_test]
+    fn constants_json_is_the_core_tables() {
+        assert_eq!(CONSTANTS_JSON, constants_with(|_| {}));
     }
 }
