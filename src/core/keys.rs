@@ -150,6 +150,10 @@ impl<V> Hashed<V> {
         packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(id.to_string()), v)))
     }
 
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+        self.packed.values().chain(self.long.values())
+    }
+
     pub(crate) fn clear(&mut self) {
         self.packed.clear();
         self.long.clear();

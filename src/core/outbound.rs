@@ -99,7 +99,7 @@ impl Session {
     #[must_use]
     pub fn is_cancellable(&self, id: &RequestId) -> bool {
         match self.outbound.get(id) {
-            Some(o) => matches!(o.kind, Kind::Plain | Kind::TaskQuery | Kind::Task { cancel_pending: false }),
+            Some(o) => o.is_cancellable(),
             None => self
                 .task_of_request
                 .get(id)
@@ -111,9 +111,15 @@ impl Session {
     /// How many of our requests [`Self::is_cancellable`] is `true` for.
     #[must_use]
     pub fn cancellable(&self) -> usize {
-        let in_flight = self.outbound.keys().filter(|id| self.is_cancellable(id)).count();
-        let tasks =
-            self.task_of_request.keys().filter(|id| !self.outbound.contains_key(id) && self.is_cancellable(id)).count();
+        // By value: no id is made again (a string id's text was allocated per request).
+        let in_flight = self.outbound.values().filter(|o| o.is_cancellable()).count();
+        let tasks = self
+            .task_of_request
+            .iter()
+            .filter(|(id, task_id)| {
+                !self.outbound.contains_key(id) && self.tasks.get(*task_id).is_some_and(|task| !task.cancel_sent)
+            })
+            .count();
         in_flight + tasks
     }
 

@@ -64,6 +64,12 @@ impl Outbound {
         }
     }
 
+    /// Whether it can still be cancelled: in flight, or a task with no `tasks/cancel` pending
+    /// ([`Session::is_cancellable`](super::Session::is_cancellable)).
+    pub(super) fn is_cancellable(&self) -> bool {
+        matches!(self.kind, Kind::Plain | Kind::TaskQuery | Kind::Task { cancel_pending: false })
+    }
+
     pub(super) fn is(&self, method: Method) -> bool {
         self.method == Some(method)
     }

@@ -207,9 +207,9 @@ impl<V> Table<V> {
         window.chain(self.hashed.iter())
     }
 
-    /// Every id.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = RequestId> + '_ {
-        self.iter().map(|(id, _)| id)
+    /// Every value (no id made: nothing allocated).
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+        self.window.iter().filter_map(Option::as_ref).chain(self.hashed.values())
     }
 
     /// Forgets every entry (the window keeps its slots).
