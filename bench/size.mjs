@@ -10,10 +10,9 @@ import { gzipSync } from "node:zlib";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 const FILES = [
-  ["pkg/node/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
-  ["pkg/node/mcp_cancel.js", "wasm-bindgen glue, Node (CommonJS)"],
+  ["pkg/web/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
   ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
-  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/)"],
+  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/ and the web glue)"],
   ["js/browser.js", "browser entry"],
   ["js/session.js", "CancellationSession (shared)"],
   ["js/guard.js", "guardTransport (shared)"],
