@@ -20,4 +20,6 @@ wasm-opt -O3 "$tmp/pkg/floor_bg.wasm" -o "$out/floor_bg.wasm"
 cp "$tmp/pkg/floor.js" "$tmp/glue.js"
 esbuild bench/floor/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
   --log-override:empty-import-meta=silent --alias:floor-glue="$tmp/glue.js" --outfile="$out/index.cjs"
+# esbuild names each bundled file in a comment: the glue's temp path would change every build.
+sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of the floor#" "$out/index.cjs"
 echo "floor fixture: $(wc -c <"$out/floor_bg.wasm") B .wasm, $(wc -c <"$out/index.cjs") B index.cjs ($out)"
