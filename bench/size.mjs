@@ -10,10 +10,9 @@ import { gzipSync } from "node:zlib";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 const FILES = [
-  ["pkg/node/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
-  ["pkg/node/mcp_cancel.js", "wasm-bindgen glue, Node (CommonJS)"],
+  ["pkg/web/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
   ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
-  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/)"],
+  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/ and the web glue)"],
   ["js/browser.js", "browser entry"],
   ["js/session.js", "CancellationSession (shared)"],
   ["js/guard.js", "guardTransport (shared)"],
@@ -80,30 +79,61 @@ export function pairedStartup(runs = 20) {
   // from bench/fixtures, where "mcp-cancel" still resolves to this package (self-reference).
   const fixtures = path.join(root, "bench", "fixtures");
   const withOneLine = ["--input-type=module", "-e", probe("one-line")];
+  // The floor of that row (issue #24's "prototype of the floor"): the same probe importing
+  // bench/fixtures/node_modules/floor, the 32.5 KB .wasm of ../shared/floor loaded the way
+  // this package's Node build is (bench/floor/build.sh), a constructor that makes its table
+  // and a track() of one numbers-only call.
+  const withWasmFloor = ["--input-type=module", "-e", probe("floor")];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
   wall(withOneLine, fixtures);
+  wall(withWasmFloor, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
   const overOneLine = [];
+  const floorOverOneLine = [];
+  const overWasmFloor = [];
   for (let i = 0; i < runs; i++) {
-    const a = wall(withPackage, fixtures);
-    const o = wall(withOneLine, fixtures);
+    // The order turns each round: no probe always runs first or after the same one.
+    const order = [
+      ["a", () => wall(withPackage, fixtures)],
+      ["o", () => wall(withOneLine, fixtures)],
+      ["w", () => wall(withWasmFloor, fixtures)],
+    ];
+    const t = {};
+    for (let k = 0; k < order.length; k++) {
+      const [name, run] = order[(k + i) % order.length];
+      t[name] = run();
+    }
     const b = wall(bare);
     const f = wall(withFloor);
-    diffs.push(a - b);
+    diffs.push(t.a - b);
     bares.push(b);
-    overFloor.push(a - f);
-    overOneLine.push(a - o);
+    overFloor.push(t.a - f);
+    overOneLine.push(t.a - t.o);
+    floorOverOneLine.push(t.w - t.o);
+    overWasmFloor.push(t.a - t.w);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
-  return { runs, addedMs: med(diffs), bareMs: med(bares), overFloorMs: med(overFloor), overOneLineMs: med(overOneLine) };
+  return {
+    runs,
+    addedMs: med(diffs),
+    bareMs: med(bares),
+    overFloorMs: med(overFloor),
+    overOneLineMs: med(overOneLine),
+    wasmFloorOverOneLineMs: med(floorOverOneLine),
+    overWasmFloorMs: med(overWasmFloor),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.table(sizes());
-  console.log(startup());
-  console.log(pairedStartup());
+  // `node bench/size.mjs [runs] [--paired]`: --paired measures the paired rows only.
+  const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 20);
+  if (!process.argv.includes("--paired")) {
+    console.table(sizes());
+    console.log(startup(runs));
+  }
+  console.log(pairedStartup(runs));
 }

@@ -10,22 +10,37 @@
 // `Proxy` — is used through its own members, as before: the prototypes' members refuse an
 // object that is not a real signal (they throw), and then its own members are used.
 
-const aborted = getter("aborted");
-const reason = getter("reason");
-const Target = typeof EventTarget === "function" ? EventTarget : undefined;
-// The fast path only where this realm's `AbortSignal` is an `EventTarget` (not, e.g., a
-// polyfill installed before this module that does not inherit from it).
-const Signal =
-  typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined && AbortSignal.prototype instanceof Target
-    ? AbortSignal
-    : undefined;
+// Read the first time a signal is looked at, not when this module loads: touching the global
+// `AbortSignal` makes Node load its abort_controller internals (~0.2 ms of start-up, issue
+// #24), and a caller with a signal has loaded them already.
+let aborted;
+let reason;
+let Target;
+let Signal;
+let ready = false;
+
+function prepare() {
+  aborted = getter("aborted");
+  reason = getter("reason");
+  Target = typeof EventTarget === "function" ? EventTarget : undefined;
+  // The fast path only where this realm's `AbortSignal` is an `EventTarget` (not, e.g., a
+  // polyfill installed before the first signal is looked at that does not inherit from it).
+  Signal =
+    typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined && AbortSignal.prototype instanceof Target
+      ? AbortSignal
+      : undefined;
+  ready = true;
+}
 
 function getter(name) {
   return typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, name)?.get : undefined;
 }
 
 /** Whether `signal` claims to be an `AbortSignal` of this realm (then its prototypes' members are tried first). */
-const isAbortSignal = (signal) => Signal !== undefined && signal instanceof Signal;
+const isAbortSignal = (signal) => {
+  if (!ready) prepare();
+  return Signal !== undefined && signal instanceof Signal;
+};
 
 /**
  * Whether `signal` (an `AbortSignal`, or any object with `addEventListener`) can be
@@ -61,6 +76,7 @@ function viaPrototypes(member, signal, ...args) {
  * @returns {boolean}
  */
 export function isAborted(signal) {
+  if (!ready) prepare();
   const value = viaPrototypes(aborted, signal);
   return value === REFUSED ? signal.aborted : value;
 }
@@ -71,6 +87,7 @@ export function isAborted(signal) {
  * @returns {unknown}
  */
 export function reasonOf(signal) {
+  if (!ready) prepare();
   const value = viaPrototypes(reason, signal);
   return value === REFUSED ? signal.reason : value;
 }
@@ -82,6 +99,7 @@ export function reasonOf(signal) {
  * @param {AddEventListenerOptions} [options]
  */
 export function onAbort(signal, listener, options) {
+  if (!ready) prepare();
   if (viaPrototypes(Target?.prototype.addEventListener, signal, "abort", listener, options) === REFUSED) {
     signal.addEventListener("abort", listener, options);
   }
@@ -94,6 +112,7 @@ export function onAbort(signal, listener, options) {
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
+  if (!ready) prepare();
   if (viaPrototypes(Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
     signal.removeEventListener?.("abort", listener);
   }

@@ -28,12 +28,8 @@ export const PACKAGE_FILES = Object.freeze(
     // The Node entry for require() (esbuild) and its typings.
     "dist/node/index.cjs",
     "dist/node/index.d.cts",
-    // wasm-pack: the session's .wasm for Node (CommonJS glue) and for browsers (ES module glue).
-    "pkg/node/mcp_cancel.js",
-    "pkg/node/mcp_cancel.d.ts",
-    "pkg/node/mcp_cancel_bg.wasm",
-    "pkg/node/mcp_cancel_bg.wasm.d.ts",
-    "pkg/node/package.json",
+    // wasm-pack: the session's .wasm and its ES module glue, for browsers and bundlers; the
+    // Node entry bundles the same glue and reads the same .wasm.
     "pkg/web/mcp_cancel.js",
     "pkg/web/mcp_cancel.d.ts",
     "pkg/web/mcp_cancel_bg.wasm",

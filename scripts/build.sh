@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
 # Builds the npm package's wasm (release, wasm-opt -Oz):
-#   pkg/node/  wasm-pack --target nodejs: CommonJS glue that loads the .wasm synchronously (Node)
-#   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers, bundlers)
-#   pkg/relay-node/  the same as pkg/node with the relay (feature `relay`): createRelay() and
-#              `mcp-cancel bridge` load it, so the session's .wasm does not carry the relay
+#   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers,
+#              bundlers) or initSync() takes a compiled module; the Node entry bundles this
+#              glue too (dist/node/index.cjs) and reads this .wasm
+#   pkg/relay-node/  wasm-pack --target nodejs with the relay (feature `relay`): CommonJS glue
+#              that loads its .wasm synchronously; createRelay() and `mcp-cancel bridge` load
+#              it, so the session's .wasm does not carry the relay
 # and the browser demo page's bundle, www/dist/ (www/build.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-# Start from empty output folders: files of an earlier build must not ship.
+# Start from empty output folders: files of an earlier build must not ship (pkg/node/: the
+# nodejs glue and its copy of the .wasm, which the Node entry loaded before issue #24).
 rm -rf pkg/node pkg/web pkg/relay-node
-printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target nodejs -> pkg/node"
-wasm-pack --quiet build --release --target nodejs --out-dir pkg/node --out-name mcp_cancel --no-pack
-# The glue is CommonJS; the package's own entry (js/index.js) is ESM.
-echo '{ "type": "commonjs" }' > pkg/node/package.json
-rm -f pkg/node/.gitignore
 printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target web -> pkg/web"
 wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name mcp_cancel --no-pack
 rm -f pkg/web/.gitignore pkg/web/package.json
@@ -23,19 +21,27 @@ wasm-pack --quiet build --release --target nodejs --out-dir pkg/relay-node --out
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 rm -f pkg/relay-node/.gitignore
 # dist/node/index.cjs: the Node entry (CommonJS; js/index.js re-exports it for ESM), bundled
-# from js/node/entry.js with the shared js/guard.js and js/errors.js.
+# from js/node/entry.js with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
+# the fetching init(), which Node does not use) and the shared js/*.js. The core's tables go
+# in as text (MCP_CANCEL_CONSTANTS_JSON): `SessionCore.constantsJson()` of the .wasm just built.
+constants_json=$(node --input-type=module -e '
+import { readFileSync } from "node:fs";
+import { initSync, SessionCore } from "./pkg/web/mcp_cancel.js";
+initSync({ module: readFileSync("pkg/web/mcp_cancel_bg.wasm") });
+process.stdout.write(JSON.stringify(SessionCore.constantsJson()));')
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs"
 esbuild js/node/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
-  --outfile=dist/node/index.cjs --external:../../pkg/node/mcp_cancel.js --external:../../pkg/relay-node/mcp_cancel_relay.js --external:debug
+  --log-override:empty-import-meta=silent "--define:MCP_CANCEL_CONSTANTS_JSON=$constants_json" \
+  --outfile=dist/node/index.cjs --external:../../pkg/relay-node/mcp_cancel_relay.js --external:debug
 # The glue's typings declare `[Symbol.dispose]()`, which needs TypeScript's `esnext.disposable`
 # lib: drop that line so users on an ES2022 lib type-check without skipLibCheck (the method
 # itself stays at runtime).
-sed -i '/\[Symbol\.dispose\]()/d' pkg/node/mcp_cancel.d.ts pkg/web/mcp_cancel.d.ts pkg/relay-node/mcp_cancel_relay.d.ts
-# Its typings: js/index.d.ts as a CommonJS declaration file, paths made relative to dist/node/.
-sed 's#"\.\./pkg/node/#"../../pkg/node/#g' js/index.d.ts > dist/node/index.d.cts
-wasm_bytes=$(wc -c < pkg/node/mcp_cancel_bg.wasm)
-gz_bytes=$(gzip -9 -c pkg/node/mcp_cancel_bg.wasm | wc -c)
-printf '\033[1m[build]\033[0m %s\n' "pkg/node/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"
+sed -i '/\[Symbol\.dispose\]()/d' pkg/web/mcp_cancel.d.ts pkg/relay-node/mcp_cancel_relay.d.ts
+# Its typings: js/index.d.ts as a CommonJS declaration file (it imports no relative path).
+cp js/index.d.ts dist/node/index.d.cts
+wasm_bytes=$(wc -c < pkg/web/mcp_cancel_bg.wasm)
+gz_bytes=$(gzip -9 -c pkg/web/mcp_cancel_bg.wasm | wc -c)
+printf '\033[1m[build]\033[0m %s\n' "pkg/web/mcp_cancel_bg.wasm: $wasm_bytes bytes, $gz_bytes gzip"
 # www/dist/: the browser demo page's bundle (www/app.js with the MCP SDK client and the
 # browser build above, by esbuild) and the .wasm next to it (npm run demo:web, pkg-tests).
 node www/build.mjs

@@ -1,12 +1,18 @@
 // mcp-cancel for Node: the source of dist/node/index.cjs, which both `require("mcp-cancel")`
 // and `import … from "mcp-cancel"` load (js/index.js re-exports it), so a process has one
 // wasm instance and one set of error classes. The .wasm loads synchronously: no init().
-import wasm from "../../pkg/node/mcp_cancel.js";
+// The wasm-bindgen glue is the web build's (pkg/web/, ES module), bundled in: one file less
+// to load at start-up than the nodejs glue beside it, and the instance made here with
+// `initSync` from the .wasm read in one call (issue #24).
+import { readFileSync } from "node:fs";
+import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createRelayFactory } from "../relay.js";
 import { createSessionClass } from "../session.js";
 
+// `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../../pkg/web/mcp_cancel_bg.wasm`)) });
 wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
 
 // `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
@@ -24,8 +30,13 @@ function withDefaultOnEvent(options) {
   return { ...(options ?? {}), onEvent: (event) => debug("%s %o", event.type, event) };
 }
 
+// The core's tables: `SessionCore.constantsJson()` of this very .wasm, read by scripts/build.sh
+// when it bundled this file (esbuild --define), so the first session makes one wasm call less.
+/* global MCP_CANCEL_CONSTANTS_JSON */
+const constantsJson = typeof MCP_CANCEL_CONSTANTS_JSON === "string" ? () => MCP_CANCEL_CONSTANTS_JSON : undefined;
+
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(wasm.SessionCore, withDefaultOnEvent);
+export const CancellationSession = createSessionClass(wasm.SessionCore, withDefaultOnEvent, constantsJson);
 
 export const guardTransport = createGuardTransport(CancellationSession);
 
