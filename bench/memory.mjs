@@ -18,7 +18,7 @@ function freshModule() {
     return instance;
   };
   for (const key of Object.keys(require.cache)) {
-    if (key.includes("/pkg/node/") || key.includes("/dist/node/")) delete require.cache[key];
+    if (key.includes("/dist/node/")) delete require.cache[key];
   }
   const pkg = require("../dist/node/index.cjs");
   WebAssembly.Instance = RealInstance;

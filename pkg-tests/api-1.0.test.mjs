@@ -26,7 +26,7 @@ function freshPackage() {
   };
   try {
     for (const key of Object.keys(require.cache)) {
-      if (key.includes("/pkg/node/") || key.includes("/dist/node/")) delete require.cache[key];
+      if (key.includes("/dist/node/")) delete require.cache[key];
     }
     const pkg = require("../dist/node/index.cjs");
     assert.ok(instance?.exports.memory instanceof WebAssembly.Memory, "the glue made a wasm instance");
