@@ -1,11 +1,17 @@
 // Scenarios 1-3: mcp-cancel's CancellationSession and the pure-JS baseline side by side,
 // in one process, with tinybench. Each task function runs BATCH operations, so the
 // timer's own cost is spread over many; the figure is the median sample / BATCH.
+import { createRequire } from "node:module";
+
 import { Bench } from "tinybench";
 
 import { CancellationSession } from "mcp-cancel";
 
 import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
+
+/** Scenario 1b's floor (../shared/floor's window table, as bench/floor/entry.js drives it). */
+const { Floor1b } = createRequire(import.meta.url)("./fixtures/node_modules/floor/index.cjs");
+const FLOOR_DELIVER = 0;
 
 const BATCH = 100;
 const RING = 4096;
@@ -65,8 +71,9 @@ function signalScenarioJs(Pending, ids, inFlight, abort) {
 }
 
 /**
- * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()? }
- * with fresh state each (`jsLeakFree` for scenarios 1 and 2); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()?, floor()? }
+ * with fresh state each (`jsLeakFree` for scenarios 1 and 2, `floor` for 1b: the floor of that
+ * row, measured in the same rounds); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
  */
 export function cases({ quick, Session = CancellationSession }) {
   const out = [];
@@ -131,6 +138,18 @@ export function cases({ quick, Session = CancellationSession }) {
               const id = next();
               b.track(id, METHOD);
               if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
+            }
+          };
+        },
+        floor() {
+          const f = new Floor1b();
+          for (let i = 0; i < inFlight - 1; i++) f.track(fillerId(ids, i));
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              f.track(id);
+              if (f.response(id) !== FLOOR_DELIVER) check(false, "the floor delivers");
             }
           };
         },
@@ -228,6 +247,7 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
       bench.add(`${key}|mcp`, c.mcp(), { async: false });
       bench.add(`${key}|js`, c.js(), { async: false });
       if (c.jsLeakFree) bench.add(`${key}|jsLeakFree`, c.jsLeakFree(), { async: false });
+      if (c.floor) bench.add(`${key}|floor`, c.floor(), { async: false });
       await bench.run();
       for (const task of bench.tasks) {
         const r = task.result;
@@ -244,13 +264,16 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
     const row = { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
     const leakFreeNs = best.get(`${key}|jsLeakFree`);
     if (leakFreeNs !== undefined) Object.assign(row, { leakFreeNs, leakFreeRatio: mcpNs / leakFreeNs });
+    const floorNs = best.get(`${key}|floor`);
+    if (floorNs !== undefined) Object.assign(row, { floorNs, floorRatio: floorNs / jsNs, overFloor: mcpNs / floorNs });
     return row;
   });
   for (const r of rows) {
     log(
       `  ${r.scenario.padEnd(3)} ${r.label.padEnd(52)} ${r.ids.padEnd(6)} ${String(r.inFlight).padStart(6)} in flight: ` +
         `mcp-cancel ${r.mcpNs.toFixed(0).padStart(6)} ns/op, JS ${r.jsNs.toFixed(0).padStart(6)} ns/op, ×${r.ratio.toFixed(2)}` +
-        (r.leakFreeNs === undefined ? "" : `; leak-free JS ${r.leakFreeNs.toFixed(0)} ns/op, ×${r.leakFreeRatio.toFixed(2)}`),
+        (r.leakFreeNs === undefined ? "" : `; leak-free JS ${r.leakFreeNs.toFixed(0)} ns/op, ×${r.leakFreeRatio.toFixed(2)}`) +
+        (r.floorNs === undefined ? "" : `; floor ${r.floorNs.toFixed(0)} ns/op (×${r.floorRatio.toFixed(2)} the JS), mcp-cancel ×${r.overFloor.toFixed(2)} the floor`),
     );
   }
   return rows;
