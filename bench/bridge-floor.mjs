@@ -23,7 +23,6 @@
 //
 // Prints a line per measurement and the results as JSON on its last line.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
@@ -31,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 import { listening } from "../pkg-tests/bridge-helpers.mjs";
+import { cpuMs, selfCpuMs } from "./proc.mjs";
 import { manyClients, startStdioBridge } from "./remote.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -50,15 +50,6 @@ async function startFloorServer(mode) {
   return { pid: server.pid, childPid: undefined, url, stop, stderr };
 }
 
-/** CPU time (user + system) of process `pid` in ms, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const selfCpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /**
  * The light load (`--light`): the same 50 sessions and the same `tools/call echo`, sent as

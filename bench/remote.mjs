@@ -47,6 +47,7 @@ import { z } from "zod";
 
 import { listening } from "../pkg-tests/bridge-helpers.mjs";
 import { describeFloor, median, runFloor } from "./bridge-floor.mjs";
+import { cpuMs, selfCpuMs } from "./proc.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "cli/main.js");
@@ -56,15 +57,6 @@ const pkgVersion = (name) => JSON.parse(readFileSync(path.join(ROOT, "node_modul
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.now();
 const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-/** CPU time (user + system) of process `pid` in ms, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const selfCpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 // ----- the server: SDK 1.x McpServer over Streamable HTTP, with a wire tap -----
 

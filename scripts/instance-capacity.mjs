@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
+import { cpuMs as cpu, rssBytes as rss, selfCpuMs as selfCpu } from "../bench/proc.mjs";
 import { listening } from "../pkg-tests/bridge-helpers.mjs";
 
 import { EVERYTHING } from "../demo/everything.mjs";
@@ -38,16 +39,6 @@ const SECONDS = Number(values.seconds);
 const MiB = 1024 * 1024;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const rss = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
-/** CPU time (user + system) of process `pid`, in ms (clock ticks of 10 ms). */
-const cpu = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const selfCpu = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 const bridge = spawn(process.execPath, [path.join(ROOT, "cli/main.js"), "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", String(4 * SESSIONS + 100)], {
   stdio: ["ignore", "ignore", "pipe"],

@@ -236,6 +236,9 @@ impl Session {
     /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
     /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
     /// without queuing [`Output::InboundSettled`] — the host releases what it holds for it.
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements" (the receiver of a cancel
+    /// SHOULD NOT send a response for the cancelled request).
     pub fn handle_outgoing_response_fast(&mut self, id: IdRef<'_>) -> (OutgoingResponseVerdict, bool) {
         let key = Key::of_ref(id);
         if let Some(request) = self.inbound.remove(key) {
