@@ -150,6 +150,7 @@ impl Deadlines {
     }
 
     /// The earliest deadline (exact after [`Deadlines::tidy`]).
+    #[inline]
     pub fn next(&self) -> Option<Millis> {
         self.heap.peek().map(|Reverse((at, _, _))| *at)
     }

@@ -169,6 +169,7 @@ impl Method {
 
     /// The method of a code from [`Method::code`]; `None` for `0` and unknown codes.
     #[must_use]
+    #[inline]
     pub fn from_code(code: u32) -> Option<Method> {
         Method::ALL.get((code as usize).checked_sub(1)?).copied()
     }

@@ -265,6 +265,7 @@ impl Session {
 
     /// The session's settings.
     #[must_use]
+    #[inline]
     pub fn config(&self) -> &Config {
         &self.config
     }
@@ -333,12 +334,14 @@ impl Session {
 
     /// Whether output waits to be polled: a host can skip its polling when not.
     #[must_use]
+    #[inline]
     pub fn has_output(&self) -> bool {
         !self.outputs.is_empty()
     }
 
     // ----- internals -----
 
+    #[inline]
     pub(super) fn rules(&self) -> Option<Rules> {
         self.revision.map(Revision::rules)
     }
@@ -349,6 +352,7 @@ impl Session {
     /// (after [`Self::handle_response`] completed a watched request): for a host that then
     /// releases the request's objects itself, one call across its boundary less per request.
     /// `false`, and nothing taken, otherwise.
+    #[inline]
     pub fn take_settled(&mut self, id: &RequestId) -> bool {
         let only = self.outputs.len() == 1 && matches!(self.outputs.front(), Some(Output::Settled(s)) if s == id);
         if only {
@@ -357,6 +361,7 @@ impl Session {
         only
     }
 
+    #[inline]
     pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
         if watched && !self.task_of_request.contains_key(id) {
             self.outputs.push_back(Output::Settled(id.clone()));

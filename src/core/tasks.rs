@@ -26,6 +26,7 @@ impl Session {
         }
     }
 
+    #[inline]
     pub(super) fn tasks_extension(&self) -> bool {
         self.rules().is_some_and(|r| r.tasks == TaskCancel::TasksExtension)
     }

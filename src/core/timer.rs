@@ -19,6 +19,7 @@ impl Session {
     /// The earliest deadline (ms on the host's time line) at which
     /// [`Self::handle_timeout`] must be called; `None` when no request has a timeout.
     #[must_use]
+    #[inline]
     pub fn poll_timeout(&self) -> Option<Millis> {
         self.deadlines.next()
     }

@@ -53,11 +53,13 @@ mod send_signal {
 
 /// `track(id, method)` of a plain request with a string id, for the `track*` fast paths:
 /// whether it was tracked.
+#[inline]
 fn track_plain_str(core: &mut Session, id: StrId<'_>, method: Method) -> bool {
     let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
     core.track_str(id, method, false, now).is_ok()
 }
 
+#[inline]
 fn verdict_code(v: Verdict) -> u32 {
     match v {
         Verdict::Drop => code::DROP,
@@ -152,6 +154,7 @@ impl State {
     /// Whether the call just made left work for [`SessionCore::flush_if_needed`]: output
     /// to do, or the session timer to re-arm for a changed next deadline. Read inside the
     /// call's own borrow: the hot entry points skip the second borrow when there is none.
+    #[inline]
     fn busy(&self) -> bool {
         self.core.has_output() || self.core.poll_timeout() != self.timer.as_ref().map(|(_, at)| *at)
     }
@@ -557,6 +560,7 @@ impl SessionCore {
 
     /// What a `track*` fast path returns for `(tracked, busy)`, after flushing when busy;
     /// `None`: refused before the core was asked.
+    #[inline]
     fn tracked(&self, outcome: Option<(bool, bool)>) -> u32 {
         self.flushed(outcome.map(|(tracked, busy)| (u32::from(!tracked), busy)), 1)
     }
@@ -598,6 +602,7 @@ impl SessionCore {
 
     /// What a `response*` fast path returns for `(verdict, settled, busy)`, after flushing
     /// when busy; `refused` when the core was not asked.
+    #[inline]
     fn responded(&self, outcome: Option<(Verdict, bool, bool)>, refused: u32) -> u32 {
         let outcome =
             outcome.map(|(v, settled, busy)| (verdict_code(v) | if settled { code::SETTLED } else { 0 }, busy));
@@ -695,6 +700,7 @@ impl SessionCore {
 
     /// What a peer's fast path returns for `(verdict, busy)`; `None`: not taken,
     /// `NEED_FIELDS` with no field.
+    #[inline]
     fn fast(&self, outcome: Option<(u32, bool)>) -> u32 {
         self.flushed(outcome, code::NEED_FIELDS)
     }
