@@ -483,11 +483,18 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                     // The fast path on every other step: deliver (or unknown) passes, late drops.
                     RequestId::Number(_) | RequestId::String(_) if step % 2 == 0 => {
                         let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
-                        let fast = match id {
-                            RequestId::Number(n) => core.response_number(*n),
-                            RequestId::String(s) => core.response_str(str_id(s, step)),
+                        // Without events, as the wasm layer does: a watched request that
+                        // settles is the host's to release (no `Settled` queued).
+                        let (verdict, settled) = match id {
+                            RequestId::Number(n) if fast => core.response_number_fast(*n),
+                            RequestId::String(s) if fast => core.response_str_fast(str_id(s, step)),
+                            RequestId::Number(n) => (core.response_number(*n), false),
+                            RequestId::String(s) => (core.response_str(str_id(s, step)), false),
                         };
-                        let got = match fast {
+                        if settled {
+                            host.push(Out::Settled(id.clone()));
+                        }
+                        let got = match verdict {
                             // 2026-07-28's tasks extension reads `resultType` of every
                             // response: a plain result has none.
                             Verdict::NeedFields(read) => {

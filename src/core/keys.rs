@@ -22,7 +22,7 @@ pub(crate) enum Key<'a> {
 }
 
 /// A packed key: the low 96 bits of a `u128` ([`number_key`], [`PackedStr`]) as three `u32`s,
-/// aligned to 4 bytes. In wasm a map entry with an 8-byte value then takes 20 bytes (a `u128`
+/// aligned to 4 bytes. In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a `u128`
 /// key would take 32: 16-byte aligned): wasm memory per request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Packed([u32; 3]);

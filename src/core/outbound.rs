@@ -11,7 +11,7 @@ use super::id::{IdRef, ProgressToken, RequestId, StrId};
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
-use super::requests::{is_terminal, Extra, Kind, Outbound, INVALID_PARAMS, TASK_AUGMENTABLE};
+use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE};
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{Session, TransportKind, UsageError};
@@ -134,7 +134,7 @@ impl Session {
     /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
     /// task's request.
     pub fn watch(&mut self, id: &RequestId) -> bool {
-        if let Some(request) = self.outbound.get_mut(id) {
+        if let Some(mut request) = self.outbound.get_mut(id) {
             request.watched = true;
             return true;
         }
@@ -204,6 +204,20 @@ impl Session {
     /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
     /// when it completes a plain request.
     pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
+        self.queue_settled(IdRef::Str(id))
+    }
+
+    /// [`Self::response_number`] for a host that releases a watched request's objects
+    /// itself: when the response settles a watched request and nothing else is queued,
+    /// [`Output::Settled`] is not queued and the second value is `true` instead (no id is
+    /// made, no output queued: for a string id, nothing allocated). Otherwise exactly
+    /// [`Self::response_number`], and `false`.
+    pub fn response_number_fast(&mut self, n: i64) -> (Verdict, bool) {
+        self.response_plain(IdRef::Number(n))
+    }
+
+    /// [`Self::response_number_fast`] for a string id, packed or as text.
+    pub fn response_str_fast(&mut self, id: StrId<'_>) -> (Verdict, bool) {
         self.response_plain(IdRef::Str(id))
     }
 
@@ -217,7 +231,16 @@ impl Session {
     /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
     /// ignore any response … that arrives afterward").
     pub fn response_number(&mut self, n: i64) -> Verdict {
-        self.response_plain(IdRef::Number(n))
+        self.queue_settled(IdRef::Number(n))
+    }
+
+    /// [`Self::response_plain`], with a settled request's [`Output::Settled`] queued.
+    fn queue_settled(&mut self, id: IdRef<'_>) -> Verdict {
+        let (verdict, settled) = self.response_plain(id);
+        if settled {
+            self.outputs.push_back(Output::Settled(id.to_request_id()));
+        }
+        verdict
     }
 
     /// The one fast path of `track_number` and `track_str`: one insert for a plain request,
@@ -243,7 +266,7 @@ impl Session {
         if self.tombstones.len() > 0 {
             self.tombstones.remove(&id.to_request_id());
         }
-        let request = Outbound { method: Some(method), kind: Kind::Plain, watched: watch, extra: None };
+        let request = Outbound::new(Some(method), Kind::Plain, watch);
         let inserted = match id {
             IdRef::Number(n) => self.outbound.insert_new(n, request),
             IdRef::Str(s) => self.outbound.insert_new_str(s, request),
@@ -251,23 +274,30 @@ impl Session {
         inserted.map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
     }
 
-    /// The one fast path of `response_number` and `response_str`: one lookup-and-remove for
-    /// the response to a plain request, else the general path.
+    /// The one fast path of the `response_*` entry points: one lookup-and-remove for the
+    /// response to a plain request, else the general path. `true`: a watched request settled
+    /// and its [`Output::Settled`] is the caller's to queue or to act on — only when nothing
+    /// else is queued (so the order of the outputs is the same either way) and no task runs
+    /// (no task's request can then be settled instead, [`Self::settle`]).
     #[inline(always)]
-    fn response_plain(&mut self, id: IdRef<'_>) -> Verdict {
+    fn response_plain(&mut self, id: IdRef<'_>) -> (Verdict, bool) {
         if !self.tasks_extension() {
             let done = match id {
-                IdRef::Number(n) => self.outbound.remove_if(n, plain_response),
-                IdRef::Str(s) => self.outbound.remove_str_if(s, plain_response),
+                IdRef::Number(n) => self.outbound.remove_plain(n),
+                IdRef::Str(s) => self.outbound.remove_plain_str(s),
             };
             if let Some(request) = done {
-                if request.watched {
-                    self.settle(&id.to_request_id(), true);
+                if !request.watched {
+                    return (Verdict::Pass, false);
                 }
-                return Verdict::Pass;
+                if self.outputs.is_empty() && self.task_of_request.is_empty() {
+                    return (Verdict::Pass, true);
+                }
+                self.settle(&id.to_request_id(), true);
+                return (Verdict::Pass, false);
             }
         }
-        self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None)
+        (self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None), false)
     }
 
     /// [`Self::track`] with the method as the host has it: `known` when it is one of
@@ -344,11 +374,9 @@ impl Session {
         }
         let name = if known.is_none() { Some(intern(&mut self.methods, method)) } else { None };
         let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
-            .then(|| Box::new(Extra { name, task_id, progress_token, timer }));
+            .then_some(Extra { name, task_id, progress_token, timer });
         let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
-        let request = Outbound { method: known, kind, watched: watch, extra };
-        count_in(&mut self.reading_responses, &request);
-        self.outbound.insert(owned, request);
+        self.insert_outbound(owned, Outbound::new(known, kind, watch), extra);
         if scheduled {
             // Only now is the new deadline live (its entry is in `outbound`).
             self.tidy_deadlines();
@@ -401,7 +429,7 @@ impl Session {
             return Ok(made);
         }
         let handshake = self.handshake_method();
-        let Some(request) = self.outbound.get_mut(id) else {
+        let Some(mut request) = self.outbound.get_mut(id) else {
             let method = self.tombstones.method(id).map(str::to_owned);
             self.emit(|| {
                 Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::NotInFlight })
@@ -624,7 +652,7 @@ impl Session {
     /// delivered one restarts its request's timeout when it resets on progress.
     pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
         if let Some(id) = self.progress.get(token) {
-            if let Some(timer) = self.outbound.get_mut(id).and_then(Outbound::timer_mut) {
+            if let Some(timer) = self.outbound.extra_mut(id).and_then(|e| e.timer.as_mut()) {
                 self.deadlines.on_progress(id, timer, now);
                 self.tidy_deadlines();
             }
@@ -648,13 +676,15 @@ impl Session {
         ProgressVerdict::Late
     }
 
-    pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound) {
-        count_in(&mut self.reading_responses, &request);
-        self.outbound.insert(id, request);
+    pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound, extra: Option<Extra>) {
+        if request.reads_response() {
+            self.reading_responses += 1;
+        }
+        self.outbound.insert(id, request, extra);
     }
 
     /// Removes our request `id` with its progress token and deadline.
-    pub(super) fn take_outbound(&mut self, id: &RequestId) -> Option<Outbound> {
+    pub(super) fn take_outbound(&mut self, id: &RequestId) -> Option<Taken> {
         let mut request = self.outbound.remove(id)?;
         if request.reads_response() {
             self.reading_responses -= 1;
@@ -672,12 +702,6 @@ impl Session {
     }
 }
 
-/// Whether the response to `request` needs nothing but its id: a plain request (no task),
-/// no timer, a known method, not the handshake (whose result carries the revision).
-fn plain_response(request: &Outbound) -> bool {
-    request.kind == Kind::Plain && request.extra.is_none() && !request.is(Method::Initialize)
-}
-
 /// `method` shared with the requests in flight that have the same one (`methods`, the
 /// session's list): an entry holds a pointer instead of a string of its own. At most
 /// [`MAX_INTERNED`] methods are kept.
@@ -690,12 +714,4 @@ fn intern(methods: &mut Vec<Arc<str>>, method: &str) -> Arc<str> {
         methods.push(Arc::clone(&m));
     }
     m
-}
-
-/// Counts `request`, going into `outbound`, among the requests whose responses the core
-/// reads (`Session::reading_responses`; `Session::take_outbound` uncounts it).
-fn count_in(reading_responses: &mut usize, request: &Outbound) {
-    if request.reads_response() {
-        *reading_responses += 1;
-    }
 }

@@ -12,9 +12,8 @@ use super::event::{Event, EventKind};
 use super::id::{ProgressToken, RequestId};
 use super::output::Output;
 use super::reason::ReasonPolicy;
-use super::requests::{Inbound, Outbound, Task};
+use super::requests::{Inbound, Requests, Task};
 use super::revision::{Revision, Rules};
-use super::table::Table;
 use super::tombstones::Tombstones;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
 use super::{seeded, IdMap};
@@ -206,7 +205,7 @@ impl std::error::Error for UsageError {}
 pub struct Session {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
-    pub(super) outbound: Table<Outbound>,
+    pub(super) outbound: Requests,
     pub(super) progress: IdMap<RequestId>,
     pub(super) tombstones: Tombstones,
     /// The peer's requests in flight, at most [`Config::inbound_capacity`](super::Config::inbound_capacity).
@@ -246,7 +245,7 @@ impl Session {
         Self {
             revision: config.revision,
             config,
-            outbound: Table::new(seed),
+            outbound: Requests::new(seed),
             progress: seeded(seed),
             tombstones,
             inbound,

@@ -30,7 +30,7 @@ use super::id::{RequestId, StrId};
 use super::keys::{number_key, str_key, text_key, Hashed};
 
 /// The most slots a window grows to (a power of two) unless at least half of them are in
-/// use: 1024, 8 KiB for an 8-byte value. A burst of more requests in flight grows it further,
+/// use: 1024, 4 KiB for our requests' 4-byte records. A burst of more requests in flight grows it further,
 /// to at most twice their number (rounded up to a power of two): a slot per request costs
 /// less than a hashed entry, and the window never exceeds 4 slots per request in flight at
 /// its peak.

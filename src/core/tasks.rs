@@ -57,12 +57,8 @@ impl Session {
         let extra = Extra { task_id: Some(task_id.to_owned()), ..Extra::default() };
         self.insert_outbound(
             cancel_id.clone(),
-            Outbound {
-                method: Some(Method::TasksCancel),
-                kind: Kind::TaskCancel,
-                watched: false,
-                extra: Some(Box::new(extra)),
-            },
+            Outbound::new(Some(Method::TasksCancel), Kind::TaskCancel, false),
+            Some(extra),
         );
         self.emit(|| {
             Event::outbound(EventKind::CancelSent {

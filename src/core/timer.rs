@@ -33,7 +33,7 @@ impl Session {
     /// timeout the sender SHOULD issue a cancel and stop waiting.
     pub fn handle_timeout(&mut self, now: Millis) {
         while let Some((key, id)) = self.deadlines.pop_due(now) {
-            let Some(request) = self.outbound.get_mut(&id) else {
+            let Some(mut request) = self.outbound.get_mut(&id) else {
                 continue;
             };
             let Some(extra) = request.extra.as_mut() else { continue };
@@ -64,9 +64,7 @@ impl Session {
     /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
     pub(super) fn tidy_deadlines(&mut self) {
         let outbound = &self.outbound;
-        self.deadlines.tidy(|id, key| {
-            outbound.get(id).and_then(|o| o.extra.as_ref()).and_then(|e| e.timer.as_ref()).and_then(|t| t.key)
-                == Some(key)
-        });
+        self.deadlines
+            .tidy(|id, key| outbound.extra(id).and_then(|e| e.timer.as_ref()).and_then(|t| t.key) == Some(key));
     }
 }

@@ -573,10 +573,7 @@ impl SessionCore {
             let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
             let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-            let verdict = core.response_str(StrId::Text(id));
-            let settled = !matches!(verdict, Verdict::NeedFields(_))
-                && core.has_output()
-                && core.take_settled(&RequestId::String(id.to_owned()));
+            let (verdict, settled) = core.response_str_fast(StrId::Text(id));
             Some((verdict, settled, st.busy()))
         })();
         self.responded(outcome, code::PASS)
@@ -590,11 +587,7 @@ impl SessionCore {
         let outcome = (|| {
             let id = PackedStr::from_words(len, w0, w1, w2)?;
             let mut st = self.state.try_borrow_mut().ok()?;
-            let core = &mut st.core;
-            let verdict = core.response_str(StrId::Packed(id));
-            let settled = !matches!(verdict, Verdict::NeedFields(_))
-                && core.has_output()
-                && core.take_settled(&id.to_request_id());
+            let (verdict, settled) = st.core.response_str_fast(StrId::Packed(id));
             Some((verdict, settled, st.busy()))
         })();
         self.responded(outcome, code::NEED_FIELDS)
@@ -617,8 +610,7 @@ impl SessionCore {
         // Written out, not through `responded`: as `track_number`.
         let (verdict, settled, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            let verdict = st.core.response_number(n);
-            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&RequestId::Number(n));
+            let (verdict, settled) = st.core.response_number_fast(n);
             (verdict, settled, st.busy())
         };
         if busy {
