@@ -176,9 +176,16 @@ impl PackedStr {
         if len as usize > Self::MAX_BYTES {
             return None;
         }
-        let bytes = u128::from(w0) | (u128::from(w1) << 32) | (u128::from(w2) << 64);
-        let ascii = bytes & 0x8080_8080_8080_8080_8080_8080 == 0;
-        let nothing_beyond = bytes >> (8 * len) == 0;
+        // Checked on the words, not on the `u128`: a shift of a `u128` by a variable amount is
+        // a call into compiler-rt in wasm (`__lshrti3`), two per track → response (issue #24).
+        let low = u64::from(w0) | (u64::from(w1) << 32);
+        let ascii = low & 0x8080_8080_8080_8080 == 0 && w2 & 0x8080_8080 == 0;
+        let nothing_beyond = match len.checked_sub(8) {
+            // `len` ≤ 11: a shift of at most 24 bits.
+            Some(high_len) => w2 >> (8 * high_len) == 0,
+            None => w2 == 0 && low >> (8 * len) == 0,
+        };
+        let bytes = u128::from(low) | (u128::from(w2) << 64);
         (ascii && nothing_beyond).then_some(Self(u128::from(len) | (bytes << 8)))
     }
 
@@ -311,6 +318,8 @@ pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
+    #![allow(clippy::indexing_slicing)]
+
     use super::*;
 
     #[test]
@@ -353,6 +362,54 @@ mod tests {
         assert_eq!(RequestId::from_json(&serde_json::json!(2.5)), Err(InvalidRequestId::NotAnInteger));
         assert_eq!(RequestId::from_json(&serde_json::json!(1e300)), Err(InvalidRequestId::OutOfRange));
         assert_eq!(RequestId::from_json(&serde_json::json!(u64::MAX)), Err(InvalidRequestId::OutOfRange));
+    }
+
+    /// The words a JS host computes for `bytes` (`charCodeAt`, little-endian, no check).
+    fn words(bytes: &[u8]) -> [u32; 3] {
+        let mut w = [0u32; 3];
+        for (i, b) in bytes.iter().enumerate() {
+            if let Some(word) = w.get_mut(i / 4) {
+                *word |= u32::from(*b) << (8 * (i % 4));
+            }
+        }
+        w
+    }
+
+    proptest::proptest! {
+        /// Words name an id exactly when they are the words of an ASCII id of `len` bytes
+        /// (at most 11, nothing beyond), and that id is the one `PackedStr::new` packs.
+        #[test]
+        fn words_name_exactly_the_ascii_ids(len in 0u32..14, raw in proptest::prelude::any::<[u32; 3]>(), text in "[ -~]{0,11}") {
+            // Words of an ASCII id: the same packed id as its text.
+            let w = words(text.as_bytes());
+            proptest::prop_assert_eq!(PackedStr::from_words(text.len() as u32, w[0], w[1], w[2]), PackedStr::new(&text));
+            // Any words: an id when, and only when, they are such words.
+            let bytes: Vec<u8> = raw.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let named = (len as usize) <= PackedStr::MAX_BYTES
+                && bytes.iter().take(len as usize).all(u8::is_ascii)
+                && bytes.iter().skip(len as usize).all(|b| *b == 0);
+            let got = PackedStr::from_words(len, raw[0], raw[1], raw[2]);
+            proptest::prop_assert_eq!(got.is_some(), named, "len {} words {:x?}", len, raw);
+            if let Some(p) = got {
+                let text = std::str::from_utf8(&bytes[..len as usize]).map(str::to_owned);
+                proptest::prop_assert_eq!(Ok(p.to_request_id()), text.map(RequestId::String));
+            }
+        }
+
+        /// Words with a few bytes set around `len`'s edge (random words rarely end in zeros).
+        #[test]
+        fn words_beyond_the_length_name_no_id(len in 0u32..12, at in 0usize..12, byte in 1u8..=0xff) {
+            let mut bytes = [b'a'; 12];
+            for b in bytes.iter_mut().skip(len as usize) {
+                *b = 0;
+            }
+            if let Some(b) = bytes.get_mut(at) {
+                *b = byte;
+            }
+            let w = words(&bytes);
+            let named = bytes.iter().take(len as usize).all(u8::is_ascii) && bytes.iter().skip(len as usize).all(|b| *b == 0);
+            proptest::prop_assert_eq!(PackedStr::from_words(len, w[0], w[1], w[2]).is_some(), named && len <= 11);
+        }
     }
 
     #[test]
