@@ -111,7 +111,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !isAborted(signal) && trackPlain(core, id, code, name, true)) {
+        if (signal !== undefined && !isAborted(signal) && trackWatched(core, w, id, code, name)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -417,6 +417,8 @@ let REQUEST_READS = 0;
 let TASK = 0;
 let CANCELLED = -1;
 let NUMBER_ID = -1;
+/** Added to `trackWords`'s method code: the request is watched. */
+let WATCH_BIT = 0;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -439,6 +441,7 @@ function prepare(c) {
   REQUEST_READS = c.fields.metaProgressToken | c.fields.task | c.fields.taskId;
   TASK = c.fields.task;
   NUMBER_ID = c.numberId;
+  WATCH_BIT = c.watchBit;
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
   return t;
@@ -549,6 +552,11 @@ function packWords(w, id) {
   return true;
 }
 
+/** `track(id, method, { signal })` of a plain request, watched: true when tracked. */
+function trackWatched(core, w, id, code, name) {
+  return code > 0 && typeof id === "string" && packWords(w, id) ? core.trackWords(id.length, W0, W1, W2, code | WATCH_BIT) === 0 : trackPlain(core, id, code, name, true);
+}
+
 /** `track(id, method)` of a plain request whose string id does not cross as words: true when tracked. */
 function trackScratch(core, scratch, id, code, name) {
   const n = putId(scratch, id);
@@ -622,8 +630,8 @@ function outgoing(core, w, message, signal) {
       const tracked =
         signal === 0 && typeof id === "number"
           ? core.trackNumber(id, code) === 0
-          : signal === 0 && typeof id === "string" && packWords(w, id)
-            ? core.trackWords(id.length, W0, W1, W2, code) === 0
+          : typeof id === "string" && packWords(w, id)
+            ? core.trackWords(id.length, W0, W1, W2, signal === 1 ? code | WATCH_BIT : code) === 0
             : trackPlain(core, id, code, undefined, signal === 1);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }

@@ -54,9 +54,9 @@ mod send_signal {
 /// `track(id, method)` of a plain request with a string id, for the `track*` fast paths:
 /// whether it was tracked.
 #[inline]
-fn track_plain_str(core: &mut Session, id: StrId<'_>, method: Method) -> bool {
+fn track_plain_str(core: &mut Session, id: StrId<'_>, method: Method, watch: bool) -> bool {
     let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-    core.track_str(id, method, false, now).is_ok()
+    core.track_str(id, method, watch, now).is_ok()
 }
 
 #[inline]
@@ -218,7 +218,7 @@ impl SessionCore {
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId }` (the relay's build adds its own in
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit }` (the relay's build adds its own in
     /// `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -231,7 +231,8 @@ impl SessionCore {
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
     /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
-    /// that crosses as a number ([`Self::peer_request`]).
+    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
+    /// method code adds for a watched request.
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -535,7 +536,7 @@ impl SessionCore {
             let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
             let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-            let tracked = track_plain_str(core, StrId::Text(id), method);
+            let tracked = track_plain_str(core, StrId::Text(id), method, false);
             Some((tracked, st.busy()))
         })();
         self.tracked(outcome)
@@ -544,15 +545,17 @@ impl SessionCore {
     /// [`Self::track_number`] for an ASCII string id of `len` ≤ 11 bytes crossed as three
     /// little-endian words of its bytes (bytes 0–3 in `w0`, 4–7 in `w1`, 8–10 in `w2`; see
     /// [`PackedStr::from_words`]): nothing written to memory, nothing allocated (issue #24:
-    /// about half the cost of the scratch buffer in V8). `0`: tracked; `1`: refused, nothing
-    /// changed — words that name no id included (call `track`).
+    /// about half the cost of the scratch buffer in V8). With `WATCH_BIT` (0x100) added to
+    /// `method_code` (`constantsJson().watchBit`) the request is watched, as `trackPlain`'s
+    /// `watch` (the JS layer checked the caller's signal and listens to it). `0`: tracked;
+    /// `1`: refused, nothing changed — words that name no id included (call `track`).
     #[wasm_bindgen(js_name = trackWords)]
     pub fn track_words(&self, len: u32, w0: u32, w1: u32, w2: u32, method_code: u32) -> u32 {
         let outcome = (|| {
-            let method = Method::from_code(method_code)?;
+            let method = Method::from_code(method_code & !WATCH_BIT)?;
             let id = PackedStr::from_words(len, w0, w1, w2)?;
             let mut st = self.state.try_borrow_mut().ok()?;
-            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method);
+            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method, method_code & WATCH_BIT != 0);
             Some((tracked, st.busy()))
         })();
         self.tracked(outcome)
@@ -985,6 +988,10 @@ impl SessionCore {
 /// `len` of an id that crossed as a number ([`crossed_id`]).
 pub(super) const NUMBER_ID: u32 = u32::MAX;
 
+/// Added to the method code of [`SessionCore::track_words`]: the request is watched (the
+/// JS layer listens to its caller's signal), as `track_plain`'s `watch`.
+pub(super) const WATCH_BIT: u32 = 0x100;
+
 /// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
 /// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
 /// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id.
@@ -1318,7 +1325,8 @@ const CONSTANTS_JSON: &str = concat!(
     r#","maxPeerString":1024"#,
     r#","maxReasonBytes":4096"#,
     r#","maxWordsId":11"#,
-    r#","numberId":4294967295}"#,
+    r#","numberId":4294967295"#,
+    r#","watchBit":256}"#,
 );
 
 /// The JSON of [`SessionCore::constants_json`] with `more` members written before its
@@ -1394,6 +1402,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(PackedStr::MAX_BYTES);
     json.key("numberId");
     json.number(NUMBER_ID);
+    json.key("watchBit");
+    json.number(WATCH_BIT);
     more(&mut json);
     json.0.push('}');
     json.0
