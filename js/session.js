@@ -111,7 +111,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !isAborted(signal) && trackWatched(core, w, id, code, name)) {
+        if (signal !== undefined && !isAborted(signal) && trackFast(core, w, id, code, name, true)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -552,9 +552,13 @@ function packWords(w, id) {
   return true;
 }
 
-/** `track(id, method, { signal })` of a plain request, watched: true when tracked. */
-function trackWatched(core, w, id, code, name) {
-  return code > 0 && typeof id === "string" && packWords(w, id) ? core.trackWords(id.length, W0, W1, W2, code | WATCH_BIT) === 0 : trackPlain(core, id, code, name, true);
+/**
+ * `track` of a plain request (watched with `watch`: its caller's signal is listened to), an
+ * ASCII string id of up to `w.maxWordsId` bytes crossing as words: true when tracked.
+ */
+function trackFast(core, w, id, code, name, watch) {
+  if (code > 0 && typeof id === "string" && packWords(w, id)) return core.trackWords(id.length, W0, W1, W2, watch ? code | WATCH_BIT : code) === 0;
+  return trackPlain(core, id, code, name, watch);
 }
 
 /** `track(id, method)` of a plain request whose string id does not cross as words: true when tracked. */
@@ -627,12 +631,7 @@ function outgoing(core, w, message, signal) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked =
-        signal === 0 && typeof id === "number"
-          ? core.trackNumber(id, code) === 0
-          : typeof id === "string" && packWords(w, id)
-            ? core.trackWords(id.length, W0, W1, W2, signal === 1 ? code | WATCH_BIT : code) === 0
-            : trackPlain(core, id, code, undefined, signal === 1);
+      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, w, id, code, undefined, signal === 1);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }

@@ -211,12 +211,14 @@ impl Session {
     /// itself: when the response settles a watched request and nothing else is queued,
     /// [`Output::Settled`] is not queued and the second value is `true` instead (no id is
     /// made, no output queued: for a string id, nothing allocated). Otherwise exactly
-    /// [`Self::response_number`], and `false`.
+    /// [`Self::response_number`], and `false`. Spec: as [`Self::response_number`] (every
+    /// revision §Cancellation).
     pub fn response_number_fast(&mut self, n: i64) -> (Verdict, bool) {
         self.response_plain(IdRef::Number(n))
     }
 
-    /// [`Self::response_number_fast`] for a string id, packed or as text.
+    /// [`Self::response_number_fast`] for a string id, packed or as text (`true`: settled,
+    /// no `Output::Settled` queued). Spec: as [`Self::response_number`].
     pub fn response_str_fast(&mut self, id: StrId<'_>) -> (Verdict, bool) {
         self.response_plain(IdRef::Str(id))
     }
@@ -238,7 +240,7 @@ impl Session {
     fn queue_settled(&mut self, id: IdRef<'_>) -> Verdict {
         let (verdict, settled) = self.response_plain(id);
         if settled {
-            self.outputs.push_back(Output::Settled(id.to_request_id()));
+            self.settle(&id.to_request_id(), true);
         }
         verdict
     }
