@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the npm package's wasm (release, wasm-opt -Oz):
-#   pkg/web/   wasm-pack --target web: ES module glue, init() fetches the .wasm (browsers,
+# Builds the npm package's wasm (release: cargo build, scripts/no-multivalue.mjs, wasm-bindgen,
+# wasm-opt; what `wasm-pack build` runs, with the step between):
+#   pkg/web/   wasm-bindgen --target web: ES module glue, init() fetches the .wasm (browsers,
 #              bundlers) or initSync() takes a compiled module; the Node entry bundles this
 #              glue too (dist/node/index.cjs) and reads this .wasm
-#   pkg/relay-node/  wasm-pack --target nodejs with the relay (feature `relay`): CommonJS glue
+#   pkg/relay-node/  wasm-bindgen --target nodejs with the relay (feature `relay`): CommonJS glue
 #              that loads its .wasm synchronously; createRelay() and `mcp-cancel bridge` load
 #              it, so the session's .wasm does not carry the relay
 # and the browser demo page's bundle, www/dist/ (www/build.mjs).
@@ -13,13 +14,27 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 # Start from empty output folders: files of an earlier build must not ship (pkg/node/: the
 # nodejs glue and its copy of the .wasm, which the Node entry loaded before issue #24).
 rm -rf pkg/node pkg/web pkg/relay-node
-printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target web -> pkg/web"
-wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name mcp_cancel --no-pack
-rm -f pkg/web/.gitignore pkg/web/package.json
-printf '\033[1m[build]\033[0m %s\n' "wasm-pack build --release --target nodejs --features relay -> pkg/relay-node"
-wasm-pack --quiet build --release --target nodejs --out-dir pkg/relay-node --out-name mcp_cancel_relay --no-pack -- --features relay
+# One .wasm: `wasm_build <out-dir> <out-name> <wasm-bindgen target> [cargo args...]`. The steps
+# of `wasm-pack build` (its output was byte for byte the same) with scripts/no-multivalue.mjs
+# between cargo and wasm-bindgen: no export returns multi-value, so V8 compiles no wrapper per
+# signature when the module is compiled (issue #24, start-up; the script says why).
+wasm_build() {
+  local out=$1 name=$2 target=$3
+  shift 3
+  printf '\033[1m[build]\033[0m %s\n' "cargo build --release $* + wasm-bindgen --target $target + wasm-opt -> $out"
+  cargo build --quiet --release --target wasm32-unknown-unknown --lib "$@"
+  local linked=target/wasm32-unknown-unknown/release/bindgen-input.wasm
+  cp target/wasm32-unknown-unknown/release/mcp_cancel.wasm "$linked"
+  node scripts/no-multivalue.mjs "$linked"
+  wasm-bindgen --target "$target" --out-dir "$out" --out-name "$name" "$linked"
+  # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
+  # raw, 0.25% gzip, no other pass); no producers or debug sections (BENCHMARKS.md: what is in
+  # the .wasm).
+  wasm-opt -O3 --converge --strip-producers --strip-debug "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
+}
+wasm_build pkg/web mcp_cancel web
+wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
-rm -f pkg/relay-node/.gitignore
 # dist/node/index.cjs: the Node entry (CommonJS; js/index.js re-exports it for ESM), bundled
 # from js/node/entry.js with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
 # the fetching init(), which Node does not use) and the shared js/*.js. The core's tables go
