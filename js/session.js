@@ -42,6 +42,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     #sentRequest = false;
     /** Where a string id is written for the core (`putId`). */
     #scratch;
+    /** The `send` option (the fast path of our cancels calls it, `cancelFast`). */
+    #send;
 
     constructor(options) {
       constants();
@@ -83,8 +85,11 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       };
       this.#settled = hooks.settled;
       this.#hooks = hooks;
-      const core = new SessionCore(adjustOptions(options), Math.random() * 2 ** 52, hooks);
+      const adjusted = adjustOptions(options);
+      const core = new SessionCore(adjusted, Math.random() * 2 ** 52, hooks);
       this.#core = core;
+      // The core took it (it checked the option): the same function.
+      this.#send = typeof adjusted?.send === "function" ? adjusted.send : undefined;
       const [at, bytes] = core.scratch();
       this.#scratch = { memory: SessionCore.memory(), at, bytes, view: new Uint8Array(0) };
     }
@@ -138,12 +143,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     #tracked(core, id, signal) {
       if (signal === undefined || signal === null) return;
       const watched = this.#watched;
+      const send = this.#send;
+      const hooks = this.#hooks;
       // Only while this request is the one watched under `id`: a signal-like object that
       // cannot remove its listener (no `removeEventListener`) must not cancel a later
       // request with the same id, or call a closed session.
       const listener = () => {
         if (watched.get(id)?.listener !== listener) return;
         const reason = reasonOf(signal);
+        if (cancelFast(core, wire, send, hooks, id, reason)) return;
         // The id was a number or a string: the core tracked it.
         const str = typeof id === "string";
         core.signalAborted(id, str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
@@ -185,6 +193,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     cancel(id, reason) {
       const core = this.#core;
       if (core === undefined) return undefined;
+      if (cancelFast(core, wire, this.#send, this.#hooks, id, reason)) return undefined;
       const tag = callerTag(wire, id);
       return core.cancel(id, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
     }
@@ -549,6 +558,39 @@ function packWords(w, id) {
   W1 = w1 >>> 0;
   W2 = w2 >>> 0;
   PACKED = id;
+  return true;
+}
+
+/**
+ * Whether `reason` is a string that crosses into wasm unchanged: no unpaired surrogate (the
+ * general path's UTF-8 conversion makes one U+FFFD on the wire). Without
+ * `String.prototype.isWellFormed` (older browsers), no string is.
+ */
+function wellFormed(reason) {
+  return typeof reason === "string" && reason.isWellFormed?.() === true;
+}
+
+/**
+ * The fast path of a cancel of our request (issue #24, scenario 2): an id that crosses as
+ * numbers (`crossId`), a well-formed string reason or none, a session with `send`. The core decides
+ * (`cancelFast`); when it took the cancel, this does what the general path's hooks would,
+ * in their order: send the `notifications/cancelled` (what `send` throws is dropped, as the
+ * general path drops it without `onEvent`, which the core's fast path requires), then — the
+ * request was watched — abort its own signal and release its listener. True when taken;
+ * false: nothing changed, take the general path.
+ */
+function cancelFast(core, w, send, hooks, id, reason) {
+  if (send === undefined || !(reason === undefined || wellFormed(reason)) || !crossId(w, id)) return false;
+  const bytes = reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
+  const v = core.cancelFast(bytes, X, LEN, W0, W1, W2);
+  if (v === NEED) return false;
+  try {
+    send(cancelledMessage(w, id, reason));
+  } catch {}
+  if (v & WATCHED) {
+    hooks.requestCancelled(id, reason);
+    hooks.settled(id);
+  }
   return true;
 }
 

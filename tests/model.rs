@@ -15,9 +15,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, IdRef, InboundCancelVerdict,
-    Method, OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId, ResponseInfo,
-    ResponseVerdict, Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError, Verdict,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, FastOwnCancel, IdRef,
+    InboundCancelVerdict, Method, OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId,
+    ResponseInfo, ResponseVerdict, Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError,
+    Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -469,7 +470,24 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                 }
             }
             Op::Cancel { id } => {
-                let got = core.cancel(id, &Reason::Text("r".into()));
+                // The fast path on every other step without events (the reason "r": 1 byte
+                // of UTF-8, given as JS gives it, 3 × its UTF-16 length): what a host does
+                // with `Notify` must be what the outputs of `cancel` say.
+                let taken = match fast.then(|| core.cancel_fast(id_ref(id, step), Some(3))) {
+                    Some(FastOwnCancel::Notify { watched }) => {
+                        host.push(Out::Notify(id.clone(), Some("r".to_owned())));
+                        host.push(Out::Cancelled(id.clone(), None));
+                        if watched {
+                            host.push(Out::Settled(id.clone()));
+                        }
+                        Some(Ok(true))
+                    }
+                    _ => None,
+                };
+                let got = match taken {
+                    Some(got) => got,
+                    None => core.cancel(id, &Reason::Text("r".into())),
+                };
                 let made = model.cancel(id, None, &mut want);
                 match (got, made) {
                     (Ok(true), Ok(true)) | (Ok(false), Ok(false)) => {}

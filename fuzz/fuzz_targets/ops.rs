@@ -15,9 +15,9 @@ use std::collections::HashSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, FastCancel, Message, MessageFields, Method, MethodName, Output,
-    PeerValue,
-    Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest, Transmit,
+    CancelAction, CancelCause, CancelledParams, Config, FastCancel, FastOwnCancel, Message, MessageFields, Method,
+    MethodName, Output, PeerValue, Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest,
+    Transmit,
 };
 
 /// A string id as the session's fast paths take it: packed from words (as a JS host crosses
@@ -164,12 +164,33 @@ fuzz_target!(|ops: Vec<Op>| {
                         assert!(matches!(verdict, Ok(mcp_cancel::core::Verdict::Drop)), "{verdict:?}");
                     }
                     reason => {
-                        let made = session.cancel(&id, &reason.map_or(Reason::None, Reason::Text));
-                        if let Ok(true) = made {
+                        // Without events, every other step: the host's fast path of its own
+                        // cancel (`cancel_fast`, issue #24), which queues nothing; what it does
+                        // not take goes to `cancel`. JS's bound of the reason's UTF-8 bytes:
+                        // 3 × its UTF-16 length.
+                        let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());
+                        let taken = fast
+                            && !events
+                            && matches!(session.cancel_fast(id.as_id_ref(), bytes), FastOwnCancel::Notify { .. });
+                        if taken {
                             assert!(
-                                matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
-                                "cancel for {id} in state {before:?}"
+                                matches!(before, Some(RequestState::InFlight)),
+                                "fast cancel for {id} in state {before:?}"
                             );
+                            assert_eq!(
+                                session.request_state(&id),
+                                Some(RequestState::Cancelled),
+                                "fast cancel for {id}"
+                            );
+                            assert!(session.poll_output().is_none(), "the fast cancel of {id} queued output");
+                        } else {
+                            let made = session.cancel(&id, &reason.map_or(Reason::None, Reason::Text));
+                            if let Ok(true) = made {
+                                assert!(
+                                    matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
+                                    "cancel for {id} in state {before:?}"
+                                );
+                            }
                         }
                     }
                 }

@@ -45,7 +45,7 @@ pub use response::{Fields, ResponseInfo, ResponseMembers};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
 pub use verdict::{
-    FastCancel, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict,
+    FastCancel, FastOwnCancel, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict,
 };
 pub use wire::{
     cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,

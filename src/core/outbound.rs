@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
 use super::id::{IdRef, ProgressToken, RequestId, StrId};
+use super::keys::Key;
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
@@ -15,7 +16,7 @@ use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS,
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{Session, TransportKind, UsageError};
-use super::verdict::{ProgressVerdict, ResponseVerdict, Verdict};
+use super::verdict::{FastOwnCancel, ProgressVerdict, ResponseVerdict, Verdict};
 
 /// A request we send, for [`Session::track`](super::Session::track).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -489,8 +490,7 @@ impl Session {
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
         let Some(request) = self.take_outbound(id) else { return Ok(false) };
-        let close_stream = self.config.transport == TransportKind::StreamableHttp
-            && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close);
+        let close_stream = self.cancel_closes_stream();
         let wire_reason = self.config.reason.wire_reason(reason);
         self.emit(|| {
             Event::outbound(EventKind::CancelSent {
@@ -512,6 +512,51 @@ impl Session {
         self.outputs.push_back(cancelled);
         self.settle(id, watched);
         Ok(true)
+    }
+
+    /// Whether a cancel of ours closes the request's stream instead of sending
+    /// `notifications/cancelled`: a Streamable HTTP client on a revision whose rules say so
+    /// (2026-07-28 §Transports, [`Rules::http_cancel_is_stream_close`](super::Rules::http_cancel_is_stream_close)).
+    fn cancel_closes_stream(&self) -> bool {
+        self.config.transport == TransportKind::StreamableHttp
+            && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close)
+    }
+
+    /// [`Self::cancel`] for the host's fast path (issue #24): our request `id` cancelled by
+    /// its caller with no reason (`reason_bytes` `None`) or a string reason of at most
+    /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
+    ///
+    /// Decides as [`Self::cancel`] but queues nothing: [`FastOwnCancel::Notify`] when a
+    /// plain request (no task, no timer, no progress token, a known method, not the
+    /// handshake) was in flight under `id` — it is cancelled and tombstoned, and the host
+    /// does what the outputs of [`Self::cancel`] would have said: send
+    /// `notifications/cancelled` with the caller's reason as is (it needs no cap), then, when
+    /// the request was watched, abort its own signal and release what it holds for it.
+    /// [`FastOwnCancel::General`] (nothing done) when this cancel needs [`Self::cancel`]:
+    /// events are on (they carry the reason's text), the reason may be longer than
+    /// [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes), a task is in flight,
+    /// output is already queued (the general path keeps its order with this cancel's), the
+    /// request is not a plain one or not in flight, or the cancel closes a stream
+    /// (2026-07-28 Streamable HTTP).
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements" (the sender of a request
+    /// MAY cancel it; SHOULD ignore its response if it arrives afterward: the tombstone).
+    pub fn cancel_fast(&mut self, id: IdRef<'_>, reason_bytes: Option<usize>) -> FastOwnCancel {
+        if self.config.events
+            || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
+            || !self.task_of_request.is_empty()
+            || !self.outputs.is_empty()
+            || self.cancel_closes_stream()
+        {
+            return FastOwnCancel::General;
+        }
+        let removed = match id {
+            IdRef::Number(n) => self.outbound.remove_plain(n),
+            IdRef::Str(s) => self.outbound.remove_plain_str(s),
+        };
+        let Some(request) = removed else { return FastOwnCancel::General };
+        self.tombstones.insert_key(Key::of_ref(id), request.plain_tombstone());
+        FastOwnCancel::Notify { watched: request.watched }
     }
 
     /// What [`Self::handle_response`] needs to read of a response to `id`. Reading nothing

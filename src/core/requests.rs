@@ -77,6 +77,12 @@ impl Outbound {
     pub(super) fn is_plain(&self) -> bool {
         self.kind == Kind::Plain && !self.extra && !self.is(Method::Initialize)
     }
+
+    /// The tombstone of a plain request ([`Self::is_plain`]): its method, no progress token.
+    pub(super) fn plain_tombstone(self) -> Tombstone {
+        let method = self.method.map_or_else(|| Name::Other("".into()), Name::Known);
+        Tombstone { method, progress_token: None }
+    }
 }
 
 /// The method's name of `request`, whose extra is `extra`.

@@ -108,3 +108,20 @@ pub enum FastCancel {
     /// [`Session::handle_cancelled`](super::Session::handle_cancelled).
     General,
 }
+
+/// What [`Session::cancel_fast`](super::Session::cancel_fast) did with our request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub enum FastOwnCancel {
+    /// The request is cancelled and tombstoned: send `notifications/cancelled` for it with
+    /// the caller's reason as it is; then, when `watched`
+    /// ([`Session::watch`](super::Session::watch)), abort the request's own signal and
+    /// release what the host holds for it (its settlement: no `Output::Settled` is queued).
+    Notify {
+        /// Whether the request was watched.
+        watched: bool,
+    },
+    /// Nothing was done: this cancel needs [`Session::cancel`](super::Session::cancel).
+    General,
+}

@@ -18,7 +18,7 @@ use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
 use crate::core::{
-    CancelAction, CancelCause, FastCancel, IdRef, Message, MessageFields as Fields, Method, MethodName,
+    CancelAction, CancelCause, FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName,
     OutgoingResponseVerdict, Output, PackedStr, Reason, RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit,
     Verdict,
 };
@@ -666,6 +666,36 @@ impl SessionCore {
                 FastCancel::Aborted { watched: false } => code::PASS,
                 FastCancel::Ignored => code::DROP,
                 FastCancel::General => return None,
+            };
+            Some((verdict, st.busy()))
+        })();
+        self.fast(outcome)
+    }
+
+    /// Our request whose id crossed as numbers (as [`Self::peer_request`]) cancelled by its
+    /// caller — `cancel(id, reason)`, or the abort of the signal it was tracked with — with
+    /// `reason_bytes` `0` when it has no reason, else `1 +` an upper bound of its string
+    /// reason's length in bytes of UTF-8 (any other reason: call `cancel`/`signalAborted`):
+    /// decided as they would, without a hook ([`Session::cancel_fast`]), the fast path of
+    /// scenario 2 (issue #24). `0` (pass): cancelled — JS sends `notifications/cancelled`
+    /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
+    /// the request's own signal and releases its listener (the `requestCancelled` and
+    /// `settled` hooks are not called); `2` (`NEED_FIELDS` with no field): not taken,
+    /// nothing changed, call `cancel`/`signalAborted` (also when the session has no `send`).
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements".
+    #[wasm_bindgen(js_name = cancelFast)]
+    pub fn cancel_fast(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let outcome = (|| {
+            let id = crossed_id(num, len, w0, w1, w2)?;
+            let reason = reason_bytes.checked_sub(1).map(|n| n as usize);
+            let mut st = self.state.try_borrow_mut().ok()?;
+            // Without `send`, `cancel` returns the message: the general path.
+            st.callbacks.send.as_ref()?;
+            let verdict = match st.core.cancel_fast(id, reason) {
+                FastOwnCancel::Notify { watched: true } => code::PASS | code::WATCHED,
+                FastOwnCancel::Notify { watched: false } => code::PASS,
+                FastOwnCancel::General => return None,
             };
             Some((verdict, st.busy()))
         })();
