@@ -147,7 +147,7 @@ impl<V> Hashed<V> {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
         let packed = self.packed.iter().map(|(k, v)| (unpack(k.get()), v));
-        packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(id.to_string()), v)))
+        packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(String::from(&**id)), v)))
     }
 
     pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
