@@ -86,7 +86,16 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       this.#settled = hooks.settled;
       this.#hooks = hooks;
       const adjusted = adjustOptions(options);
-      const core = new SessionCore(adjusted, Math.random() * 2 ** 52, hooks);
+      const core = new SessionCore(
+        adjusted,
+        Math.random() * 2 ** 52,
+        hooks.cancelled,
+        hooks.tasksCancel,
+        hooks.requestCancelled,
+        hooks.settled,
+        hooks.peerCancelled,
+        hooks.inboundSettled,
+      );
       this.#core = core;
       // The core took it (it checked the option): the same function.
       this.#send = typeof adjusted?.send === "function" ? adjusted.send : undefined;

@@ -40,8 +40,30 @@ fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
                   inboundSettled: (id) => a.push(`inboundSettled ${id}`) };",
         &[calls.clone().into()],
     );
-    let session = SessionCore::new(options, 1.0, hooks).unwrap();
+    let session = with_hooks(options, &hooks).unwrap();
     (session, sent, events, calls)
+}
+
+/// `new SessionCore` with the hooks that are functions among the members of `hooks` (as the
+/// JS layer passes its own: `cancelled`, `tasksCancel`, `requestCancelled`, `settled`,
+/// `peerCancelled`, `inboundSettled`).
+fn with_hooks(options: JsValue, hooks: &JsValue) -> Result<SessionCore, JsValue> {
+    let hook = |name: &str| {
+        if hooks.is_undefined() {
+            return None;
+        }
+        Reflect::get(hooks, &name.into()).ok().and_then(|f| f.dyn_into::<Function>().ok())
+    };
+    SessionCore::new(
+        options,
+        1.0,
+        hook("cancelled"),
+        hook("tasksCancel"),
+        hook("requestCancelled"),
+        hook("settled"),
+        hook("peerCancelled"),
+        hook("inboundSettled"),
+    )
 }
 
 fn calls_of(calls: &Array) -> String {
@@ -297,7 +319,7 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
                   onEvent: (e) => b.push(e) };",
         &[holder.clone().into(), events.clone().into()],
     );
-    let session = SessionCore::new(options, 1.0, JsValue::UNDEFINED).unwrap();
+    let session = with_hooks(options, &JsValue::UNDEFINED).unwrap();
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
@@ -374,7 +396,7 @@ fn bad_ids_and_options_throw_typed_errors() {
     let err = session.watch(JsValue::NULL).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     for bad in ["return { tombstoneCapacity: -1 };", "return { timeoutMs: 5 };", "return { timeout: Infinity };"] {
-        let err = SessionCore::new(js(bad, &[]), 1.0, JsValue::UNDEFINED).err().unwrap();
+        let err = with_hooks(js(bad, &[]), &JsValue::UNDEFINED).err().unwrap();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_OPTION"), "{bad}");
     }
 }

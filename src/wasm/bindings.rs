@@ -180,17 +180,38 @@ pub struct SessionCore {
 #[wasm_bindgen(js_class = SessionCore)]
 impl SessionCore {
     /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
-    /// id maps' hasher, `hooks` the JS layer's helpers (`convert::JsHooks`): the builders of
-    /// the messages the session puts on the wire, and what to do with the JS objects of a
-    /// watched request (its signal's controller, the caller's signal's listener) when the
-    /// core's output says so. The JS objects of requests live in JS, not in wasm memory.
+    /// id maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
+    /// `undefined`: `cancelled(requestId, reason)` and `tasksCancel(id, taskId)` build the
+    /// messages the session puts on the wire; `requestCancelled(id, reason)`, `settled(id)`,
+    /// `peerCancelled(id, reason)` and `inboundSettled(id)` do what the core's output says
+    /// with the JS objects of a watched request (its signal's controller, the caller's
+    /// signal's listener), which live in JS, not in wasm memory. The hooks cross as
+    /// arguments, not as members of an object: no property read and no name crossing at a
+    /// session's start (issue #24, start-up).
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, seed: f64, hooks: JsValue) -> Result<SessionCore, JsValue> {
+    #[allow(clippy::too_many_arguments)] // the six hooks, positional
+    pub fn new(
+        options: JsValue,
+        seed: f64,
+        cancelled: Option<Function>,
+        tasks_cancel: Option<Function>,
+        request_cancelled: Option<Function>,
+        settled: Option<Function>,
+        peer_cancelled: Option<Function>,
+        inbound_settled: Option<Function>,
+    ) -> Result<SessionCore, JsValue> {
         let mut settings = options::session(&options)?;
-        settings.callbacks.messages = convert::JsHooks::from_js(&hooks);
+        settings.callbacks.messages = convert::JsHooks::new([
+            cancelled,
+            tasks_cancel,
+            request_cancelled,
+            settled,
+            peer_cancelled,
+            inbound_settled,
+        ]);
         settings.config.hash_seed = seed.to_bits();
         let mut core = Session::new(settings.config);
         if let Some(version) = &settings.protocol_version {

@@ -151,7 +151,7 @@ fn reason_from_js_object(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
-/// The JS layer's helpers (the third argument of `new SessionCore`): builders of the
+/// The JS layer's helpers (the arguments of `new SessionCore` after `seed`): builders of the
 /// messages a session puts on the wire, each one call that returns an object literal (a
 /// crossing per member otherwise); and what to do with the JS objects the JS layer keeps for
 /// a watched request — the controller of its signal, the listener on the caller's signal —
@@ -169,18 +169,12 @@ pub struct JsHooks {
 }
 
 impl JsHooks {
-    /// `{ cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled }`
-    /// of a JS object (functions), or none.
-    pub fn from_js(hooks: &JsValue) -> Self {
-        let function = |name| get(hooks, name).dyn_into::<Function>().ok().map(JsCast::unchecked_into::<Hook>);
-        Self {
-            cancelled: function("cancelled"),
-            tasks_cancel: function("tasksCancel"),
-            request_cancelled: function("requestCancelled"),
-            settled: function("settled"),
-            peer_cancelled: function("peerCancelled"),
-            inbound_settled: function("inboundSettled"),
-        }
+    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled]`,
+    /// each a function or none.
+    pub fn new(hooks: [Option<Function>; 6]) -> Self {
+        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled] =
+            hooks.map(|f| f.map(JsCast::unchecked_into::<Hook>));
+        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled }
     }
 
     /// Our request `id` was cancelled: abort its signal (if one was made) with `reason`.
