@@ -82,6 +82,19 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
           controller.abort(reason);
         },
         inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
+        // The fast path of our cancels (`cancelFast`): what the session holds for the watched
+        // request `id`, taken before `send` runs, then released as `requestCancelled` and
+        // `settled` release it.
+        entry: (id) => watched.get(keyIn(watched, id)),
+        release: (id, reason, entry) => {
+          entry.controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
+          const key = keyIn(watched, id);
+          if (watched.get(key) === entry) watched.delete(key);
+          if (entry.listener === undefined) return;
+          try {
+            offAbort(entry.signal, entry.listener);
+          } catch {}
+        },
       };
       this.#settled = hooks.settled;
       this.#hooks = hooks;
@@ -585,7 +598,8 @@ function wellFormed(reason) {
  * (`cancelFast`); when it took the cancel, this does what the general path's hooks would,
  * in their order: send the `notifications/cancelled` (what `send` throws is dropped, as the
  * general path drops it without `onEvent`, which the core's fast path requires), then — the
- * request was watched — abort its own signal and release its listener. True when taken;
+ * request was watched — abort its own signal and release its listener (what `hooks.entry`
+ * found before `send`). True when taken;
  * false: nothing changed, take the general path.
  */
 function cancelFast(core, w, send, hooks, id, reason) {
@@ -593,13 +607,14 @@ function cancelFast(core, w, send, hooks, id, reason) {
   const bytes = reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
   const v = core.cancelFast(bytes, X, LEN, W0, W1, W2);
   if (v === NEED) return false;
+  // Taken before `send`, which may close the session (that forgets what the session holds):
+  // the request's own signal still aborts and the listener still goes, as on the general path.
+  const entry = v & WATCHED ? hooks.entry(id) : undefined;
   try {
-    send(cancelledMessage(w, id, reason));
+    // The core's id: a number id `-0` is `0` on the general path too.
+    send(cancelledMessage(w, typeof id === "number" ? id + 0 : id, reason));
   } catch {}
-  if (v & WATCHED) {
-    hooks.requestCancelled(id, reason);
-    hooks.settled(id);
-  }
+  if (entry !== undefined) hooks.release(id, reason, entry);
   return true;
 }
 

@@ -208,6 +208,36 @@ describe("signals", () => {
     assert.deepEqual(sent.map((m) => m.params.reason), ["a\uFFFDb", "c\uFFFDd"]);
   });
 
+  test("a send that closes the session: the cancelled request's own signal still aborts and its listener goes", () => {
+    const sent = [];
+    for (const id of [7, "req-7"]) {
+      const session = new CancellationSession({
+        send: (m) => {
+          sent.push(m);
+          session.close();
+        },
+      });
+      const caller = countingSignal();
+      session.track(id, "tools/call", { signal: caller });
+      const own = session.signal(id);
+      caller.fire("stop");
+      assert.equal(own.aborted, true, `${id}`);
+      assert.equal(own.reason, "stop");
+      assert.equal(caller.live, 0, `${id}: the listener is removed`);
+    }
+    assert.deepEqual(sent.map((m) => [m.params.requestId, m.params.reason]), [[7, "stop"], ["req-7", "stop"]]);
+  });
+
+  test("a number id -0 is cancelled as 0, the core's id, on every path", () => {
+    for (const onEvent of [undefined, () => {}]) {
+      const { session, sent } = recorder(onEvent ? { onEvent } : {});
+      session.track(-0, "tools/call");
+      session.cancel(-0, "stop");
+      assert.equal(sent.length, 1);
+      assert.ok(Object.is(sent[0].params.requestId, 0), `requestId ${Object.is(sent[0].params.requestId, -0) ? "-0" : sent[0].params.requestId}`);
+    }
+  });
+
   test("the listener goes at the response by number id, string id or whole message, and not at another's", () => {
     const { session } = recorder();
     const [a, b, c] = [countingSignal(), countingSignal(), countingSignal()];

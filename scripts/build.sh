@@ -23,8 +23,9 @@ wasm_build() {
   shift 3
   printf '\033[1m[build]\033[0m %s\n' "cargo build --release $* + wasm-bindgen --target $target + wasm-opt -> $out"
   cargo build --quiet --release --target wasm32-unknown-unknown --lib "$@"
-  local linked=target/wasm32-unknown-unknown/release/bindgen-input.wasm
-  cp target/wasm32-unknown-unknown/release/mcp_cancel.wasm "$linked"
+  local release="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release"
+  local linked="$release/bindgen-input.wasm"
+  cp "$release/mcp_cancel.wasm" "$linked"
   node scripts/no-multivalue.mjs "$linked"
   wasm-bindgen --target "$target" --out-dir "$out" --out-name "$name" "$linked"
   # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
@@ -32,6 +33,8 @@ wasm_build() {
   # the .wasm).
   wasm-opt -O3 --converge --strip-producers --strip-debug "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
 }
+# wasm-bindgen's own switch back to multi-value (an environment variable) must not undo it.
+unset WASM_BINDGEN_MULTI_VALUE
 wasm_build pkg/web mcp_cancel web
 wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json

@@ -527,8 +527,8 @@ impl Session {
     /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
     ///
     /// Decides as [`Self::cancel`] but queues nothing: [`FastOwnCancel::Notify`] when a
-    /// plain request (no task, no timer, no progress token, a known method, not the
-    /// handshake) was in flight under `id` — it is cancelled and tombstoned, and the host
+    /// plain request (no task, no timer, no progress token, a known method, not `initialize`)
+    /// was in flight under `id` — it is cancelled and tombstoned, and the host
     /// does what the outputs of [`Self::cancel`] would have said: send
     /// `notifications/cancelled` with the caller's reason as is (it needs no cap), then, when
     /// the request was watched, abort its own signal and release what it holds for it.

@@ -700,8 +700,8 @@ impl SessionCore {
     /// decided as they would, without a hook ([`Session::cancel_fast`]), the fast path of
     /// scenario 2 (issue #24). `0` (pass): cancelled — JS sends `notifications/cancelled`
     /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
-    /// the request's own signal and releases its listener (the `requestCancelled` and
-    /// `settled` hooks are not called); `2` (`NEED_FIELDS` with no field): not taken,
+    /// the request's own signal and releases its listener (wasm calls no hook: JS does what
+    /// the `requestCancelled` and `settled` hooks do); `2` (`NEED_FIELDS` with no field): not taken,
     /// nothing changed, call `cancel`/`signalAborted` (also when the session has no `send`).
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements".
