@@ -46,12 +46,22 @@ function exportResultCounts(bytes) {
         types.push(valueTypes());
       }
     } else if (id === 2) {
+      const limits = () => {
+        const flags = bytes[at++];
+        leb();
+        if (flags & 1) leb();
+      };
       for (let n = leb(); n > 0; n--) {
         name();
         name();
         const kind = bytes[at++];
         if (kind === 0) funcs.push(leb());
-        else break; // tables, memories and globals come after the functions here: not needed
+        else if (kind === 1) {
+          at++; // the table's element type
+          limits();
+        } else if (kind === 2) limits();
+        else if (kind === 3) at += 2; // a global's value type and mutability
+        else assert.fail(`import kind ${kind}`);
       }
     } else if (id === 3) {
       for (let n = leb(); n > 0; n--) funcs.push(leb());
