@@ -389,14 +389,22 @@ fn bad_ids_and_options_throw_typed_errors() {
         let err = track(&session, bad, "tools/call", JsValue::UNDEFINED).unwrap_err();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
         assert!(err.is_instance_of::<js_sys::Error>());
+        // No error classes registered here: a plain `Error` with the class's name.
+        assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("InvalidArgumentError"));
     }
     track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
     let err = cancel(&session, 0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
+    assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("UsageError"));
     let err = session.watch(JsValue::NULL).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     for bad in ["return { tombstoneCapacity: -1 };", "return { timeoutMs: 5 };", "return { timeout: Infinity };"] {
         let err = with_hooks(js(bad, &[]), &JsValue::UNDEFINED).err().unwrap();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_OPTION"), "{bad}");
     }
+    // The first unknown option, in the object's order, is the one named.
+    let err = with_hooks(js("return { send() {}, bogus: 1, other: 2 };", &[]), &JsValue::UNDEFINED).err().unwrap();
+    let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert!(message.contains("unknown option `bogus`"), "{message}");
+    assert_eq!(Reflect::get(&err, &"requestId".into()).unwrap(), JsValue::from("bogus"));
 }

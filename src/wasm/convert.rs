@@ -36,7 +36,17 @@ extern "C" {
     #[wasm_bindgen(js_name = DOMException)]
     pub type DomException;
     #[wasm_bindgen(constructor, catch, js_class = DOMException)]
-    pub fn new(message: &str, name: &JsValue) -> Result<DomException, JsValue>;
+    pub fn new(message: &JsValue, name: &JsValue) -> Result<DomException, JsValue>;
+
+    /// `Reflect.deleteProperty` of a member of an object the session made (it cannot throw
+    /// there). Declared here with a JS value for its result, and `element` with the index as
+    /// a number: imports of signatures other imports have (Node 20's V8 compiles one wrapper
+    /// per distinct import signature when the module is instantiated, issue #24).
+    #[wasm_bindgen(js_namespace = Reflect, js_name = deleteProperty)]
+    fn delete_member(target: &Object, key: &JsValue) -> JsValue;
+    /// `Reflect.get(array, index)`: element `index` of an array.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
+    pub fn element(array: &JsValue, index: f64) -> JsValue;
 }
 
 /// How the JS reader tags a member it read (`undefined`, `null`, a boolean, a number, a
@@ -337,11 +347,11 @@ pub fn event_to_js(event: &Event) -> JsValue {
 
 /// A `DOMException` named `name` (a plain `Error` with that name where there is none).
 pub fn dom_exception(message: &str, name: &'static str) -> JsValue {
-    match DomException::new(message, &key(name)) {
+    match DomException::new(&JsValue::from_str(message), &key(name)) {
         Ok(e) => e.into(),
         Err(_) => {
             let e = js_sys::Error::new(message);
-            e.set_name(name);
+            let _ = Reflect::set(&e, &key("name"), &key(name));
             e.into()
         }
     }
@@ -384,7 +394,7 @@ pub fn rewrite_cancel(message: &JsValue, reason: Option<&str>) -> JsValue {
             let _ = Reflect::set(&new_params, &key("reason"), &r.into());
         }
         None => {
-            let _ = Reflect::delete_property(&new_params, &key("reason"));
+            delete_member(&new_params, &key("reason"));
         }
     }
     let _ = Reflect::set(&copy, &key("params"), &new_params);

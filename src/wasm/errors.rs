@@ -44,10 +44,11 @@ fn make(class: Class, message: &str, code: &str, request_id: &JsValue) -> JsValu
         }
     }
     let err = js_sys::Error::new(message);
-    err.set_name(match class {
+    let name = match class {
         Class::InvalidArgument => "InvalidArgumentError",
         Class::Usage => "UsageError",
-    });
+    };
+    let _ = Reflect::set(&err, &key("name"), &key(name));
     let _ = Reflect::set(&err, &key("code"), &code.into());
     let _ = Reflect::set(&err, &key("requestId"), request_id);
     err.into()

@@ -167,8 +167,9 @@ fn check_keys(options: &JsValue, known: &[&[&str]], what: &str) -> Result<(), Js
             options,
         ));
     }
-    for name in Object::keys(options.unchecked_ref::<Object>()).iter() {
-        let Some(name) = name.as_string() else { continue };
+    let names = Object::keys(options.unchecked_ref::<Object>());
+    for i in 0..names.length() {
+        let Some(name) = super::convert::element(&names, f64::from(i)).as_string() else { continue };
         if known.iter().any(|names| names.contains(&name.as_str())) {
             continue;
         }
