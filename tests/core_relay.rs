@@ -202,6 +202,32 @@ fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
     }
 }
 
+/// A client that reuses the id of a request it has in flight for a request the relay answers
+/// or fails itself (`server/discover`, `initialize`): the second is dropped (its session
+/// reports the duplicate), and the first keeps its route — the answer goes to it, and the id
+/// stays taken. Found by the relay fuzz target (a discovery before the handshake failed the
+/// second and forgot the first's route).
+#[test]
+fn a_reused_id_of_a_request_the_relay_answers_itself_leaves_the_first_request_routed() {
+    let mut r = Relay::new(RelayConfig::default());
+    let a = r.connect(TransportKind::Messages);
+    let u = forwarded_id(&down(&mut r, a, &call(json!(0))));
+    // Before any handshake: a discovery is failed by the relay — not this one.
+    let discover = json!({ "jsonrpc": "2.0", "id": 0, "method": "server/discover" });
+    assert_eq!(down(&mut r, a, &discover), Forward::Drop);
+    let init =
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    assert_eq!(down(&mut r, a, &init), Forward::Drop, "not held for the handshake either");
+    assert_eq!(outputs(&mut r), vec![], "no failure for id 0");
+    assert_eq!(down(&mut r, a, &call(json!(0))), Forward::Drop, "id 0 is still in flight");
+    assert_eq!(
+        up(&mut r, &result(u)),
+        Backward::Downstream { link: a, id: Some(n(0)), progress_token: None, related: Some(n(0)) }
+    );
+    // Answered: the id is free again.
+    assert!(matches!(down(&mut r, a, &call(json!(0))), Forward::Upstream { id: Some(_), .. }));
+}
+
 #[test]
 fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     // Clients on stdio; the server over Streamable HTTP: the cancel is closing the stream.

@@ -782,6 +782,13 @@ impl Relay {
             // Not a request id: the server answers it with its own error.
             return Forward::Upstream { id: None, progress_token: None };
         };
+        // An id the client has in flight already: its session reported it
+        // (`duplicate-request-id`); an answer would be taken for the first request's. Checked
+        // before the requests the relay answers or fails itself (discovery, `initialize`):
+        // failing or answering the second would forget the first's route.
+        if self.links.get(&link).is_some_and(|d| d.upstream_ids.contains_key(&id)) {
+            return Forward::Drop;
+        }
         let known = message.method.known();
         if known == Some(Method::ServerDiscover) && self.upstream.handshake_method().is_some() {
             // A 2026-07-28 client's discovery, to a server of a revision with a handshake:
@@ -808,11 +815,6 @@ impl Relay {
             }
         }
         let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
-        if d.upstream_ids.contains_key(&id) {
-            // An id the client has in flight already: its session reported it
-            // (`duplicate-request-id`); an answer would be taken for the first request's.
-            return Forward::Drop;
-        }
         if d.upstream_ids.len() >= self.config.max_in_flight_per_link {
             if d.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
                 self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::TooManyRequests });
