@@ -56,23 +56,13 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // (one object literal each, instead of a wasm call per member).
         cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
         tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
-        requestCancelled: (id, reason) => {
-          const controller = watched.get(keyIn(watched, id))?.controller;
-          // `undefined`: the caller gave no reason; the DOM's default is an AbortError.
-          controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
-        },
+        requestCancelled: (id, reason) => abortOwn(watched.get(keyIn(watched, id)), reason),
         settled: (id) => {
           const key = keyIn(watched, id);
           const entry = watched.get(key);
           if (entry === undefined) return;
           watched.delete(key);
-          if (entry.listener === undefined) return;
-          // The caller's signal: an `AbortSignal`, or an object with `addEventListener` only
-          // (then the listener stays, and does nothing). Nothing it throws reaches the wasm
-          // module, which calls this hook.
-          try {
-            offAbort(entry.signal, entry.listener);
-          } catch {}
+          unlisten(entry);
         },
         peerCancelled: (id, reason) => {
           const key = keyIn(inbound, id);
@@ -87,13 +77,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // `settled` release it.
         entry: (id) => watched.get(keyIn(watched, id)),
         release: (id, reason, entry) => {
-          entry.controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
+          abortOwn(entry, reason);
           const key = keyIn(watched, id);
           if (watched.get(key) === entry) watched.delete(key);
-          if (entry.listener === undefined) return;
-          try {
-            offAbort(entry.signal, entry.listener);
-          } catch {}
+          unlisten(entry);
         },
       };
       this.#settled = hooks.settled;
@@ -497,8 +484,7 @@ function incoming(core, w, message, hooks, scratch) {
       const params = message.params;
       const reason = params?.reason;
       if (isObject(params) && (reason === undefined || typeof reason === "string") && crossId(w, params.requestId)) {
-        const bytes = reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
-        const v = core.peerCancel(bytes, X, LEN, W0, W1, W2);
+        const v = core.peerCancel(reasonBytes(reason), X, LEN, W0, W1, W2);
         if (v !== NEED) {
           if (v & WATCHED) hooks.peerCancelled(params.requestId, reason);
           return v & ~WATCHED;
@@ -584,6 +570,37 @@ function packWords(w, id) {
 }
 
 /**
+ * Aborts the own signal of our watched request whose JS objects are `entry` (if one was
+ * asked for) with the cancel's `reason` — `undefined`: the caller gave none, and the DOM's
+ * default is an `AbortError`.
+ */
+function abortOwn(entry, reason) {
+  entry?.controller?.abort(reason === undefined ? new DOMException("Request cancelled", "AbortError") : reason);
+}
+
+/**
+ * Removes the listener on the caller's signal of our settled request whose JS objects are
+ * `entry`. The caller's signal: an `AbortSignal`, or an object with `addEventListener` only
+ * (then the listener stays, and does nothing). Nothing it throws reaches the caller or the
+ * wasm module, which calls the `settled` hook.
+ */
+function unlisten(entry) {
+  if (entry.listener === undefined) return;
+  try {
+    offAbort(entry.signal, entry.listener);
+  } catch {}
+}
+
+/**
+ * `1 +` an upper bound of the bytes of UTF-8 of a string `reason` (3 × its UTF-16 length),
+ * `0` without one: how a cancel's reason crosses to the core's fast paths (`peerCancel`,
+ * `cancelFast`).
+ */
+function reasonBytes(reason) {
+  return reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
+}
+
+/**
  * Whether `reason` is a string that crosses into wasm unchanged: no unpaired surrogate (the
  * general path's UTF-8 conversion makes one U+FFFD on the wire). Without
  * `String.prototype.isWellFormed` (older browsers), no string is.
@@ -604,8 +621,7 @@ function wellFormed(reason) {
  */
 function cancelFast(core, w, send, hooks, id, reason) {
   if (send === undefined || !(reason === undefined || wellFormed(reason)) || !crossId(w, id)) return false;
-  const bytes = reason === undefined ? 0 : Math.min(reason.length * 3, 0xfffffffe) + 1;
-  const v = core.cancelFast(bytes, X, LEN, W0, W1, W2);
+  const v = core.cancelFast(reasonBytes(reason), X, LEN, W0, W1, W2);
   if (v === NEED) return false;
   // Taken before `send`, which may close the session (that forgets what the session holds):
   // the request's own signal still aborts and the listener still goes, as on the general path.

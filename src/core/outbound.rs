@@ -285,11 +285,7 @@ impl Session {
     #[inline(always)]
     fn response_plain(&mut self, id: IdRef<'_>) -> (Verdict, bool) {
         if !self.tasks_extension() {
-            let done = match id {
-                IdRef::Number(n) => self.outbound.remove_plain(n),
-                IdRef::Str(s) => self.outbound.remove_plain_str(s),
-            };
-            if let Some(request) = done {
+            if let Some(request) = self.outbound.remove_plain_ref(id) {
                 if !request.watched {
                     return (Verdict::Pass, false);
                 }
@@ -550,11 +546,7 @@ impl Session {
         {
             return FastOwnCancel::General;
         }
-        let removed = match id {
-            IdRef::Number(n) => self.outbound.remove_plain(n),
-            IdRef::Str(s) => self.outbound.remove_plain_str(s),
-        };
-        let Some(request) = removed else { return FastOwnCancel::General };
+        let Some(request) = self.outbound.remove_plain_ref(id) else { return FastOwnCancel::General };
         self.tombstones.insert_key(Key::of_ref(id), request.plain_tombstone());
         FastOwnCancel::Notify { watched: request.watched }
     }

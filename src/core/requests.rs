@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::deadlines::RequestTimer;
-use super::id::{ProgressToken, RequestId, StrId};
+use super::id::{IdRef, ProgressToken, RequestId, StrId};
 use super::method::{Method, Name};
 use super::table::Table;
 use super::tombstones::Tombstone;
@@ -252,6 +252,15 @@ impl Requests {
     #[inline]
     pub(super) fn remove_plain_str(&mut self, id: StrId<'_>) -> Option<Outbound> {
         self.table.remove_str_if(id, Outbound::is_plain)
+    }
+
+    /// [`Self::remove_plain`] or [`Self::remove_plain_str`], by the id's kind.
+    #[inline(always)]
+    pub(super) fn remove_plain_ref(&mut self, id: IdRef<'_>) -> Option<Outbound> {
+        match id {
+            IdRef::Number(n) => self.remove_plain(n),
+            IdRef::Str(s) => self.remove_plain_str(s),
+        }
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = (RequestId, &Outbound)> {

@@ -680,9 +680,8 @@ impl SessionCore {
     pub fn peer_cancel(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let reason = reason_bytes.checked_sub(1).map(|n| n as usize);
             let mut st = self.state.try_borrow_mut().ok()?;
-            let verdict = match st.core.handle_cancelled_fast(id, reason) {
+            let verdict = match st.core.handle_cancelled_fast(id, reason_bound(reason_bytes)) {
                 FastCancel::Aborted { watched: true } => code::PASS | code::WATCHED,
                 FastCancel::Aborted { watched: false } => code::PASS,
                 FastCancel::Ignored => code::DROP,
@@ -709,11 +708,10 @@ impl SessionCore {
     pub fn cancel_fast(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let reason = reason_bytes.checked_sub(1).map(|n| n as usize);
             let mut st = self.state.try_borrow_mut().ok()?;
             // Without `send`, `cancel` returns the message: the general path.
             st.callbacks.send.as_ref()?;
-            let verdict = match st.core.cancel_fast(id, reason) {
+            let verdict = match st.core.cancel_fast(id, reason_bound(reason_bytes)) {
                 FastOwnCancel::Notify { watched: true } => code::PASS | code::WATCHED,
                 FastOwnCancel::Notify { watched: false } => code::PASS,
                 FastOwnCancel::General => return None,
@@ -1056,6 +1054,13 @@ fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'st
     } else {
         PackedStr::from_words(len, w0, w1, w2).map(|p| IdRef::Str(StrId::Packed(p)))
     }
+}
+
+/// The reason of a cancel as it crosses to the fast paths of cancels ([`SessionCore::peer_cancel`],
+/// [`SessionCore::cancel_fast`]): `0` none, else `1 +` an upper bound of its bytes of UTF-8.
+#[inline]
+fn reason_bound(reason_bytes: u32) -> Option<usize> {
+    reason_bytes.checked_sub(1).map(|n| n as usize)
 }
 
 /// A request id from a tagged member, taking the string (no copy).
