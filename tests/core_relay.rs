@@ -228,6 +228,52 @@ fn a_reused_id_of_a_request_the_relay_answers_itself_leaves_the_first_request_ro
     assert!(matches!(down(&mut r, a, &call(json!(0))), Forward::Upstream { id: Some(_), .. }));
 }
 
+/// A client that reuses the id of its `initialize` held for the shared handshake: the second
+/// request is dropped (not forwarded with the same id, whose two answers would cross), the
+/// handshake's answer goes to the `initialize`, and the id is free again after it. Found by
+/// the relay fuzz target, which had to allow for it.
+#[test]
+fn a_reused_id_of_a_held_initialize_is_dropped_and_the_handshake_answers_the_initialize() {
+    let mut r = Relay::new(RelayConfig::default());
+    let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let init =
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let u = forwarded_id(&down(&mut r, a, &init));
+    assert_eq!(down(&mut r, b, &init), Forward::Hold);
+    assert_eq!(down(&mut r, b, &call(json!(0))), Forward::Drop, "id 0 of b waits for the handshake");
+    assert_eq!(down(&mut r, b, &init), Forward::Drop, "held once");
+    let answer =
+        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let _ = up(&mut r, &answer);
+    let out = outputs(&mut r);
+    assert_eq!(out.iter().filter(|o| matches!(o, RelayOutput::AnswerHandshake { .. })).count(), 1, "{out:?}");
+    assert!(out.contains(&RelayOutput::AnswerHandshake { link: b, id: n(0) }));
+    // Answered: the id is free again.
+    assert!(matches!(down(&mut r, b, &call(json!(0))), Forward::Upstream { id: Some(_), .. }));
+}
+
+/// The `initialize` requests a client has held for the handshake count toward its
+/// `max_in_flight_per_link`, as its forwarded requests do: a client cannot grow the list of
+/// held requests without a bound while the server has not answered.
+#[test]
+fn held_initialize_requests_count_toward_the_in_flight_limit() {
+    let mut r = Relay::new(RelayConfig { max_in_flight_per_link: 2, ..RelayConfig::default() });
+    let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
+    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let _ = forwarded_id(&down(&mut r, a, &init(0)));
+    assert_eq!(down(&mut r, b, &init(1)), Forward::Hold);
+    let _ = forwarded_id(&down(&mut r, b, &call(json!(2))));
+    assert_eq!(down(&mut r, b, &init(3)), Forward::Drop);
+    assert_eq!(down(&mut r, b, &call(json!(4))), Forward::Drop);
+    assert_eq!(
+        outputs(&mut r),
+        vec![
+            RelayOutput::Fail { link: b, id: n(3), failure: Failure::TooManyRequests },
+            RelayOutput::Fail { link: b, id: n(4), failure: Failure::TooManyRequests }
+        ]
+    );
+}
+
 #[test]
 fn a_cancel_becomes_the_kind_each_side_requires_on_2026_07_28() {
     // Clients on stdio; the server over Streamable HTTP: the cancel is closing the stream.

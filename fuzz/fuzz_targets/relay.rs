@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    Backward, Config, Failure, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
+    Backward, Config, Forward, Link, Message, Relay, RelayConfig, RelayOutput, RequestId, ResponseInfo, Side, Timeout,
     TransportKind, Vanish,
 };
 
@@ -39,10 +39,9 @@ fuzz_target!(|data: &[u8]| {
     let mut client_ids: HashMap<(u32, RequestId), u64> = HashMap::new();
     // The ids the relay gave the server's requests it sent to a client.
     let mut server_ids: HashSet<RequestId> = HashSet::new();
-    // The `initialize` requests held for the shared handshake, counted by (link, id). A client may reuse
-    // the id of one for another request (a duplicate id, reported): a held one's failure
-    // is not that request's.
-    let mut held: HashMap<(u32, RequestId), usize> = HashMap::new();
+    // The `initialize` requests held for the shared handshake: (link, id). A client that reuses
+    // the id of one (or of a request in flight) has its second request dropped.
+    let mut held: HashMap<(u32, RequestId), ()> = HashMap::new();
     let mut now = 0;
     for line in data.split(|b| *b == b'\n') {
         let Some((&op, rest)) = line.split_first() else { continue };
@@ -57,12 +56,14 @@ fuzz_target!(|data: &[u8]| {
                     Forward::Upstream { id: Some(up), .. } => {
                         assert!(open.insert(up), "an upstream id is never reused");
                         if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
-                            client_ids.insert((link.0, id), up);
+                            assert!(!held.contains_key(&(link.0, id.clone())), "an id held for the handshake is not forwarded");
+                            assert!(client_ids.insert((link.0, id), up).is_none(), "an id in flight is not forwarded again");
                         }
                     }
                     Forward::Hold => {
                         if let Some(Ok(id)) = message.get("id").map(RequestId::from_json) {
-                            *held.entry((link.0, id)).or_default() += 1;
+                            assert!(!client_ids.contains_key(&(link.0, id.clone())), "an id in flight is not held");
+                            assert!(held.insert((link.0, id), ()).is_none(), "an id is held once");
                         }
                     }
                     _ => {}
@@ -94,6 +95,7 @@ fuzz_target!(|data: &[u8]| {
                 let link = links[usize::from(rest.first().copied().unwrap_or(0) % 3)];
                 relay.disconnect(link);
                 client_ids.retain(|(l, _), _| *l != link.0);
+                held.retain(|(l, _), _| *l != link.0);
                 if rest.len() > 1 {
                     // The same client again, on a new link.
                     links[usize::from(rest[0] % 3)] = relay.connect(TransportKind::Messages);
@@ -128,22 +130,19 @@ fuzz_target!(|data: &[u8]| {
                 assert!(open.remove(&(up as u64)), "a cancel names an open forwarded request, once");
                 client_ids.retain(|_, u| *u != up as u64);
             } else if let RelayOutput::Fail { link, id, failure } = out {
-                if failure == Failure::HandshakeFailed {
-                    if let Some(n) = held.get_mut(&(link.0, id.clone())).filter(|n| **n > 0) {
-                        *n -= 1;
-                        continue;
-                    }
+                // A held `initialize`'s failure (the handshake failed, the upstream closed).
+                if held.remove(&(link.0, id.clone())).is_some() {
+                    continue;
                 }
                 if let Some(up) = client_ids.remove(&(link.0, id)) {
                     open.remove(&up);
                 }
             } else if let RelayOutput::AnswerHandshake { link, id } = out {
-                if let Some(n) = held.get_mut(&(link.0, id)) {
-                    *n = n.saturating_sub(1);
-                }
+                held.remove(&(link.0, id));
             } else if let RelayOutput::EndClient(link) = out {
                 // Its requests were failed (above) and cancelled; it comes back as a new link.
                 client_ids.retain(|(l, _), _| *l != link.0);
+                held.retain(|(l, _), _| *l != link.0);
                 if links[2] == link {
                     links[2] = relay.connect_with(TransportKind::StreamableHttp, vanish, now);
                 }

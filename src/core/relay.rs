@@ -63,8 +63,9 @@ pub struct RelayConfig {
     /// The settings every downstream session starts with ([`Relay::connect`] sets the
     /// transport of each).
     pub downstream: Config,
-    /// Most requests one client may have in flight through the relay; beyond it a request
-    /// is answered with [`Failure::TooManyRequests`] and not forwarded. Default 4096.
+    /// Most requests one client may have in flight through the relay (forwarded, or an
+    /// `initialize` held for the shared handshake); beyond it a request is answered with
+    /// [`Failure::TooManyRequests`] and not forwarded. Default 4096.
     pub max_in_flight_per_link: usize,
 }
 
@@ -647,6 +648,11 @@ impl Relay {
         matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up)
     }
 
+    /// Whether client `link`'s `initialize` `id` waits for the pending handshake.
+    fn is_held(&self, link: Link, id: &RequestId) -> bool {
+        matches!(&self.handshake, Handshake::Pending { waiting, .. } if waiting.iter().any(|(l, w)| *l == link && w == id))
+    }
+
     /// The upstream connection closed: every request in flight fails
     /// ([`Failure::UpstreamClosed`]) and is forgotten; the handshake is to be made again.
     pub fn upstream_closed(&mut self) {
@@ -782,11 +788,12 @@ impl Relay {
             // Not a request id: the server answers it with its own error.
             return Forward::Upstream { id: None, progress_token: None };
         };
-        // An id the client has in flight already: its session reported it
-        // (`duplicate-request-id`); an answer would be taken for the first request's. Checked
-        // before the requests the relay answers or fails itself (discovery, `initialize`):
-        // failing or answering the second would forget the first's route.
-        if self.links.get(&link).is_some_and(|d| d.upstream_ids.contains_key(&id)) {
+        // An id the client has in flight already — forwarded, or an `initialize` held for
+        // the shared handshake: its session reported it (`duplicate-request-id`); an answer
+        // would be taken for the first request's. Checked before the requests the relay
+        // answers or fails itself (discovery, `initialize`): failing or answering the second
+        // would forget the first's route.
+        if self.links.get(&link).is_some_and(|d| d.upstream_ids.contains_key(&id)) || self.is_held(link, &id) {
             return Forward::Drop;
         }
         let known = message.method.known();
@@ -801,25 +808,28 @@ impl Relay {
             self.fail(Route { link, id, progress_token: None }, Failure::HandshakeFailed);
             return Forward::Drop;
         }
-        if known == Some(Method::Initialize) {
-            match &mut self.handshake {
-                Handshake::Done { .. } => {
-                    self.answered(link, &id);
-                    return Forward::AnswerHandshake;
-                }
-                Handshake::Pending { waiting, .. } => {
-                    waiting.push((link, id));
-                    return Forward::Hold;
-                }
-                Handshake::None => {}
-            }
+        if known == Some(Method::Initialize) && matches!(self.handshake, Handshake::Done { .. }) {
+            self.answered(link, &id);
+            return Forward::AnswerHandshake;
         }
+        // What the client has in flight through the relay: its forwarded requests and its
+        // `initialize` requests held for the handshake (both bounded by the same limit).
+        let held = match &self.handshake {
+            Handshake::Pending { waiting, .. } => waiting.iter().filter(|(l, _)| *l == link).count(),
+            _ => 0,
+        };
         let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
-        if d.upstream_ids.len() >= self.config.max_in_flight_per_link {
+        if d.upstream_ids.len() + held >= self.config.max_in_flight_per_link {
             if d.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {
                 self.output.push_back(RelayOutput::Fail { link, id, failure: Failure::TooManyRequests });
             }
             return Forward::Drop;
+        }
+        if known == Some(Method::Initialize) {
+            if let Handshake::Pending { waiting, .. } = &mut self.handshake {
+                waiting.push((link, id));
+                return Forward::Hold;
+            }
         }
         let up = self.next_id;
         self.next_id += 1;
