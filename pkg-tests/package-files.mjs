@@ -25,9 +25,11 @@ export const PACKAGE_FILES = Object.freeze(
     "js/edge-light.js",
     "js/compiled.js",
     "js/wasm.d.cts",
-    // The Node entry for require() (esbuild) and its typings.
+    // The Node entry for require() (esbuild) and its typings; createRelay()'s JavaScript,
+    // loaded by the entry the first time a relay is made (scripts/bundle-node.mjs).
     "dist/node/index.cjs",
     "dist/node/index.d.cts",
+    "dist/node/relay.cjs",
     // wasm-pack: the session's .wasm and its ES module glue, for browsers and bundlers; the
     // Node entry bundles the same glue and reads the same .wasm.
     "pkg/web/mcp_cancel.js",

@@ -38,19 +38,17 @@ unset WASM_BINDGEN_MULTI_VALUE
 wasm_build pkg/web mcp_cancel web
 wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
-# dist/node/index.cjs: the Node entry (CommonJS; js/index.js re-exports it for ESM), bundled
-# from js/node/entry.js with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
-# the fetching init(), which Node does not use) and the shared js/*.js. The core's tables go
-# in as text (MCP_CANCEL_CONSTANTS_JSON): `SessionCore.constantsJson()` of the .wasm just built.
+# dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
+# (scripts/bundle-node.mjs). The core's tables go in as text: `SessionCore.constantsJson()` of
+# the .wasm just built.
 constants_json=$(node --input-type=module -e '
 import { readFileSync } from "node:fs";
 import { initSync, SessionCore } from "./pkg/web/mcp_cancel.js";
 initSync({ module: readFileSync("pkg/web/mcp_cancel_bg.wasm") });
 process.stdout.write(JSON.stringify(SessionCore.constantsJson()));')
-printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs"
-esbuild js/node/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
-  --log-override:empty-import-meta=silent "--define:MCP_CANCEL_CONSTANTS_JSON=$constants_json" \
-  --outfile=dist/node/index.cjs --external:../../pkg/relay-node/mcp_cancel_relay.js --external:debug
+printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs, js/relay.js -> dist/node/relay.cjs"
+rm -rf dist/node
+node scripts/bundle-node.mjs "$constants_json"
 # The glue's typings declare `[Symbol.dispose]()`, which needs TypeScript's `esnext.disposable`
 # lib: drop that line so users on an ES2022 lib type-check without skipLibCheck (the method
 # itself stays at runtime).

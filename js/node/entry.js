@@ -8,7 +8,6 @@ import { readFileSync } from "node:fs";
 import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
 import { createGuardTransport } from "../guard.js";
-import { createRelayFactory } from "../relay.js";
 import { createSessionClass } from "../session.js";
 
 // `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
@@ -51,8 +50,18 @@ function relayBuild() {
   return relayWasm;
 }
 
+// createRelay()'s JavaScript (js/relay.js) is dist/node/relay.cjs (scripts/bundle-node.mjs),
+// loaded the first time a relay is made, as its .wasm is: not compiled at start-up.
+let relayFactory;
+
 /** A relay between client transports and one server transport (see the README and the typings). */
-export const createRelay = createRelayFactory(() => relayBuild().RelayCore, () => JSON.parse(relayBuild().RelayCore.constantsJson()));
+export function createRelay(options) {
+  relayFactory ??= require("./relay.cjs").createRelayFactory(
+    () => relayBuild().RelayCore,
+    () => JSON.parse(relayBuild().RelayCore.constantsJson()),
+  );
+  return relayFactory(options);
+}
 
 /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
 export async function init() {}

@@ -1,0 +1,49 @@
+// The Node build's JavaScript (scripts/build.sh runs it after the .wasm builds), by esbuild:
+//   dist/node/index.cjs  the Node entry (CommonJS; js/index.js re-exports it for ESM): js/node/entry.js
+//                        with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
+//                        the fetching init(), which Node does not use) and the shared js/*.js.
+//   dist/node/relay.cjs  what only createRelay() needs (js/relay.js and its readers), required by
+//                        the entry the first time a relay is made: a process that only guards a
+//                        transport does not compile it at start-up (issue #24: ~20 KB of the
+//                        entry's ~107 KB). Its error classes are the entry's own (one
+//                        `InvalidArgumentError` per process, for `instanceof`).
+// The core's tables go into the entry as text (MCP_CANCEL_CONSTANTS_JSON): `constantsJson`, the
+// first argument, is `SessionCore.constantsJson()` of the .wasm just built.
+import * as esbuild from "esbuild";
+
+const [constantsJson] = process.argv.slice(2);
+if (constantsJson === undefined) throw new Error("usage: node scripts/bundle-node.mjs <constants JSON as a JS string literal>");
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  logLevel: "warning",
+  logOverride: { "empty-import-meta": "silent" },
+};
+
+await esbuild.build({
+  ...common,
+  entryPoints: ["js/node/entry.js"],
+  outfile: "dist/node/index.cjs",
+  define: { MCP_CANCEL_CONSTANTS_JSON: constantsJson },
+  // Loaded when first used, each from its own file: the relay's .wasm and glue, its JS, and
+  // `debug` (DEBUG=mcp-cancel).
+  external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "debug"],
+});
+
+/** js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")` (loaded by then). */
+const errorsOfTheEntry = {
+  name: "errors-of-the-entry",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/errors\.js$/ }, () => ({ path: "./index.cjs", external: true }));
+  },
+};
+
+await esbuild.build({
+  ...common,
+  entryPoints: ["js/relay.js"],
+  outfile: "dist/node/relay.cjs",
+  plugins: [errorsOfTheEntry],
+});
