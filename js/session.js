@@ -56,13 +56,25 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // (one object literal each, instead of a wasm call per member).
         cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
         tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
-        requestCancelled: (id, reason) => abortOwn(watched.get(keyIn(watched, id)), reason),
-        settled: (id) => {
+        // Our watched request's JS objects (the entry of `watched`: the controller of its own
+        // signal, the listener on the caller's signal), taken out of `watched` when the core
+        // ends the request, before any callback of that output runs: a callback (`send`,
+        // `onEvent`, `onTimeout`, a listener of the request's own signal) may track a new
+        // request with the same id, whose entry the ended request's hooks must not touch.
+        // The core then gives `requestCancelled` and `settled` what this returned.
+        take: (id) => {
           const key = keyIn(watched, id);
           const entry = watched.get(key);
-          if (entry === undefined) return;
-          watched.delete(key);
-          unlisten(entry);
+          if (entry !== undefined) watched.delete(key);
+          return entry;
+        },
+        requestCancelled: (entry, reason) => abortOwn(entry, reason),
+        settled: (entry) => unlisten(entry),
+        // A response settled our watched request `id` on a fast path (the core called no
+        // hook, the verdict says `SETTLED`): release its objects.
+        settledId: (id) => {
+          const entry = hooks.take(id);
+          if (entry !== undefined) unlisten(entry);
         },
         peerCancelled: (id, reason) => {
           const key = keyIn(inbound, id);
@@ -72,18 +84,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
           controller.abort(reason);
         },
         inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
-        // The fast path of our cancels (`cancelFast`): what the session holds for the watched
-        // request `id`, taken before `send` runs, then released as `requestCancelled` and
-        // `settled` release it.
-        entry: (id) => watched.get(keyIn(watched, id)),
-        release: (id, reason, entry) => {
-          abortOwn(entry, reason);
-          const key = keyIn(watched, id);
-          if (watched.get(key) === entry) watched.delete(key);
-          unlisten(entry);
-        },
       };
-      this.#settled = hooks.settled;
+      this.#settled = hooks.settledId;
       this.#hooks = hooks;
       const adjusted = adjustOptions(options);
       const core = new SessionCore(
@@ -95,6 +97,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         hooks.settled,
         hooks.peerCancelled,
         hooks.inboundSettled,
+        hooks.take,
       );
       this.#core = core;
       // The core took it (it checked the option): the same function.
@@ -468,7 +471,7 @@ function prepare(c) {
 function incoming(core, w, message, hooks, scratch) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settled, scratch);
+  if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settledId, scratch);
   const id = message.id;
   // The fast paths (numbers only, no hook, issue #24): a request with a known method that
   // needs no member but `params.task`, and a cancel with an object `params`, when the ids
@@ -615,22 +618,26 @@ function wellFormed(reason) {
  * (`cancelFast`); when it took the cancel, this does what the general path's hooks would,
  * in their order: send the `notifications/cancelled` (what `send` throws is dropped, as the
  * general path drops it without `onEvent`, which the core's fast path requires), then — the
- * request was watched — abort its own signal and release its listener (what `hooks.entry`
- * found before `send`). True when taken;
- * false: nothing changed, take the general path.
+ * request was watched — abort its own signal and release its listener (its objects, taken
+ * out of the session's map before `send` runs, as the general path takes them). True when
+ * taken; false: nothing changed, take the general path.
  */
 function cancelFast(core, w, send, hooks, id, reason) {
   if (send === undefined || !(reason === undefined || wellFormed(reason)) || !crossId(w, id)) return false;
   const v = core.cancelFast(reasonBytes(reason), X, LEN, W0, W1, W2);
   if (v === NEED) return false;
-  // Taken before `send`, which may close the session (that forgets what the session holds):
-  // the request's own signal still aborts and the listener still goes, as on the general path.
-  const entry = v & WATCHED ? hooks.entry(id) : undefined;
+  // Taken before `send`, which may close the session (that forgets what the session holds)
+  // or track a new request with this id: the request's own signal still aborts and its
+  // listener still goes, and a new request's are not touched.
+  const entry = v & WATCHED ? hooks.take(id) : undefined;
   try {
     // The core's id: a number id `-0` is `0` on the general path too.
     send(cancelledMessage(w, typeof id === "number" ? id + 0 : id, reason));
   } catch {}
-  if (entry !== undefined) hooks.release(id, reason, entry);
+  if (entry !== undefined) {
+    abortOwn(entry, reason);
+    unlisten(entry);
+  }
   return true;
 }
 

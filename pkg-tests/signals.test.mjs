@@ -228,6 +228,60 @@ describe("signals", () => {
     assert.deepEqual(sent.map((m) => [m.params.requestId, m.params.reason]), [[7, "stop"], ["req-7", "stop"]]);
   });
 
+  test("a callback that tracks the id again (a retry): the cancelled request's signal aborts, the new request keeps its own and its listener", async () => {
+    // Each callback that runs while the cancelled request's output is done: `send` (fast and
+    // general paths: the general path when `onEvent` is given), `onEvent`, a listener of the
+    // cancelled request's own signal, `onTimeout`.
+    const cases = [
+      ["send, fast path", {}, "send"],
+      ["send, general path", { onEvent: () => {} }, "send"],
+      ["onEvent", {}, "onEvent"],
+      ["own signal's listener", {}, "own"],
+      ["onTimeout", {}, "onTimeout"],
+    ];
+    for (const id of [7, "req-7"]) {
+      for (const [label, options, where] of cases) {
+        const sent = [];
+        let retried;
+        const retry = () => {
+          if (retried !== undefined) return;
+          const caller = countingSignal();
+          session.track(id, "tools/call", { signal: caller });
+          retried = { caller, own: session.signal(id) };
+        };
+        const session = new CancellationSession({
+          ...options,
+          send: (m) => {
+            sent.push(m);
+            if (where === "send") retry();
+          },
+          ...(where === "onEvent" ? { onEvent: (e) => e.type === "cancel-sent" && retry() } : {}),
+          ...(where === "onTimeout" ? { onTimeout: retry } : {}),
+        });
+        const first = countingSignal();
+        session.track(id, "tools/call", { signal: first, ...(where === "onTimeout" ? { timeout: 10 } : {}) });
+        const own = session.signal(id);
+        if (where === "own") own.addEventListener("abort", retry);
+        if (where === "onTimeout") await sleep(80);
+        else first.fire("stop");
+        const what = `${label}, id ${JSON.stringify(id)}`;
+        assert.equal(own.aborted, true, `${what}: the cancelled request's own signal aborts`);
+        assert.equal(first.live, 0, `${what}: its listener goes`);
+        assert.ok(retried !== undefined, `${what}: the callback ran`);
+        assert.equal(retried.own.aborted, false, `${what}: the new request's own signal does not abort`);
+        assert.equal(retried.caller.live, 1, `${what}: the new request's listener stays`);
+        assert.equal(session.isInFlight(id), true, what);
+        // The new request's caller still cancels it, once.
+        retried.caller.fire("stop again");
+        assert.equal(retried.own.aborted, true, what);
+        assert.equal(retried.own.reason, "stop again", what);
+        assert.equal(retried.caller.live, 0, what);
+        assert.deepEqual(sent.map((m) => m.params.requestId), [id, id], what);
+        session.close();
+      }
+    }
+  });
+
   test("a number id -0 is cancelled as 0, the core's id, on every path", () => {
     for (const onEvent of [undefined, () => {}]) {
       const { session, sent } = recorder(onEvent ? { onEvent } : {});

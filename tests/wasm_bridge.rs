@@ -46,7 +46,7 @@ fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
 
 /// `new SessionCore` with the hooks that are functions among the members of `hooks` (as the
 /// JS layer passes its own: `cancelled`, `tasksCancel`, `requestCancelled`, `settled`,
-/// `peerCancelled`, `inboundSettled`).
+/// `peerCancelled`, `inboundSettled`, `take`).
 fn with_hooks(options: JsValue, hooks: &JsValue) -> Result<SessionCore, JsValue> {
     let hook = |name: &str| {
         if hooks.is_undefined() {
@@ -63,6 +63,7 @@ fn with_hooks(options: JsValue, hooks: &JsValue) -> Result<SessionCore, JsValue>
         hook("settled"),
         hook("peerCancelled"),
         hook("inboundSettled"),
+        hook("take"),
     )
 }
 

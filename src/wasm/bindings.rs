@@ -182,17 +182,20 @@ impl SessionCore {
     /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
     /// id maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
     /// `undefined`: `cancelled(requestId, reason)` and `tasksCancel(id, taskId)` build the
-    /// messages the session puts on the wire; `requestCancelled(id, reason)`, `settled(id)`,
-    /// `peerCancelled(id, reason)` and `inboundSettled(id)` do what the core's output says
-    /// with the JS objects of a watched request (its signal's controller, the caller's
-    /// signal's listener), which live in JS, not in wasm memory. The hooks cross as
+    /// messages the session puts on the wire; `requestCancelled(request, reason)`,
+    /// `settled(request)`, `peerCancelled(id, reason)` and `inboundSettled(id)` do what the
+    /// core's output says with the JS objects of a watched request (its signal's controller,
+    /// the caller's signal's listener), which live in JS, not in wasm memory; `take(id)`
+    /// takes our request's objects out of the JS layer's map before any callback runs, and
+    /// is what `requestCancelled` and `settled` are given as `request` (without `take`: the
+    /// id). The hooks cross as
     /// arguments, not as members of an object: no property read and no name crossing at a
     /// session's start (issue #24, start-up).
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::too_many_arguments)] // the six hooks, positional
+    #[allow(clippy::too_many_arguments)] // the seven hooks, positional
     pub fn new(
         options: JsValue,
         seed: f64,
@@ -202,6 +205,7 @@ impl SessionCore {
         settled: Option<Function>,
         peer_cancelled: Option<Function>,
         inbound_settled: Option<Function>,
+        take: Option<Function>,
     ) -> Result<SessionCore, JsValue> {
         let mut settings = options::session(&options)?;
         settings.callbacks.messages = convert::JsHooks::new([
@@ -211,6 +215,7 @@ impl SessionCore {
             settled,
             peer_cancelled,
             inbound_settled,
+            take,
         ]);
         settings.config.hash_seed = seed.to_bits();
         let mut core = Session::new(settings.config);
@@ -1224,6 +1229,7 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
             outputs.extend(std::iter::from_fn(|| st.core.poll_output()));
             (outputs, Rc::clone(&st.callbacks))
         };
+        let taken = take_requests(state, &callbacks, &outputs);
         for output in outputs.drain(..) {
             match output {
                 Output::Transmit(t) => {
@@ -1236,8 +1242,15 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     }
                     transmit(state, &callbacks, &t);
                 }
-                Output::Cancelled { request_id, cause } => cancelled(state, &callbacks, &request_id, cause),
-                Output::Settled(id) => callbacks.messages.settled(&id_value(state, &id)),
+                Output::Cancelled { request_id, cause } => {
+                    let request = request_of(state, &taken, &request_id);
+                    cancelled(state, &callbacks, &request_id, cause, request.as_ref());
+                }
+                Output::Settled(id) => {
+                    if let Some(request) = request_of(state, &taken, &id) {
+                        callbacks.messages.settled(&request);
+                    }
+                }
                 Output::InboundSettled(id) => callbacks.messages.inbound_settled(&id_to_js(&id)),
                 Output::PeerCancelled { request_id, reason, watched: true } => {
                     // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
@@ -1262,6 +1275,32 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
     rearm_timer(state);
 }
 
+/// The JS objects of our requests that `outputs` end (cancelled or settled), taken out of
+/// the JS layer's map before any callback of these outputs runs ([`convert::JsHooks`] says
+/// why): `(id, what the `take` hook gave)`, each id once. Empty without that hook.
+fn take_requests(state: &Rc<RefCell<State>>, callbacks: &Callbacks, outputs: &[Output]) -> Vec<(RequestId, JsValue)> {
+    let mut taken: Vec<(RequestId, JsValue)> = Vec::new();
+    for output in outputs {
+        let (Output::Cancelled { request_id: id, .. } | Output::Settled(id)) = output else { continue };
+        if taken.iter().any(|(t, _)| t == id) {
+            continue;
+        }
+        let Some(objects) = callbacks.messages.take(&id_value(state, id)) else { return taken };
+        taken.push((id.clone(), objects));
+    }
+    taken
+}
+
+/// What the `requestCancelled` and `settled` hooks are given for our request `id`: its
+/// objects as taken ([`take_requests`]; `None` when it had none: nothing to do), or its id
+/// when there is no `take` hook.
+fn request_of(state: &Rc<RefCell<State>>, taken: &[(RequestId, JsValue)], id: &RequestId) -> Option<JsValue> {
+    match taken.iter().find(|(t, _)| t == id) {
+        Some((_, objects)) => (!objects.is_undefined()).then(|| objects.clone()),
+        None => Some(id_value(state, id)),
+    }
+}
+
 /// Puts a cancel on the wire through the callbacks.
 fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
     let result = match &t.action {
@@ -1283,20 +1322,28 @@ fn no_exit(option: &str) -> JsValue {
     js_sys::Error::new(&["mcp-cancel: a cancel was made, but the session has no `", option, "` option"].concat()).into()
 }
 
-/// Our request was cancelled: abort its own signal (if one was asked for); a timeout also
-/// goes to `onTimeout`.
-fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, cause: CancelCause) {
-    let id_js = id_value(state, id);
+/// Our request was cancelled: abort its own signal (if one was asked for; `request` as
+/// [`request_of`] gives it); a timeout also goes to `onTimeout`.
+fn cancelled(
+    state: &Rc<RefCell<State>>,
+    callbacks: &Callbacks,
+    id: &RequestId,
+    cause: CancelCause,
+    request: Option<&JsValue>,
+) {
     let kind = match cause {
         CancelCause::TimedOut(kind) => kind,
         _ => {
             // The caller's reason (`undefined`: the JS layer makes the default `AbortError`,
             // and only when the request's signal was asked for).
-            let reason = state.try_borrow().map(|st| st.echoes.reason.clone()).unwrap_or(JsValue::UNDEFINED);
-            callbacks.messages.request_cancelled(&id_js, &reason);
+            if let Some(request) = request {
+                let reason = state.try_borrow().map(|st| st.echoes.reason.clone()).unwrap_or(JsValue::UNDEFINED);
+                callbacks.messages.request_cancelled(request, &reason);
+            }
             return;
         }
     };
+    let id_js = id_value(state, id);
     let mut message = "Request ".to_owned();
     id.push_to(&mut message);
     message.push_str(match kind {
@@ -1304,7 +1351,9 @@ fn cancelled(state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, 
         _ => " timed out",
     });
     let error = convert::dom_exception(&message, "TimeoutError");
-    callbacks.messages.request_cancelled(&id_js, &error);
+    if let Some(request) = request {
+        callbacks.messages.request_cancelled(request, &error);
+    }
     if let Some(on_timeout) = &callbacks.on_timeout {
         if let Err(err) = on_timeout.call2(&JsValue::UNDEFINED, &id_js, &error) {
             report_send_failed(state, callbacks, id, &err);

@@ -168,6 +168,11 @@ fn reason_from_js_object(v: &JsValue) -> Reason {
 /// when the core's output says so. Those objects live in JS, not in wasm memory. Without
 /// the helpers (the wasm tests drive `SessionCore` directly) messages are built member by
 /// member and there are no such objects.
+///
+/// A request's objects are taken (`take`) before any callback of the output that ends it
+/// runs: a callback — `send`, `onEvent`, `onTimeout`, a listener of the request's own signal
+/// — may track a new request with the same id, whose objects the ended request's hooks
+/// must not abort or release.
 #[derive(Clone, Default)]
 pub struct JsHooks {
     cancelled: Option<Hook>,
@@ -176,25 +181,35 @@ pub struct JsHooks {
     settled: Option<Hook>,
     peer_cancelled: Option<Hook>,
     inbound_settled: Option<Hook>,
+    take: Option<Hook>,
 }
 
 impl JsHooks {
-    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled]`,
-    /// each a function or none.
-    pub fn new(hooks: [Option<Function>; 6]) -> Self {
-        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled] =
+    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled,
+    /// take]`, each a function or none.
+    pub fn new(hooks: [Option<Function>; 7]) -> Self {
+        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled, take] =
             hooks.map(|f| f.map(JsCast::unchecked_into::<Hook>));
-        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled }
+        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled, take }
     }
 
-    /// Our request `id` was cancelled: abort its signal (if one was made) with `reason`.
-    pub fn request_cancelled(&self, id: &JsValue, reason: &JsValue) {
-        call(self.request_cancelled.as_ref(), id, reason);
+    /// Our request was cancelled: abort its signal (if one was made) with `reason`. `request`
+    /// is what [`Self::take`] gave for it, or its id when there is no `take` hook.
+    pub fn request_cancelled(&self, request: &JsValue, reason: &JsValue) {
+        call(self.request_cancelled.as_ref(), request, reason);
     }
 
-    /// Our watched request `id` settled: release its objects (the listener goes).
-    pub fn settled(&self, id: &JsValue) {
-        call(self.settled.as_ref(), id, &JsValue::UNDEFINED);
+    /// Our watched request settled: release its objects (the listener goes). `request` as in
+    /// [`Self::request_cancelled`].
+    pub fn settled(&self, request: &JsValue) {
+        call(self.settled.as_ref(), request, &JsValue::UNDEFINED);
+    }
+
+    /// The JS objects of our request `id`, taken out of the JS layer's map (`undefined`:
+    /// it has none): what [`Self::request_cancelled`] and [`Self::settled`] are then given for
+    /// it. `None` when there is no `take` hook (then they are given the id).
+    pub fn take(&self, id: &JsValue) -> Option<JsValue> {
+        self.take.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
     }
 
     /// The peer cancelled its request `id`: abort its signal (if one was made) with `reason`.
