@@ -50,6 +50,16 @@ fn result(id: u64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [] } })
 }
 
+/// A client's `initialize` (2025-11-25) with this id.
+fn initialize(id: i64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } })
+}
+
+/// The server's answer to the relay's `initialize`, forwarded as upstream id `up`.
+fn handshake_answer(up: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": up, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } })
+}
+
 fn notify_upstream(id: i64, reason: Option<&str>) -> RelayOutput {
     RelayOutput::Transmit(
         Side::Upstream,
@@ -172,14 +182,12 @@ fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
     let mut r = Relay::new(RelayConfig::default());
     let (a, b, c) =
         (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
-    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
-    let u = forwarded_id(&down(&mut r, a, &init(0)));
-    assert_eq!(down(&mut r, b, &init(0)), Forward::Hold);
+    let u = forwarded_id(&down(&mut r, a, &initialize(0)));
+    assert_eq!(down(&mut r, b, &initialize(0)), Forward::Hold);
     // initialize cannot be cancelled: nothing goes up.
     assert_eq!(down(&mut r, a, &cancel(json!(0))), Forward::Drop);
     assert_eq!(outputs(&mut r), vec![]);
-    let answer =
-        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let answer = handshake_answer(u);
     assert_eq!(
         up(&mut r, &answer),
         Backward::Downstream { link: a, id: Some(n(0)), progress_token: None, related: Some(n(0)) }
@@ -192,7 +200,7 @@ fn the_handshake_is_made_once_upstream_never_cancelled_and_shared() {
             RelayOutput::AnswerHandshake { link: b, id: n(0) }
         ]
     );
-    assert_eq!(down(&mut r, c, &init(7)), Forward::AnswerHandshake);
+    assert_eq!(down(&mut r, c, &initialize(7)), Forward::AnswerHandshake);
     let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
     assert_eq!(down(&mut r, a, &initialized), Forward::Upstream { id: None, progress_token: None });
     assert_eq!(down(&mut r, b, &initialized), Forward::Drop, "once upstream");
@@ -215,8 +223,7 @@ fn a_reused_id_of_a_request_the_relay_answers_itself_leaves_the_first_request_ro
     // Before any handshake: a discovery is failed by the relay — not this one.
     let discover = json!({ "jsonrpc": "2.0", "id": 0, "method": "server/discover" });
     assert_eq!(down(&mut r, a, &discover), Forward::Drop);
-    let init =
-        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let init = initialize(0);
     assert_eq!(down(&mut r, a, &init), Forward::Drop, "not held for the handshake either");
     assert_eq!(outputs(&mut r), vec![], "no failure for id 0");
     assert_eq!(down(&mut r, a, &call(json!(0))), Forward::Drop, "id 0 is still in flight");
@@ -236,14 +243,12 @@ fn a_reused_id_of_a_request_the_relay_answers_itself_leaves_the_first_request_ro
 fn a_reused_id_of_a_held_initialize_is_dropped_and_the_handshake_answers_the_initialize() {
     let mut r = Relay::new(RelayConfig::default());
     let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
-    let init =
-        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let init = initialize(0);
     let u = forwarded_id(&down(&mut r, a, &init));
     assert_eq!(down(&mut r, b, &init), Forward::Hold);
     assert_eq!(down(&mut r, b, &call(json!(0))), Forward::Drop, "id 0 of b waits for the handshake");
     assert_eq!(down(&mut r, b, &init), Forward::Drop, "held once");
-    let answer =
-        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let answer = handshake_answer(u);
     let _ = up(&mut r, &answer);
     let out = outputs(&mut r);
     assert_eq!(out.iter().filter(|o| matches!(o, RelayOutput::AnswerHandshake { .. })).count(), 1, "{out:?}");
@@ -259,11 +264,10 @@ fn a_reused_id_of_a_held_initialize_is_dropped_and_the_handshake_answers_the_ini
 fn held_initialize_requests_count_toward_the_in_flight_limit() {
     let mut r = Relay::new(RelayConfig { max_in_flight_per_link: 2, ..RelayConfig::default() });
     let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
-    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
-    let _ = forwarded_id(&down(&mut r, a, &init(0)));
-    assert_eq!(down(&mut r, b, &init(1)), Forward::Hold);
+    let _ = forwarded_id(&down(&mut r, a, &initialize(0)));
+    assert_eq!(down(&mut r, b, &initialize(1)), Forward::Hold);
     let _ = forwarded_id(&down(&mut r, b, &call(json!(2))));
-    assert_eq!(down(&mut r, b, &init(3)), Forward::Drop);
+    assert_eq!(down(&mut r, b, &initialize(3)), Forward::Drop);
     assert_eq!(down(&mut r, b, &call(json!(4))), Forward::Drop);
     assert_eq!(
         outputs(&mut r),
@@ -626,14 +630,12 @@ fn a_client_silent_for_its_idle_ttl_is_ended_its_requests_failed_and_cancelled_u
 fn a_first_client_that_disconnects_during_initialize_leaves_the_handshake_to_complete_for_the_others() {
     let mut r = Relay::new(RelayConfig::default());
     let (a, b) = (r.connect(TransportKind::Messages), r.connect(TransportKind::Messages));
-    let init =
-        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
+    let init = initialize(0);
     let u = forwarded_id(&down(&mut r, a, &init));
     assert_eq!(down(&mut r, b, &init), Forward::Hold);
     r.disconnect(a);
     assert_eq!(outputs(&mut r), vec![], "initialize is never cancelled");
-    let answer =
-        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let answer = handshake_answer(u);
     assert_eq!(up(&mut r, &answer), Backward::Drop, "its client is gone");
     assert_eq!(
         outputs(&mut r),
@@ -649,17 +651,15 @@ fn a_first_client_that_disconnects_during_initialize_leaves_the_handshake_to_com
 fn a_first_client_gone_during_initialize_leaves_the_handshake_to_complete_for_the_others() {
     let (mut r, a) = vanishing(Vanish { resume_grace: Some(0), idle_ttl: Some(1000) });
     let b = r.connect(TransportKind::StreamableHttp);
-    let init = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": { "protocolVersion": "2025-11-25" } });
-    let u = forwarded_id(&down_at(&mut r, a, &init(0), 0));
-    assert_eq!(down_at(&mut r, b, &init(0), 0), Forward::Hold);
+    let u = forwarded_id(&down_at(&mut r, a, &initialize(0), 0));
+    assert_eq!(down_at(&mut r, b, &initialize(0), 0), Forward::Hold);
     // Its stream closes, then it expires: initialize is never cancelled.
     assert_eq!(r.handle_downstream_stream_closed(a, &n(0), 10), StreamClosed::Ignored);
     r.handle_timeout(1000);
     let out = outputs(&mut r);
     assert!(out.iter().all(|o| !matches!(o, RelayOutput::Transmit(..))), "{out:?}");
     assert!(out.contains(&RelayOutput::EndClient(a)));
-    let answer =
-        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let answer = handshake_answer(u);
     assert_eq!(up(&mut r, &answer), Backward::Drop, "its client is gone");
     assert!(outputs(&mut r).contains(&RelayOutput::AnswerHandshake { link: b, id: n(0) }));
 }
@@ -772,8 +772,7 @@ fn handshaken() -> Relay {
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     assert_eq!(init["params"]["capabilities"], json!({}));
     let u = forwarded_id(&down(&mut r, own, &init));
-    let answer =
-        json!({ "jsonrpc": "2.0", "id": u, "result": { "protocolVersion": "2025-11-25", "capabilities": {} } });
+    let answer = handshake_answer(u);
     assert!(matches!(up(&mut r, &answer), Backward::Downstream { .. }));
     assert_eq!(down(&mut r, own, &initialized), Forward::Upstream { id: None, progress_token: None });
     r.disconnect(own);
