@@ -23,7 +23,8 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
 
 /// A session whose `send` and `onEvent` push into arrays, and whose JS hooks (what the
 /// package's JS layer does with a watched request's objects) record their calls as
-/// `"hook id reason"` strings; returns (session, sent, events, hook calls).
+/// `"hook id reason"` strings (`take` gives a request's id as its objects); returns
+/// (session, sent, events, hook calls).
 fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
     let sent = Array::new();
     let events = Array::new();
@@ -34,7 +35,8 @@ fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
     );
     let hooks = js(
         "const r = (v) => v === undefined ? 'undefined' : typeof v === 'string' ? v : v.name; \
-         return { requestCancelled: (id, why) => a.push(`requestCancelled ${id} ${r(why)}`), \
+         return { take: (id) => id, \
+                  requestCancelled: (id, why) => a.push(`requestCancelled ${id} ${r(why)}`), \
                   settled: (id) => a.push(`settled ${id}`), \
                   peerCancelled: (id, why) => a.push(`peerCancelled ${id} ${r(why)}`), \
                   inboundSettled: (id) => a.push(`inboundSettled ${id}`) };",

@@ -648,9 +648,11 @@ impl Relay {
         matches!(self.handshake, Handshake::Pending { upstream_id, .. } if upstream_id == up)
     }
 
-    /// Whether client `link`'s `initialize` `id` waits for the pending handshake.
-    fn is_held(&self, link: Link, id: &RequestId) -> bool {
-        matches!(&self.handshake, Handshake::Pending { waiting, .. } if waiting.iter().any(|(l, w)| *l == link && w == id))
+    /// Client `link`'s `initialize` requests held for the pending handshake: how many, and
+    /// whether `id` is one of them.
+    fn held(&self, link: Link, id: &RequestId) -> (usize, bool) {
+        let Handshake::Pending { waiting, .. } = &self.handshake else { return (0, false) };
+        waiting.iter().filter(|(l, _)| *l == link).fold((0, false), |(n, seen), (_, w)| (n + 1, seen || w == id))
     }
 
     /// The upstream connection closed: every request in flight fails
@@ -793,7 +795,8 @@ impl Relay {
         // would be taken for the first request's. Checked before the requests the relay
         // answers or fails itself (discovery, `initialize`): failing or answering the second
         // would forget the first's route.
-        if self.links.get(&link).is_some_and(|d| d.upstream_ids.contains_key(&id)) || self.is_held(link, &id) {
+        let (held, id_held) = self.held(link, &id);
+        if id_held || self.links.get(&link).is_some_and(|d| d.upstream_ids.contains_key(&id)) {
             return Forward::Drop;
         }
         let known = message.method.known();
@@ -814,10 +817,6 @@ impl Relay {
         }
         // What the client has in flight through the relay: its forwarded requests and its
         // `initialize` requests held for the handshake (both bounded by the same limit).
-        let held = match &self.handshake {
-            Handshake::Pending { waiting, .. } => waiting.iter().filter(|(l, _)| *l == link).count(),
-            _ => 0,
-        };
         let Some(d) = self.links.get_mut(&link) else { return Forward::Drop };
         if d.upstream_ids.len() + held >= self.config.max_in_flight_per_link {
             if d.session.handle_outgoing_response(&id) == super::OutgoingResponseVerdict::Send {

@@ -187,8 +187,8 @@ impl SessionCore {
     /// core's output says with the JS objects of a watched request (its signal's controller,
     /// the caller's signal's listener), which live in JS, not in wasm memory; `take(id)`
     /// takes our request's objects out of the JS layer's map before any callback runs, and
-    /// is what `requestCancelled` and `settled` are given as `request` (without `take`: the
-    /// id). The hooks cross as
+    /// what it returns is what `requestCancelled` and `settled` are given as `request`
+    /// (nothing returned, or no `take`: they are not called). The hooks cross as
     /// arguments, not as members of an object: no property read and no name crossing at a
     /// session's start (issue #24, start-up).
     ///
@@ -1243,11 +1243,11 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     transmit(state, &callbacks, &t);
                 }
                 Output::Cancelled { request_id, cause } => {
-                    let request = request_of(state, &taken, &request_id);
+                    let request = request_of(&taken, &request_id);
                     cancelled(state, &callbacks, &request_id, cause, request.as_ref());
                 }
                 Output::Settled(id) => {
-                    if let Some(request) = request_of(state, &taken, &id) {
+                    if let Some(request) = request_of(&taken, &id) {
                         callbacks.messages.settled(&request);
                     }
                 }
@@ -1292,13 +1292,11 @@ fn take_requests(state: &Rc<RefCell<State>>, callbacks: &Callbacks, outputs: &[O
 }
 
 /// What the `requestCancelled` and `settled` hooks are given for our request `id`: its
-/// objects as taken ([`take_requests`]; `None` when it had none: nothing to do), or its id
-/// when there is no `take` hook.
-fn request_of(state: &Rc<RefCell<State>>, taken: &[(RequestId, JsValue)], id: &RequestId) -> Option<JsValue> {
-    match taken.iter().find(|(t, _)| t == id) {
-        Some((_, objects)) => (!objects.is_undefined()).then(|| objects.clone()),
-        None => Some(id_value(state, id)),
-    }
+/// objects as taken ([`take_requests`]); `None` when it had none (or there is no `take`
+/// hook): nothing to do.
+fn request_of(taken: &[(RequestId, JsValue)], id: &RequestId) -> Option<JsValue> {
+    let (_, objects) = taken.iter().find(|(t, _)| t == id)?;
+    (!objects.is_undefined()).then(|| objects.clone())
 }
 
 /// Puts a cancel on the wire through the callbacks.

@@ -194,7 +194,7 @@ impl JsHooks {
     }
 
     /// Our request was cancelled: abort its signal (if one was made) with `reason`. `request`
-    /// is what [`Self::take`] gave for it, or its id when there is no `take` hook.
+    /// is what [`Self::take`] gave for it.
     pub fn request_cancelled(&self, request: &JsValue, reason: &JsValue) {
         call(self.request_cancelled.as_ref(), request, reason);
     }
@@ -207,7 +207,7 @@ impl JsHooks {
 
     /// The JS objects of our request `id`, taken out of the JS layer's map (`undefined`:
     /// it has none): what [`Self::request_cancelled`] and [`Self::settled`] are then given for
-    /// it. `None` when there is no `take` hook (then they are given the id).
+    /// it. `None` when there is no `take` hook (then neither is called).
     pub fn take(&self, id: &JsValue) -> Option<JsValue> {
         self.take.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
     }
