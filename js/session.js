@@ -76,14 +76,17 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
           const entry = hooks.take(id);
           if (entry !== undefined) unlisten(entry);
         },
-        peerCancelled: (id, reason) => {
+        // The peer's watched request's controller, taken out of `inbound` when the request
+        // is over, before any callback of that output runs (as `take`: an `onEvent` may take
+        // a new request of the peer with the same id and ask for its signal); the core then
+        // gives `peerCancelled` what this returned.
+        takeInbound: (id) => {
           const key = keyIn(inbound, id);
           const controller = inbound.get(key);
-          if (controller === undefined) return;
-          inbound.delete(key);
-          controller.abort(reason);
+          if (controller !== undefined) inbound.delete(key);
+          return controller;
         },
-        inboundSettled: (id) => inbound.delete(keyIn(inbound, id)),
+        peerCancelled: (controller, reason) => controller.abort(reason),
       };
       this.#settled = hooks.settledId;
       this.#hooks = hooks;
@@ -96,7 +99,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         hooks.requestCancelled,
         hooks.settled,
         hooks.peerCancelled,
-        hooks.inboundSettled,
+        hooks.takeInbound,
         hooks.take,
       );
       this.#core = core;
@@ -260,7 +263,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       const w = wire;
       const verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
       // Our response settled the peer's watched request (a fast path): release its controller.
-      if (verdict & SETTLED) this.#hooks.inboundSettled(message.id);
+      if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
       const v = verdict & 0x1f;
       if (v === w.verdicts.pass) {
         this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
@@ -489,7 +492,7 @@ function incoming(core, w, message, hooks, scratch) {
       if (isObject(params) && (reason === undefined || typeof reason === "string") && crossId(w, params.requestId)) {
         const v = core.peerCancel(reasonBytes(reason), X, LEN, W0, W1, W2);
         if (v !== NEED) {
-          if (v & WATCHED) hooks.peerCancelled(params.requestId, reason);
+          if (v & WATCHED) hooks.takeInbound(params.requestId)?.abort(reason);
           return v & ~WATCHED;
         }
       }

@@ -282,6 +282,40 @@ describe("signals", () => {
     }
   });
 
+  test("a callback that takes the peer's id again: the cancelled request's signal aborts, the new request's does not", () => {
+    // The peer cancels its request, and a callback that runs before the session has aborted
+    // that request's signal (`onEvent` at `cancel-received`) takes a new request of the peer
+    // with the same id and asks for its signal: it gets a signal of its own, which the
+    // peer's cancel of the earlier request does not abort.
+    for (const id of [7, "req-7"]) {
+      const what = `id ${JSON.stringify(id)}`;
+      const request = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "slow" } };
+      let again;
+      const session = new CancellationSession({
+        role: "server",
+        send: () => {},
+        onEvent: (e) => {
+          if (e.type !== "cancel-received" || again !== undefined) return;
+          assert.equal(session.shouldDropIncoming({ ...request }), false, `${what}: the new request is taken`);
+          again = session.inboundSignal(id);
+        },
+      });
+      assert.equal(session.shouldDropIncoming(request), false);
+      const first = session.inboundSignal(id);
+      session.filterIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+      assert.equal(first.aborted, true, `${what}: the cancelled request's signal aborts`);
+      assert.equal(first.reason, "stop", what);
+      assert.ok(again !== undefined, `${what}: the callback got a signal for the new request`);
+      assert.notEqual(again, first, `${what}: not the cancelled request's signal`);
+      assert.equal(again.aborted, false, `${what}: the new request's signal does not abort`);
+      // The peer's cancel of the new request aborts its own signal, once.
+      session.filterIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop again" } });
+      assert.equal(again.aborted, true, what);
+      assert.equal(again.reason, "stop again", what);
+      session.close();
+    }
+  });
+
   test("a number id -0 is cancelled as 0, the core's id, on every path", () => {
     for (const onEvent of [undefined, () => {}]) {
       const { session, sent } = recorder(onEvent ? { onEvent } : {});

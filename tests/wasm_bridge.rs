@@ -23,7 +23,7 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
 
 /// A session whose `send` and `onEvent` push into arrays, and whose JS hooks (what the
 /// package's JS layer does with a watched request's objects) record their calls as
-/// `"hook id reason"` strings (`take` gives a request's id as its objects); returns
+/// `"hook id reason"` strings (`take` and `takeInbound` give a request's id as its objects); returns
 /// (session, sent, events, hook calls).
 fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
     let sent = Array::new();
@@ -38,8 +38,8 @@ fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
          return { take: (id) => id, \
                   requestCancelled: (id, why) => a.push(`requestCancelled ${id} ${r(why)}`), \
                   settled: (id) => a.push(`settled ${id}`), \
-                  peerCancelled: (id, why) => a.push(`peerCancelled ${id} ${r(why)}`), \
-                  inboundSettled: (id) => a.push(`inboundSettled ${id}`) };",
+                  takeInbound: (id) => id, \
+                  peerCancelled: (id, why) => a.push(`peerCancelled ${id} ${r(why)}`) };",
         &[calls.clone().into()],
     );
     let session = with_hooks(options, &hooks).unwrap();
@@ -48,7 +48,7 @@ fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
 
 /// `new SessionCore` with the hooks that are functions among the members of `hooks` (as the
 /// JS layer passes its own: `cancelled`, `tasksCancel`, `requestCancelled`, `settled`,
-/// `peerCancelled`, `inboundSettled`, `take`).
+/// `peerCancelled`, `takeInbound`, `take`).
 fn with_hooks(options: JsValue, hooks: &JsValue) -> Result<SessionCore, JsValue> {
     let hook = |name: &str| {
         if hooks.is_undefined() {
@@ -64,7 +64,7 @@ fn with_hooks(options: JsValue, hooks: &JsValue) -> Result<SessionCore, JsValue>
         hook("requestCancelled"),
         hook("settled"),
         hook("peerCancelled"),
-        hook("inboundSettled"),
+        hook("takeInbound"),
         hook("take"),
     )
 }

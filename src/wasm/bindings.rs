@@ -183,12 +183,12 @@ impl SessionCore {
     /// id maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
     /// `undefined`: `cancelled(requestId, reason)` and `tasksCancel(id, taskId)` build the
     /// messages the session puts on the wire; `requestCancelled(request, reason)`,
-    /// `settled(request)`, `peerCancelled(id, reason)` and `inboundSettled(id)` do what the
-    /// core's output says with the JS objects of a watched request (its signal's controller,
-    /// the caller's signal's listener), which live in JS, not in wasm memory; `take(id)`
-    /// takes our request's objects out of the JS layer's map before any callback runs, and
-    /// what it returns is what `requestCancelled` and `settled` are given as `request`
-    /// (nothing returned, or no `take`: they are not called). The hooks cross as
+    /// `settled(request)` and `peerCancelled(request, reason)` do what the core's output says
+    /// with the JS objects of a watched request (its signal's controller, the caller's
+    /// signal's listener), which live in JS, not in wasm memory; `takeInbound(id)` (the peer's
+    /// request) and `take(id)` (ours) take a request's objects out of the JS layer's maps
+    /// before any callback runs, and what they return is what those hooks are given as
+    /// `request` (nothing returned, or no take hook: they are not called). The hooks cross as
     /// arguments, not as members of an object: no property read and no name crossing at a
     /// session's start (issue #24, start-up).
     ///
@@ -204,7 +204,7 @@ impl SessionCore {
         request_cancelled: Option<Function>,
         settled: Option<Function>,
         peer_cancelled: Option<Function>,
-        inbound_settled: Option<Function>,
+        take_inbound: Option<Function>,
         take: Option<Function>,
     ) -> Result<SessionCore, JsValue> {
         let mut settings = options::session(&options)?;
@@ -214,7 +214,7 @@ impl SessionCore {
             request_cancelled,
             settled,
             peer_cancelled,
-            inbound_settled,
+            take_inbound,
             take,
         ]);
         settings.config.hash_seed = seed.to_bits();
@@ -730,7 +730,7 @@ impl SessionCore {
     /// crossed as numbers (as [`Self::peer_request`]): as [`Self::outgoing`] would, the
     /// fast path of our responses (issue #24). `0` (pass): send it; `1` (drop): the peer
     /// cancelled that request, do not send it; with `SETTLED` added when the request was
-    /// watched — JS releases its controller itself, no `inboundSettled` hook is called;
+    /// watched — JS releases its controller itself, no `takeInbound` hook is called;
     /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `outgoing`.
     #[wasm_bindgen(js_name = sentResponse)]
     pub fn sent_response(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
@@ -1243,20 +1243,23 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
                     transmit(state, &callbacks, &t);
                 }
                 Output::Cancelled { request_id, cause } => {
-                    let request = request_of(&taken, &request_id);
+                    let request = request_of(&taken, Side::Ours, &request_id);
                     cancelled(state, &callbacks, &request_id, cause, request.as_ref());
                 }
                 Output::Settled(id) => {
-                    if let Some(request) = request_of(&taken, &id) {
+                    if let Some(request) = request_of(&taken, Side::Ours, &id) {
                         callbacks.messages.settled(&request);
                     }
                 }
-                Output::InboundSettled(id) => callbacks.messages.inbound_settled(&id_to_js(&id)),
+                // Its objects were taken: nothing else to do.
+                Output::InboundSettled(_) => {}
                 Output::PeerCancelled { request_id, reason, watched: true } => {
-                    // The peer's reason as is (what the MCP TypeScript SDK's handlers see):
-                    // the JS layer aborts the request's signal with it.
-                    let reason = reason.map_or(JsValue::UNDEFINED, |r| text_value(state, &r));
-                    callbacks.messages.peer_cancelled(&id_value(state, &request_id), &reason);
+                    if let Some(request) = request_of(&taken, Side::Peer, &request_id) {
+                        // The peer's reason as is (what the MCP TypeScript SDK's handlers
+                        // see): the JS layer aborts the request's signal with it.
+                        let reason = reason.map_or(JsValue::UNDEFINED, |r| text_value(state, &r));
+                        callbacks.messages.peer_cancelled(&request, &reason);
+                    }
                 }
                 // No signal was made for it: nothing in JS to abort.
                 Output::PeerCancelled { watched: false, .. } => {}
@@ -1275,27 +1278,51 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
     rearm_timer(state);
 }
 
-/// The JS objects of our requests that `outputs` end (cancelled or settled), taken out of
-/// the JS layer's map before any callback of these outputs runs ([`convert::JsHooks`] says
-/// why): `(id, what the `take` hook gave)`, each id once. Empty without that hook.
-fn take_requests(state: &Rc<RefCell<State>>, callbacks: &Callbacks, outputs: &[Output]) -> Vec<(RequestId, JsValue)> {
-    let mut taken: Vec<(RequestId, JsValue)> = Vec::new();
+/// Whose request an id of [`take_requests`] names: the same id may be ours and the peer's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Ours,
+    Peer,
+}
+
+/// The JS objects of the requests that `outputs` end — ours cancelled or settled, the peer's
+/// watched ones cancelled or over — taken out of the JS layer's maps before any callback of
+/// these outputs runs ([`convert::JsHooks`] says why): `(side, id, what the `take` or
+/// `takeInbound` hook gave)`, each request once. None for a side without its hook.
+fn take_requests(
+    state: &Rc<RefCell<State>>,
+    callbacks: &Callbacks,
+    outputs: &[Output],
+) -> Vec<(Side, RequestId, JsValue)> {
+    let mut taken: Vec<(Side, RequestId, JsValue)> = Vec::new();
     for output in outputs {
-        let (Output::Cancelled { request_id: id, .. } | Output::Settled(id)) = output else { continue };
-        if taken.iter().any(|(t, _)| t == id) {
+        let (side, id) = match output {
+            Output::Cancelled { request_id: id, .. } | Output::Settled(id) => (Side::Ours, id),
+            Output::PeerCancelled { request_id: id, watched: true, .. } | Output::InboundSettled(id) => {
+                (Side::Peer, id)
+            }
+            _ => continue,
+        };
+        if taken.iter().any(|(s, t, _)| *s == side && t == id) {
             continue;
         }
-        let Some(objects) = callbacks.messages.take(&id_value(state, id)) else { return taken };
-        taken.push((id.clone(), objects));
+        let id_js = id_value(state, id);
+        let objects = match side {
+            Side::Ours => callbacks.messages.take(&id_js),
+            Side::Peer => callbacks.messages.take_inbound(&id_js),
+        };
+        if let Some(objects) = objects {
+            taken.push((side, id.clone(), objects));
+        }
     }
     taken
 }
 
-/// What the `requestCancelled` and `settled` hooks are given for our request `id`: its
-/// objects as taken ([`take_requests`]); `None` when it had none (or there is no `take`
-/// hook): nothing to do.
-fn request_of(taken: &[(RequestId, JsValue)], id: &RequestId) -> Option<JsValue> {
-    let (_, objects) = taken.iter().find(|(t, _)| t == id)?;
+/// What the `requestCancelled`, `settled` and `peerCancelled` hooks are given for the
+/// request `id` of `side`: its objects as taken ([`take_requests`]); `None` when it had none
+/// (or there is no take hook for that side): nothing to do.
+fn request_of(taken: &[(Side, RequestId, JsValue)], side: Side, id: &RequestId) -> Option<JsValue> {
+    let (_, _, objects) = taken.iter().find(|(s, t, _)| *s == side && t == id)?;
     (!objects.is_undefined()).then(|| objects.clone())
 }
 

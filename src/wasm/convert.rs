@@ -169,10 +169,11 @@ fn reason_from_js_object(v: &JsValue) -> Reason {
 /// the helpers (the wasm tests drive `SessionCore` directly) messages are built member by
 /// member and there are no such objects.
 ///
-/// A request's objects are taken (`take`) before any callback of the output that ends it
-/// runs: a callback — `send`, `onEvent`, `onTimeout`, a listener of the request's own signal
-/// — may track a new request with the same id, whose objects the ended request's hooks
-/// must not abort or release.
+/// A request's objects are taken (`take` for ours, `takeInbound` for the peer's) before any
+/// callback of the output that ends it runs: a callback — `send`, `onEvent`, `onTimeout`, a
+/// listener of the request's own signal — may track a new request with the same id (or, for
+/// the peer's, take a new request of the peer with the same id and ask for its signal),
+/// whose objects the ended request's hooks must not abort or release.
 #[derive(Clone, Default)]
 pub struct JsHooks {
     cancelled: Option<Hook>,
@@ -180,17 +181,17 @@ pub struct JsHooks {
     request_cancelled: Option<Hook>,
     settled: Option<Hook>,
     peer_cancelled: Option<Hook>,
-    inbound_settled: Option<Hook>,
+    take_inbound: Option<Hook>,
     take: Option<Hook>,
 }
 
 impl JsHooks {
-    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, inboundSettled,
+    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, takeInbound,
     /// take]`, each a function or none.
     pub fn new(hooks: [Option<Function>; 7]) -> Self {
-        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled, take] =
+        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, take_inbound, take] =
             hooks.map(|f| f.map(JsCast::unchecked_into::<Hook>));
-        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, inbound_settled, take }
+        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, take_inbound, take }
     }
 
     /// Our request was cancelled: abort its signal (if one was made) with `reason`. `request`
@@ -212,14 +213,18 @@ impl JsHooks {
         self.take.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
     }
 
-    /// The peer cancelled its request `id`: abort its signal (if one was made) with `reason`.
-    pub fn peer_cancelled(&self, id: &JsValue, reason: &JsValue) {
-        call(self.peer_cancelled.as_ref(), id, reason);
+    /// The peer cancelled its watched request: abort its signal with `reason`. `request` is
+    /// what [`Self::take_inbound`] gave for it.
+    pub fn peer_cancelled(&self, request: &JsValue, reason: &JsValue) {
+        call(self.peer_cancelled.as_ref(), request, reason);
     }
 
-    /// The peer's watched request `id` is over: release its signal.
-    pub fn inbound_settled(&self, id: &JsValue) {
-        call(self.inbound_settled.as_ref(), id, &JsValue::UNDEFINED);
+    /// The JS objects of the peer's watched request `id` (the controller of its signal), taken
+    /// out of the JS layer's map when the request is over (cancelled by the peer, answered,
+    /// forgotten): what [`Self::peer_cancelled`] is then given for it (`undefined`: it has
+    /// none). `None` when there is no `takeInbound` hook.
+    pub fn take_inbound(&self, id: &JsValue) -> Option<JsValue> {
+        self.take_inbound.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
     }
 
     /// The `notifications/cancelled` of `n`, whose `requestId` is `id` (`n.request_id` as a
