@@ -5,6 +5,7 @@
 // does what the core's output says.
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
+import { relaySettings } from "./options.js";
 import { cancelledMessage, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 
 /** The `link` of the server's messages in `RelayCore.message`. */
@@ -25,7 +26,7 @@ export function createRelayFactory(relayCore, constants) {
     }
     checkTransport(options.upstream, "createRelay(): option `upstream`");
     // The relay's own options, read here; every name, and the upstream session's options,
-    // are checked by the core (`RelayCore`).
+    // are checked by js/options.js (`relaySettings`).
     for (const name of ["onUpstreamClose", "onError"]) {
       if (options[name] !== undefined && typeof options[name] !== "function") {
         throw new InvalidArgumentError(`createRelay(): option \`${name}\` must be a function`, "ERR_INVALID_OPTION", options[name]);
@@ -37,9 +38,24 @@ export function createRelayFactory(relayCore, constants) {
     }
     const withTransport =
       options.transport === undefined && options.upstream.hasPerRequestStream === true ? { ...options, transport: "streamable-http" } : options;
+    const w = tables(constants());
+    const u = relaySettings(withTransport, w);
     const RelayCore = relayCore();
-    const core = new RelayCore(withTransport, Math.random() * 2 ** 52, max);
-    return new Relay(core, tables(constants()), options, RelayCore);
+    const core = new RelayCore(
+      u.flags,
+      u.tombstoneCapacity,
+      u.inboundCapacity,
+      u.maxReasonBytes,
+      u.timeout,
+      u.maxTotalTimeout,
+      u.genericReason,
+      u.timeoutReason,
+      u.protocolVersion,
+      u.onEvent !== undefined,
+      Math.random() * 2 ** 52,
+      max,
+    );
+    return new Relay(core, w, options, RelayCore);
   };
 }
 

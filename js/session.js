@@ -8,6 +8,7 @@
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, cancelledMessage, codeOf, isObject, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
+import { sessionSettings, trackOptions } from "./options.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -90,9 +91,21 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       };
       this.#settled = hooks.settledId;
       this.#hooks = hooks;
-      const adjusted = adjustOptions(options);
+      const s = sessionSettings(adjustOptions(options), w);
       const core = new SessionCore(
-        adjusted,
+        s.flags,
+        s.tombstoneCapacity,
+        s.inboundCapacity,
+        s.maxReasonBytes,
+        s.timeout,
+        s.maxTotalTimeout,
+        s.genericReason,
+        s.timeoutReason,
+        s.protocolVersion,
+        s.send,
+        s.closeStream,
+        s.onTimeout,
+        s.onEvent,
         Math.random() * 2 ** 52,
         hooks.cancelled,
         hooks.tasksCancel,
@@ -103,8 +116,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         hooks.take,
       );
       this.#core = core;
-      // The core took it (it checked the option): the same function.
-      this.#send = typeof adjusted?.send === "function" ? adjusted.send : undefined;
+      this.#send = s.send;
       const [at, bytes] = core.scratch();
       this.#scratch = { memory: SessionCore.memory(), at, bytes, view: new Uint8Array(0) };
     }
@@ -139,14 +151,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       const tag = callerTag(w, id);
       const num = tag === w.tags.number ? id : 0;
       const str = tag === w.tags.string ? id : undefined;
+      const o = trackOptions(options, w);
       try {
-        core.track(tag, num, str, code, name, options);
+        core.track(tag, num, str, code, name, o.signal, o.params, o.timeout, o.maxTotalTimeout, o.flags, o.error);
       } catch (error) {
         // Only the id's tag crossed into wasm: the error names the caller's own value.
         if (error?.code === "ERR_INVALID_REQUEST_ID" && tag !== w.tags.number && tag !== w.tags.string) error.requestId = id;
         throw error;
       }
-      this.#tracked(core, id, options?.signal);
+      this.#tracked(core, id, o.signal);
     }
 
     /**

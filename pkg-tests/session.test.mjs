@@ -200,9 +200,25 @@ describe("typed errors", () => {
   });
 
   test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
-    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { maxReasonBytes: 4097 }, { exposeErrorReasons: 1 }, { genericReason: 3 }]) {
+    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { maxReasonBytes: 4097 }, { exposeErrorReasons: 1 }, { genericReason: 3 }, { timeout: Infinity }, { maxTotalTimeout: -1 }, { resetTimeoutOnProgress: "yes" }, { transport: "sse" }, { protocolVersion: 2025 }]) {
       assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
     }
+    // The first unknown option, in the object's order, is the one named, with the known ones.
+    assert.throws(
+      () => new CancellationSession({ send() {}, bogus: 1, other: 2 }),
+      (e) =>
+        e instanceof InvalidArgumentError &&
+        e.requestId === "bogus" &&
+        e.message.startsWith("CancellationSession: unknown option `bogus`; known options: send, closeStream, onTimeout, role, onEvent,"),
+    );
+    // The wrong member's value is the error's value.
+    assert.throws(() => new CancellationSession({ maxReasonBytes: 4097 }), (e) => e.requestId === 4097 && e.message === "CancellationSession: option `maxReasonBytes` must be an integer from 0 to 4096");
+    // track(): what is wrong with the id or the method is said first, then the options.
+    const session = new CancellationSession({ send() {} });
+    assert.throws(() => session.track({}, "tools/call", { bogus: 1 }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
+    assert.throws(() => session.track(1, 5, { timeout: -1 }), (e) => e.code === "ERR_INVALID_ARGUMENT");
+    assert.throws(() => session.track(1, "tools/call", { timeout: -1 }), (e) => e.code === "ERR_INVALID_OPTION" && e.message === "track(): option `timeout` must be a finite non-negative number of milliseconds");
+    assert.equal(session.inFlightCount, 0);
   });
 
   test("maxReasonBytes goes up to 4096, and a peer's reason is kept up to it", () => {

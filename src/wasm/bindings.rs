@@ -13,7 +13,7 @@ use std::rc::{Rc, Weak};
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, peer_value, tag};
+use super::convert::{self, peer_value, tag, AbortSignal};
 use super::errors;
 use super::options::{self, Callbacks};
 use super::values::{id_to_js, key};
@@ -179,8 +179,12 @@ pub struct SessionCore {
 
 #[wasm_bindgen(js_class = SessionCore)]
 impl SessionCore {
-    /// A session; `options` as `CancellationSessionOptions`, `seed` a random number for the
-    /// id maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
+    /// A session with the settings of `new CancellationSession(options)` as js/options.js
+    /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
+    /// `constantsJson().optionFlags`; an absent number `NaN`, an absent string or function
+    /// `undefined`; the callbacks `send(message)`, `closeStream(requestId)`,
+    /// `onTimeout(requestId, error)`, `onEvent(event)`), `seed` a random number for the id
+    /// maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
     /// `undefined`: `cancelled(requestId, reason)` and `tasksCancel(id, taskId)` build the
     /// messages the session puts on the wire; `requestCancelled(request, reason)`,
     /// `settled(request)` and `peerCancelled(request, reason)` do what the core's output says
@@ -188,16 +192,29 @@ impl SessionCore {
     /// signal's listener), which live in JS, not in wasm memory; `takeInbound(id)` (the peer's
     /// request) and `take(id)` (ours) take a request's objects out of the JS layer's maps
     /// before any callback runs, and what they return is what those hooks are given as
-    /// `request` (nothing returned, or no take hook: they are not called). The hooks cross as
-    /// arguments, not as members of an object: no property read and no name crossing at a
+    /// `request` (nothing returned, or no take hook: they are not called). Everything crosses
+    /// as arguments, not as members of an object: no property read and no name crossing at a
     /// session's start (issue #24, start-up).
     ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
+    /// Nothing is refused here: every value of the right type gives a session (a capacity or
+    /// a reason limit beyond the core's bounds is brought within them).
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::too_many_arguments)] // the seven hooks, positional
+    #[allow(clippy::too_many_arguments)] // the settings and the seven hooks, positional
+    #[must_use]
     pub fn new(
-        options: JsValue,
+        flags: u32,
+        tombstone_capacity: f64,
+        inbound_capacity: f64,
+        max_reason_bytes: f64,
+        timeout_ms: f64,
+        max_total_ms: f64,
+        generic_reason: Option<String>,
+        timeout_reason: Option<String>,
+        protocol_version: Option<String>,
+        send: Option<Function>,
+        close_stream: Option<Function>,
+        on_timeout: Option<Function>,
+        on_event: Option<Function>,
         seed: f64,
         cancelled: Option<Function>,
         tasks_cancel: Option<Function>,
@@ -206,25 +223,42 @@ impl SessionCore {
         peer_cancelled: Option<Function>,
         take_inbound: Option<Function>,
         take: Option<Function>,
-    ) -> Result<SessionCore, JsValue> {
-        let mut settings = options::session(&options)?;
-        settings.callbacks.messages = convert::JsHooks::new([
-            cancelled,
-            tasks_cancel,
-            request_cancelled,
-            settled,
-            peer_cancelled,
-            take_inbound,
-            take,
-        ]);
-        settings.config.hash_seed = seed.to_bits();
-        let mut core = Session::new(settings.config);
-        if let Some(version) = &settings.protocol_version {
+    ) -> SessionCore {
+        let mut config = options::Scalars {
+            flags,
+            tombstone_capacity,
+            inbound_capacity,
+            max_reason_bytes,
+            timeout_ms,
+            max_total_ms,
+            generic_reason,
+            timeout_reason,
+            events: on_event.is_some(),
+        }
+        .config();
+        config.hash_seed = seed.to_bits();
+        let callbacks = Callbacks {
+            send,
+            close_stream,
+            on_timeout,
+            on_event,
+            messages: convert::JsHooks::new([
+                cancelled,
+                tasks_cancel,
+                request_cancelled,
+                settled,
+                peer_cancelled,
+                take_inbound,
+                take,
+            ]),
+        };
+        let mut core = Session::new(config);
+        if let Some(version) = &protocol_version {
             core.set_protocol_version(version);
         }
         let state = Rc::new(RefCell::new(State {
             core,
-            callbacks: Rc::new(settings.callbacks),
+            callbacks: Rc::new(callbacks),
             timer: None,
             timer_closure: None,
             echoes: Echoes::default(),
@@ -237,15 +271,15 @@ impl SessionCore {
         // Nothing to do yet, most often: `flush` (a large function, compiled by V8 at its
         // first call) waits for the first output, the timer's closure for the first deadline.
         session.flush_if_needed();
-        Ok(session)
+        session
     }
 
     /// Everything the JS reader needs to know to read a message for the core, defined
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit }` (the relay's build adds its own in
-    /// `RelayCore.constantsJson()`, see `wasm::relay`) —
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags }` (the
+    /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
     /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
@@ -258,7 +292,8 @@ impl SessionCore {
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
     /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
     /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
-    /// method code adds for a watched request.
+    /// method code adds for a watched request, `optionFlags` the bits of the settings' and
+    /// `track()`'s flags (`options::flag`).
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -798,11 +833,16 @@ impl SessionCore {
         u32::from(!tracked)
     }
 
-    /// Tracks a request we send (`track(id, method, options)`).
+    /// Tracks a request we send (`track(id, method, options)`), with its options as
+    /// js/options.js `trackOptions` reads them: `signal` the caller's signal (an object with
+    /// `addEventListener`) or `undefined`, `params` as given, `timeout_ms`/`max_total_ms`
+    /// (`NaN`: not given) and `timeout_flags` (`optionFlags.timeoutGiven`,
+    /// `optionFlags.resetOnProgress`); `option_error` what is wrong with the
+    /// options, thrown after the id and the method are checked (`undefined`: nothing).
     ///
     /// # Errors
     /// `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID`, `ERR_INVALID_ARGUMENT` for a method
-    /// that is not a string, `ERR_INVALID_OPTION`); `UsageError` (`ERR_ALREADY_IN_FLIGHT`,
+    /// that is not a string, `option_error`); `UsageError` (`ERR_ALREADY_IN_FLIGHT`,
     /// `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_SEND_REQUIRED`); the signal's `reason` when the
     /// caller's signal is already aborted (nothing is tracked).
     #[allow(clippy::too_many_arguments)]
@@ -813,7 +853,12 @@ impl SessionCore {
         id_str: Option<String>,
         method_code: i32,
         method_name: Option<String>,
-        options: JsValue,
+        signal: JsValue,
+        params: JsValue,
+        timeout_ms: f64,
+        max_total_ms: f64,
+        timeout_flags: u32,
+        option_error: JsValue,
     ) -> Result<(), JsValue> {
         let id_js = convert::js_value_of(id_tag, id_num, id_str.as_deref());
         let id = owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("track(): request id", e, &id_js))?;
@@ -827,17 +872,16 @@ impl SessionCore {
                 ))
             }
         };
+        if !option_error.is_undefined() {
+            return Err(option_error);
+        }
         let mut request = TrackRequest::new(id, &method);
-        let mut signal = None;
-        if !options.is_undefined() {
-            let opts = options::track(&options)?;
-            read_params(&mut request, &opts.params)?;
-            request.timeout = opts.timeout;
-            if let Some(s) = opts.signal {
-                if s.aborted() {
-                    return Err(s.reason().unwrap_or(JsValue::UNDEFINED));
-                }
-                signal = Some(s);
+        read_params(&mut request, &params)?;
+        request.timeout = options::timeout(timeout_flags, timeout_ms, max_total_ms);
+        let signal = (!signal.is_undefined()).then(|| signal.unchecked_into::<AbortSignal>());
+        if let Some(s) = &signal {
+            if s.aborted() {
+                return Err(s.reason().unwrap_or(JsValue::UNDEFINED));
             }
         }
         {
@@ -1456,7 +1500,9 @@ const CONSTANTS_JSON: &str = concat!(
     r#","maxReasonBytes":4096"#,
     r#","maxWordsId":11"#,
     r#","numberId":4294967295"#,
-    r#","watchBit":256}"#,
+    r#","watchBit":256"#,
+    r#","optionFlags":{"server":1,"streamableHttp":2,"exposeGiven":4,"expose":8,"timeoutGiven":16"#,
+    r#","resetOnProgress":32}}"#,
 );
 
 /// The JSON of [`SessionCore::constants_json`] with `more` members written before its
@@ -1534,6 +1580,17 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(NUMBER_ID);
     json.key("watchBit");
     json.number(WATCH_BIT);
+    json.object(
+        "optionFlags",
+        &[
+            ("server", options::flag::SERVER),
+            ("streamableHttp", options::flag::STREAMABLE_HTTP),
+            ("exposeGiven", options::flag::EXPOSE_GIVEN),
+            ("expose", options::flag::EXPOSE),
+            ("timeoutGiven", options::flag::TIMEOUT_GIVEN),
+            ("resetOnProgress", options::flag::RESET_ON_PROGRESS),
+        ],
+    );
     more(&mut json);
     json.0.push('}');
     json.0

@@ -1,16 +1,35 @@
-//! The options of `new CancellationSession(options)` and of `track(id, method, options)`,
-//! read strictly: a member of the wrong type, or one the API does not have, is an
-//! `InvalidArgumentError` (`ERR_INVALID_OPTION`) that names it — a typo must not become a
-//! timeout that never fires. Timeouts use the MCP TypeScript SDK's names and meanings
-//! (`timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress`, in ms).
+//! A session's settings as they cross from JS: the options of `new CancellationSession`,
+//! of `createRelay` (its upstream session) and of `track()`, read and type-checked by the
+//! JS layer (js/options.js, which throws `InvalidArgumentError` `ERR_INVALID_OPTION` naming
+//! a member of the wrong type or one the API does not have) and handed over as scalars: an
+//! absent number as `NaN`, an absent string or function as `undefined`. What a setting
+//! means is decided here and in the core: the defaults are [`Config::default`]'s, a
+//! timeout's fraction of a ms is rounded up, and the bounds hold whatever JS passes (no
+//! value makes a capacity or a reason limit larger than the core allows, or traps).
+//!
+//! Reading the options object from wasm took a crossing per member and ~6 KB of the
+//! `.wasm`, compiled at a process's first session (issue #24, size and start-up).
 
-use js_sys::{Function, Object};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+use js_sys::Function;
 
-use super::convert::{get, AbortSignal};
-use super::errors::invalid_argument;
-use crate::core::{Config, Millis, ReasonPolicy, Role, Timeout, TransportKind};
+use crate::core::{Config, Millis, Role, Timeout, TransportKind};
+
+/// The bits of [`Scalars::flags`] and of `track()`'s timeout flags (js/options.js `FLAG`,
+/// which reads them from `constantsJson().optionFlags`).
+pub mod flag {
+    /// `role: "server"`.
+    pub const SERVER: u32 = 1;
+    /// `transport: "streamable-http"`.
+    pub const STREAMABLE_HTTP: u32 = 2;
+    /// `exposeErrorReasons` was given; its value is [`EXPOSE`].
+    pub const EXPOSE_GIVEN: u32 = 4;
+    /// `exposeErrorReasons: true`.
+    pub const EXPOSE: u32 = 8;
+    /// One of `timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress` was given.
+    pub const TIMEOUT_GIVEN: u32 = 16;
+    /// `resetTimeoutOnProgress: true`.
+    pub const RESET_ON_PROGRESS: u32 = 32;
+}
 
 /// The callbacks of a session.
 #[derive(Clone, Default)]
@@ -27,186 +46,83 @@ pub struct Callbacks {
     pub messages: super::convert::JsHooks,
 }
 
-/// A session's settings, read from its options object.
-pub struct SessionOptions {
+/// A session's settings as JS passes them (js/options.js `Settings`).
+pub struct Scalars {
+    /// [`flag`] bits.
+    pub flags: u32,
+    /// `tombstoneCapacity` (`NaN`: the default).
+    pub tombstone_capacity: f64,
+    /// `inboundCapacity` (`NaN`: the default).
+    pub inbound_capacity: f64,
+    /// `maxReasonBytes`, bytes of UTF-8 (`NaN`: the default; at most [`MAX_REASON_BYTES`]).
+    pub max_reason_bytes: f64,
+    /// `timeout`, ms (`NaN`: none).
+    pub timeout_ms: f64,
+    /// `maxTotalTimeout`, ms (`NaN`: none).
+    pub max_total_ms: f64,
+    /// `genericReason`.
+    pub generic_reason: Option<String>,
+    /// `timeoutReason`.
+    pub timeout_reason: Option<String>,
+    /// Whether `onEvent` was given: the core makes events only then.
+    pub events: bool,
+}
+
+impl Scalars {
     /// The core's settings.
-    pub config: Config,
-    /// The callbacks.
-    pub callbacks: Callbacks,
-    /// `protocolVersion`, when given.
-    pub protocol_version: Option<String>,
+    #[must_use]
+    pub fn config(self) -> Config {
+        let defaults = Config::default();
+        let mut config = Config {
+            role: if self.flags & flag::SERVER != 0 { Role::Server } else { Role::Client },
+            transport: if self.flags & flag::STREAMABLE_HTTP != 0 {
+                TransportKind::StreamableHttp
+            } else {
+                TransportKind::Messages
+            },
+            tombstone_capacity: count(self.tombstone_capacity, defaults.tombstone_capacity),
+            inbound_capacity: count(self.inbound_capacity, defaults.inbound_capacity),
+            timeout: timeout(self.flags, self.timeout_ms, self.max_total_ms).unwrap_or(Timeout::NONE),
+            events: self.events,
+            ..defaults
+        };
+        let reason = &mut config.reason;
+        reason.max_bytes = count(self.max_reason_bytes, reason.max_bytes).min(MAX_REASON_BYTES as usize);
+        if self.flags & flag::EXPOSE_GIVEN != 0 {
+            reason.expose_error_reasons = self.flags & flag::EXPOSE != 0;
+        }
+        if let Some(text) = self.generic_reason {
+            reason.generic_reason = text;
+        }
+        if let Some(text) = self.timeout_reason {
+            reason.timeout_reason = text;
+        }
+        config
+    }
 }
 
-/// The settings of a session, in `CancellationSession`'s options and `createRelay`'s (for
-/// its upstream session).
-const SETTINGS_KEYS: [&str; 12] = [
-    "onEvent",
-    "protocolVersion",
-    "transport",
-    "tombstoneCapacity",
-    "inboundCapacity",
-    "maxReasonBytes",
-    "exposeErrorReasons",
-    "genericReason",
-    "timeoutReason",
-    "timeout",
-    "maxTotalTimeout",
-    "resetTimeoutOnProgress",
-];
-
-/// `CancellationSession`'s own options.
-const SESSION_KEYS: [&str; 4] = ["send", "closeStream", "onTimeout", "role"];
-
-const TRACK_KEYS: [&str; 5] = ["signal", "params", "timeout", "maxTotalTimeout", "resetTimeoutOnProgress"];
-
-/// Names of 0.1 that changed, with what to use instead.
-const RENAMED: [(&str, &str); 3] =
-    [("timeoutMs", "timeout"), ("maxTotalTimeoutMs", "maxTotalTimeout"), ("logger", "onEvent")];
-
-/// Reads the options of `new CancellationSession(options)` (`undefined`/`null`: defaults).
-///
-/// # Errors
-/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
-pub fn session(options: &JsValue) -> Result<SessionOptions, JsValue> {
-    check_keys(options, &[&SESSION_KEYS, &SETTINGS_KEYS], "CancellationSession")?;
-    settings(options, "CancellationSession")
-}
-
-/// `createRelay()`'s own options (read by the JS layer).
-#[cfg(feature = "relay")]
-const RELAY_KEYS: [&str; 4] = ["upstream", "maxInFlightPerClient", "onUpstreamClose", "onError"];
-
-/// Reads the options of `createRelay(options)`: its upstream session's settings.
-///
-/// # Errors
-/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
-#[cfg(feature = "relay")]
-pub fn relay(options: &JsValue) -> Result<SessionOptions, JsValue> {
-    check_keys(options, &[&RELAY_KEYS, &SETTINGS_KEYS], "createRelay")?;
-    settings(options, "createRelay")
-}
-
-/// The session settings in `options` (whose keys were checked), for `what`'s messages.
-fn settings(options: &JsValue, what: &str) -> Result<SessionOptions, JsValue> {
-    let defaults = ReasonPolicy::default();
-    let transport = match string(options, "transport", what)?.as_deref() {
-        None | Some("stdio") => TransportKind::Messages,
-        Some("streamable-http") => TransportKind::StreamableHttp,
-        Some(_) => return Err(wrong(what, "transport", "\"stdio\" or \"streamable-http\"", options)),
-    };
-    let role = match string(options, "role", what)?.as_deref() {
-        None | Some("client") => Role::Client,
-        Some("server") => Role::Server,
-        Some(_) => return Err(wrong(what, "role", "\"client\" or \"server\"", options)),
-    };
-    let config = Config {
-        role,
-        tombstone_capacity: count(options, "tombstoneCapacity", 1024, what)?,
-        inbound_capacity: count(options, "inboundCapacity", 4096, what)?,
-        reason: ReasonPolicy {
-            max_bytes: count_to(options, "maxReasonBytes", defaults.max_bytes, MAX_REASON_BYTES, what)?,
-            expose_error_reasons: boolean(options, "exposeErrorReasons", what)?
-                .unwrap_or(defaults.expose_error_reasons),
-            generic_reason: string(options, "genericReason", what)?.unwrap_or(defaults.generic_reason),
-            timeout_reason: string(options, "timeoutReason", what)?.unwrap_or(defaults.timeout_reason),
-        },
-        transport,
-        timeout: timeout(options, what)?.unwrap_or(Timeout::NONE),
-        events: !get(options, "onEvent").is_undefined(),
-        ..Config::default()
-    };
-    Ok(SessionOptions {
-        config,
-        callbacks: Callbacks {
-            send: function(options, "send", what)?,
-            close_stream: function(options, "closeStream", what)?,
-            on_timeout: function(options, "onTimeout", what)?,
-            on_event: function(options, "onEvent", what)?,
-            messages: super::convert::JsHooks::default(),
-        },
-        protocol_version: string(options, "protocolVersion", what)?,
+/// The timeouts of `flags` and two durations in ms (`NaN`: not given); `None` when none of
+/// `timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress` was given.
+#[must_use]
+pub fn timeout(flags: u32, timeout_ms: f64, max_total_ms: f64) -> Option<Timeout> {
+    (flags & flag::TIMEOUT_GIVEN != 0).then(|| Timeout {
+        timeout_ms: millis(timeout_ms),
+        reset_on_progress: flags & flag::RESET_ON_PROGRESS != 0,
+        max_total_ms: millis(max_total_ms),
     })
 }
 
-/// The options of `track()`.
-pub struct TrackOptions {
-    /// `signal`, when given (not `undefined`/`null`).
-    pub signal: Option<AbortSignal>,
-    /// `params` (`undefined` when not given).
-    pub params: JsValue,
-    /// The request's own timeouts; `None`: the session's.
-    pub timeout: Option<Timeout>,
+/// A duration in ms: `None` for `NaN`; a fraction rounded up, within 0 and 2^53 − 1.
+fn millis(ms: f64) -> Option<Millis> {
+    (!ms.is_nan()).then(|| ms.ceil().clamp(0.0, 9_007_199_254_740_991.0) as Millis)
 }
 
-/// Reads the options of `track(id, method, options)`.
-///
-/// # Errors
-/// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the member.
-pub fn track(options: &JsValue) -> Result<TrackOptions, JsValue> {
-    check_keys(options, &[&TRACK_KEYS], "track()")?;
-    let signal = get(options, "signal");
-    let signal = if signal.is_undefined() || signal.is_null() {
-        None
-    } else if signal.is_object() && !get(&signal, "addEventListener").is_undefined() {
-        Some(signal.unchecked_into::<AbortSignal>())
+/// A count: `default` for `NaN`; else the integer part, within 0 and `u32::MAX`.
+fn count(n: f64, default: usize) -> usize {
+    if n.is_nan() {
+        default
     } else {
-        return Err(wrong("track()", "signal", "an AbortSignal", options));
-    };
-    Ok(TrackOptions { signal, params: get(options, "params"), timeout: timeout(options, "track()")? })
-}
-
-/// Refuses an options value that is not an object, and any member not in `known`.
-fn check_keys(options: &JsValue, known: &[&[&str]], what: &str) -> Result<(), JsValue> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(());
-    }
-    if !options.is_object() || js_sys::Array::is_array(options) {
-        return Err(invalid_argument(
-            &[what, ": options must be an object, undefined or null"].concat(),
-            "ERR_INVALID_OPTION",
-            options,
-        ));
-    }
-    let names = Object::keys(options.unchecked_ref::<Object>());
-    for i in 0..names.length() {
-        let Some(name) = super::convert::element(&names, f64::from(i)).as_string() else { continue };
-        if known.iter().any(|names| names.contains(&name.as_str())) {
-            continue;
-        }
-        let mut message = [what, ": unknown option `", &name, "`"].concat();
-        if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == name) {
-            message.push_str(&[" (renamed `", new, "` in 1.0)"].concat());
-        }
-        message.push_str("; known options:");
-        for (i, option) in known.iter().flat_map(|names| names.iter()).enumerate() {
-            message.push_str(if i == 0 { " " } else { ", " });
-            message.push_str(option);
-        }
-        return Err(invalid_argument(&message, "ERR_INVALID_OPTION", &JsValue::from_str(&name)));
-    }
-    Ok(())
-}
-
-/// `timeout`, `maxTotalTimeout` and `resetTimeoutOnProgress`; `None` when none is given.
-fn timeout(options: &JsValue, what: &str) -> Result<Option<Timeout>, JsValue> {
-    let timeout_ms = millis(options, "timeout", what)?;
-    let max_total_ms = millis(options, "maxTotalTimeout", what)?;
-    let reset = boolean(options, "resetTimeoutOnProgress", what)?;
-    if timeout_ms.is_none() && max_total_ms.is_none() && reset.is_none() {
-        return Ok(None);
-    }
-    Ok(Some(Timeout { timeout_ms, reset_on_progress: reset.unwrap_or(false), max_total_ms }))
-}
-
-/// A duration in ms: any finite non-negative number (a fraction is rounded up).
-fn millis(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Millis>, JsValue> {
-    let v = get(options, name);
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    match v.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n.ceil().min(9_007_199_254_740_991.0) as Millis)),
-        _ => Err(wrong(what, name, "a finite non-negative number of milliseconds", options)),
+        n.clamp(0.0, f64::from(u32::MAX)) as usize
     }
 }
 
@@ -214,51 +130,3 @@ fn millis(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Mi
 /// longer on the wire or in an event, so the JS reader never copies more of a peer's
 /// reason into wasm memory than this many UTF-16 code units.
 pub const MAX_REASON_BYTES: u32 = 4096;
-
-/// A non-negative integer option no greater than `max` (`u32::MAX`: any), `default` when
-/// absent.
-fn count_to(options: &JsValue, name: &'static str, default: usize, max: u32, what: &str) -> Result<usize, JsValue> {
-    let v = get(options, name);
-    match v.as_f64() {
-        _ if v.is_undefined() => Ok(default),
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(max) => Ok(n as usize),
-        _ if max == u32::MAX => Err(wrong(what, name, "a non-negative integer", options)),
-        _ => Err(wrong(what, name, &["an integer from 0 to ", itoa::Buffer::new().format(max)].concat(), options)),
-    }
-}
-
-fn count(options: &JsValue, name: &'static str, default: usize, what: &str) -> Result<usize, JsValue> {
-    count_to(options, name, default, u32::MAX, what)
-}
-
-fn boolean(options: &JsValue, name: &'static str, what: &str) -> Result<Option<bool>, JsValue> {
-    let v = get(options, name);
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    v.as_bool().map(Some).ok_or_else(|| wrong(what, name, "a boolean", options))
-}
-
-fn string(options: &JsValue, name: &'static str, what: &str) -> Result<Option<String>, JsValue> {
-    let v = get(options, name);
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    v.as_string().map(Some).ok_or_else(|| wrong(what, name, "a string", options))
-}
-
-fn function(options: &JsValue, name: &'static str, what: &str) -> Result<Option<Function>, JsValue> {
-    let v = get(options, name);
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    v.dyn_into::<Function>().map(Some).map_err(|_| wrong(what, name, "a function", options))
-}
-
-fn wrong(what: &str, name: &'static str, expected: &str, options: &JsValue) -> JsValue {
-    invalid_argument(
-        &[what, ": option `", name, "` must be ", expected].concat(),
-        "ERR_INVALID_OPTION",
-        &get(options, name),
-    )
-}

@@ -98,18 +98,41 @@ impl RelayCore {
         constants_with(constants)
     }
 
-    /// A relay. `options`: `createRelay()`'s options (`RelayOptions`): every name is checked
-    /// here; the upstream session's settings are read here (`transport`, timeouts, reason
-    /// policy, capacities; `onEvent` only says whether events are made), the relay's own by
-    /// the JS layer. `seed` a random number for the id maps; `max_in_flight` per client.
-    ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_OPTION` naming the option.
+    /// A relay. Its upstream session's settings as js/options.js `relaySettings` reads them
+    /// from `createRelay()`'s options (as `SessionCore`'s: `flags` the `options::flag` bits,
+    /// an absent number `NaN`, an absent string `undefined`; `events` whether `onEvent` was
+    /// given), the relay's own read by the JS layer: `seed` a random number for the id maps,
+    /// `max_in_flight` per client. Nothing is refused here (as `SessionCore`'s).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, seed: f64, max_in_flight: u32) -> Result<RelayCore, JsValue> {
-        let settings = options::relay(&options)?;
+    #[allow(clippy::too_many_arguments)] // the settings, positional
+    #[must_use]
+    pub fn new(
+        flags: u32,
+        tombstone_capacity: f64,
+        inbound_capacity: f64,
+        max_reason_bytes: f64,
+        timeout_ms: f64,
+        max_total_ms: f64,
+        generic_reason: Option<String>,
+        timeout_reason: Option<String>,
+        protocol_version: Option<String>,
+        events: bool,
+        seed: f64,
+        max_in_flight: u32,
+    ) -> RelayCore {
         let mut config = RelayConfig::default();
-        config.upstream = settings.config;
+        config.upstream = options::Scalars {
+            flags,
+            tombstone_capacity,
+            inbound_capacity,
+            max_reason_bytes,
+            timeout_ms,
+            max_total_ms,
+            generic_reason,
+            timeout_reason,
+            events,
+        }
+        .config();
         config.upstream.hash_seed = seed.to_bits();
         config.downstream.events = config.upstream.events;
         config.downstream.reason = config.upstream.reason.clone();
@@ -117,13 +140,13 @@ impl RelayCore {
         config.max_in_flight_per_link = max_in_flight as usize;
         let timed = config.upstream.timeout.is_set();
         let mut relay = Relay::new(config);
-        if let Some(version) = &settings.protocol_version {
+        if let Some(version) = &protocol_version {
             // The upstream's revision, known up front.
             let link = relay.connect(TransportKind::Messages);
             relay.set_protocol_version(link, version);
             relay.disconnect(link);
         }
-        Ok(RelayCore {
+        RelayCore {
             relay,
             timed,
             forward_id: f64::NAN,
@@ -133,7 +156,7 @@ impl RelayCore {
             back_id: JsValue::UNDEFINED,
             back_token: JsValue::UNDEFINED,
             back_related: JsValue::UNDEFINED,
-        })
+        }
     }
 
     fn now(&self) -> u64 {
