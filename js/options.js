@@ -11,6 +11,7 @@
 // absent string or function as `undefined`, and the core puts its default in its place.
 
 import { InvalidArgumentError } from "./errors.js";
+import { isObject } from "./reader.js";
 
 /** The settings of a session, in `CancellationSession`'s options and `createRelay`'s (its upstream session's). */
 const SETTINGS_KEYS = [
@@ -160,7 +161,7 @@ function settings(options, what, w) {
 /** Refuses an options value that is not an object, and any member not in `known`. */
 function checkKeys(options, known, what) {
   if (options === undefined || options === null) return;
-  if (!isObject(options) || Array.isArray(options)) {
+  if (!isObject(options)) {
     throw new InvalidArgumentError(`${what}: options must be an object, undefined or null`, "ERR_INVALID_OPTION", options);
   }
   for (const name of Object.keys(options)) {
@@ -220,8 +221,6 @@ function fn(options, name, what) {
 function wrong(what, name, expected, options) {
   return new InvalidArgumentError(`${what}: option \`${name}\` must be ${expected}`, "ERR_INVALID_OPTION", get(options, name));
 }
-
-const isObject = (v) => typeof v === "object" && v !== null;
 
 /** `obj[name]`, or `undefined` when `obj` is not an object or the getter throws. */
 function get(obj, name) {

@@ -127,8 +127,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       const code = typeof method === "string" ? codeOf(w, method) : -2;
       const name = code === 0 ? method : undefined;
       // The hot paths, without options or with only a signal: only scalars cross; anything
-      // else, and a refusal, goes to `core.track` below, which reads the options, decides
-      // and throws what is wrong.
+      // else, and a refusal, goes to `core.track` below, with the options as js/options.js
+      // reads them: the core decides and throws what is wrong.
       if (options === undefined) {
         // A known method with a number id, or a string id written into wasm memory: numbers
         // only cross.
