@@ -4,7 +4,6 @@
 //! one; [`Hashed`] is the map over them (the fallback of the table of our requests, the
 //! bounded maps of the peer's requests and of tombstones, above this module).
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
@@ -106,22 +105,22 @@ impl<V> Hashed<V> {
         }
     }
 
-    /// Puts `value` under `key` unless the key is taken (then gives `value` back). One
-    /// lookup for a packed key; a long one allocates its text only when it goes in.
+    /// Puts `value` under `key` unless the key is taken (then gives `value` back, the table
+    /// as it was). One probe of the table when the key is free, the common case: `insert`,
+    /// and when it replaced a value, that value put back (`HashMap::entry` measured slower:
+    /// see [`Self::remove_if`]). A long key's text is allocated for the insert.
     pub(crate) fn insert_new(&mut self, key: Key<'_>, value: V) -> Result<(), V> {
+        // `insert` of the earlier value gives back the one just put in (the key is taken, so
+        // it cannot be `None`; `Ok` there would only mean that `value` is in the table).
         match key {
-            Key::Packed(k) => match self.packed.entry(k) {
-                Entry::Vacant(e) => {
-                    e.insert(value);
-                    Ok(())
-                }
-                Entry::Occupied(_) => Err(value),
+            Key::Packed(k) => match self.packed.insert(k, value) {
+                None => Ok(()),
+                Some(old) => self.packed.insert(k, old).map_or(Ok(()), Err),
             },
-            Key::Text(id) if self.long.contains_key(id) => Err(value),
-            Key::Text(id) => {
-                self.long.insert(id.into(), value);
-                Ok(())
-            }
+            Key::Text(id) => match self.long.insert(id.into(), value) {
+                None => Ok(()),
+                Some(old) => self.long.insert(id.into(), old).map_or(Ok(()), Err),
+            },
         }
     }
 
@@ -133,15 +132,31 @@ impl<V> Hashed<V> {
     }
 
     /// Removes the value of `key` when `take` says so of it.
+    ///
+    /// Removed, then put back when `take` says no: one probe of the table when it says yes
+    /// (a plain request's response, issue #24's hot path), where `HashMap::entry` — the only
+    /// one-probe conditional removal `std` has — is a call that measured 4–5% of scenario 1b
+    /// with string ids (bench/ab.mjs). Putting a value back may rehash the table, as `entry`
+    /// (which reserves room for one more first) may: the table never needs more room than
+    /// its entries and one more.
     pub(crate) fn remove_if(&mut self, key: Key<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
         match key {
-            // One lookup for a packed key.
-            Key::Packed(k) => match self.packed.entry(k) {
-                Entry::Occupied(e) if take(e.get()) => Some(e.remove()),
-                _ => None,
-            },
-            Key::Text(id) if self.long.get(id).is_some_and(take) => self.long.remove(id),
-            Key::Text(_) => None,
+            Key::Packed(k) => {
+                let value = self.packed.remove(&k)?;
+                if take(&value) {
+                    return Some(value);
+                }
+                self.packed.insert(k, value);
+                None
+            }
+            Key::Text(id) => {
+                let (k, value) = self.long.remove_entry(id)?;
+                if take(&value) {
+                    return Some(value);
+                }
+                self.long.insert(k, value);
+                None
+            }
         }
     }
 
