@@ -554,31 +554,63 @@ let PACKED;
 /**
  * Packs an ASCII string id of at most `w.maxWordsId` (11) bytes into `W0`, `W1`, `W2` for the
  * core's `trackWords`/`responseWords` (nothing written to wasm memory): true when it did.
- * The id packed last is not packed again. One pass per word, the ASCII check once at the end.
+ * The id packed last is not packed again. Unrolled by length (no loop: 1b with string ids,
+ * issue #24), the ASCII check once at the end over every character.
  */
 function packWords(w, id) {
   if (id === PACKED) return true;
   const n = id.length;
   if (n > w.maxWordsId) return false;
+  let c = 0;
   let seen = 0;
   let w0 = 0;
   let w1 = 0;
   let w2 = 0;
-  let i = 0;
-  for (; i < n && i < 4; i++) {
-    const c = id.charCodeAt(i);
-    seen |= c;
-    w0 |= c << (i << 3);
-  }
-  for (; i < n && i < 8; i++) {
-    const c = id.charCodeAt(i);
-    seen |= c;
-    w1 |= c << ((i - 4) << 3);
-  }
-  for (; i < n; i++) {
-    const c = id.charCodeAt(i);
-    seen |= c;
-    w2 |= c << ((i - 8) << 3);
+  // Each case falls through to the next: the bytes from the last to the first.
+  switch (n) {
+    case 11:
+      seen |= c = id.charCodeAt(10);
+      w2 |= c << 16;
+    // falls through
+    case 10:
+      seen |= c = id.charCodeAt(9);
+      w2 |= c << 8;
+    // falls through
+    case 9:
+      seen |= c = id.charCodeAt(8);
+      w2 |= c;
+    // falls through
+    case 8:
+      seen |= c = id.charCodeAt(7);
+      w1 |= c << 24;
+    // falls through
+    case 7:
+      seen |= c = id.charCodeAt(6);
+      w1 |= c << 16;
+    // falls through
+    case 6:
+      seen |= c = id.charCodeAt(5);
+      w1 |= c << 8;
+    // falls through
+    case 5:
+      seen |= c = id.charCodeAt(4);
+      w1 |= c;
+    // falls through
+    case 4:
+      seen |= c = id.charCodeAt(3);
+      w0 |= c << 24;
+    // falls through
+    case 3:
+      seen |= c = id.charCodeAt(2);
+      w0 |= c << 16;
+    // falls through
+    case 2:
+      seen |= c = id.charCodeAt(1);
+      w0 |= c << 8;
+    // falls through
+    case 1:
+      seen |= c = id.charCodeAt(0);
+      w0 |= c;
   }
   if (seen > 0x7f) return false;
   W0 = w0 >>> 0;

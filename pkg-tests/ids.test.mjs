@@ -59,6 +59,26 @@ describe("request ids through the core's tables", () => {
     assert.equal(session.shouldDropResponse("0"), false);
   });
 
+  test("short string ids cross as words: every length, every position of every byte, and a character past ASCII anywhere", () => {
+    // The JS layer packs an ASCII id of up to 11 bytes into three words, byte by byte; a
+    // wrong shift or a lost byte would make two ids one, or one id another.
+    const { session, sent } = recorder();
+    for (let n = 1; n <= 12; n++) {
+      const base = "abcdefghijkl".slice(0, n);
+      for (let i = 0; i < n; i++) {
+        const other = `${base.slice(0, i)}~${base.slice(i + 1)}`; // one byte differs
+        session.track(base, "tools/call");
+        session.track(other, "tools/call");
+        assert.equal(session.isInFlight(base) && session.isInFlight(other), true, `${base} and ${other}: two requests`);
+        assert.equal(session.shouldDropResponse(other), false);
+        assert.equal(session.isInFlight(base), true, `${base} is still in flight after ${other}'s answer`);
+        assert.equal(session.shouldDropResponse(base), false);
+        assert.equal(session.inFlightCount, 0);
+        for (const c of ["\u00e9", "\u0100", "\u4e2d", "\ud83d\ude42"]) lifeOf(session, sent, `${base.slice(0, i)}${c}${base.slice(i + 1)}`);
+      }
+    }
+  });
+
   test("number ids: in the window, past it, far from it, negative, fractional (refused)", () => {
     const { session, sent } = recorder();
     for (const id of [0, 1, 15, 16, 1023, 1024, 1025, 5000, 2 ** 53 - 1, -1, -(2 ** 53 - 1)]) lifeOf(session, sent, id);
