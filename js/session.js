@@ -560,7 +560,8 @@ let PACKED;
 function packWords(w, id) {
   if (id === PACKED) return true;
   const n = id.length;
-  if (n > w.maxWordsId) return false;
+  // (The cases below are the core's 11 bytes: a larger `maxWordsId` would need more.)
+  if (n > w.maxWordsId || n > 11) return false;
   let c = 0;
   let seen = 0;
   let w0 = 0;
