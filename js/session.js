@@ -63,12 +63,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // `onEvent`, `onTimeout`, a listener of the request's own signal) may track a new
         // request with the same id, whose entry the ended request's hooks must not touch.
         // The core then gives `requestCancelled` and `settled` what this returned.
-        take: (id) => {
-          const key = keyIn(watched, id);
-          const entry = watched.get(key);
-          if (entry !== undefined) watched.delete(key);
-          return entry;
-        },
+        take: (id) => takeFrom(watched, id),
         requestCancelled: (entry, reason) => abortOwn(entry, reason),
         settled: (entry) => unlisten(entry),
         // A response settled our watched request `id` on a fast path (the core called no
@@ -81,12 +76,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // is over, before any callback of that output runs (as `take`: an `onEvent` may take
         // a new request of the peer with the same id and ask for its signal); the core then
         // gives `peerCancelled` what this returned.
-        takeInbound: (id) => {
-          const key = keyIn(inbound, id);
-          const controller = inbound.get(key);
-          if (controller !== undefined) inbound.delete(key);
-          return controller;
-        },
+        takeInbound: (id) => takeFrom(inbound, id),
         peerCancelled: (controller, reason) => controller.abort(reason),
       };
       this.#settled = hooks.settledId;
@@ -366,6 +356,19 @@ function keyIn(map, id) {
   if (core === undefined || (core === id && !id.includes("\uFFFD"))) return id;
   for (const key of map.keys()) if (typeof key === "string" && key.toWellFormed?.() === core) return key;
   return id;
+}
+
+/**
+ * Takes what `map` holds for request `id` (its key as `keyIn` finds it) out of it: the value,
+ * or `undefined` when it holds none (the `take` and `takeInbound` hooks).
+ * @param {Map<string | number, any>} map
+ * @param {string | number} id
+ */
+function takeFrom(map, id) {
+  const key = keyIn(map, id);
+  const value = map.get(key);
+  if (value !== undefined) map.delete(key);
+  return value;
 }
 
 /**

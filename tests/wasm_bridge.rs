@@ -61,20 +61,28 @@ fn number(o: &JsValue, name: &str) -> f64 {
     Reflect::get(o, &name.into()).ok().and_then(|v| v.as_f64()).unwrap_or(f64::NAN)
 }
 
+/// The bit of the core's `optionFlags` named `name` (`SessionCore.constantsJson()`, as the JS
+/// layer reads it).
+fn option_flag(name: &str) -> u32 {
+    let constants = js_sys::JSON::parse(&SessionCore::constants_json()).unwrap();
+    let flags = Reflect::get(&constants, &"optionFlags".into()).unwrap();
+    number(&flags, name) as u32
+}
+
 /// The `optionFlags` of `o`'s `exposeErrorReasons` and timeouts (`role`/`transport`: the
 /// defaults in these tests).
 fn flags(o: &JsValue) -> u32 {
     let member = |name: &str| Reflect::get(o, &name.into()).unwrap_or(JsValue::UNDEFINED);
     let mut flags = 0;
     if let Some(expose) = member("exposeErrorReasons").as_bool() {
-        flags |= 4 | if expose { 8 } else { 0 };
+        flags |= option_flag("exposeGiven") | if expose { option_flag("expose") } else { 0 };
     }
     let reset = member("resetTimeoutOnProgress").as_bool();
     if !number(o, "timeout").is_nan() || !number(o, "maxTotalTimeout").is_nan() || reset.is_some() {
-        flags |= 16;
+        flags |= option_flag("timeoutGiven");
     }
     if reset == Some(true) {
-        flags |= 32;
+        flags |= option_flag("resetOnProgress");
     }
     flags
 }

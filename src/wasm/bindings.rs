@@ -181,7 +181,8 @@ pub struct SessionCore {
 impl SessionCore {
     /// A session with the settings of `new CancellationSession(options)` as js/options.js
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
-    /// `constantsJson().optionFlags`; an absent number `NaN`, an absent string or function
+    /// `constantsJson().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
+    /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string or function
     /// `undefined`; the callbacks `send(message)`, `closeStream(requestId)`,
     /// `onTimeout(requestId, error)`, `onEvent(event)`), `seed` a random number for the id
     /// maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or

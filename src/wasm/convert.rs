@@ -210,7 +210,7 @@ impl JsHooks {
     /// it has none): what [`Self::request_cancelled`] and [`Self::settled`] are then given for
     /// it. `None` when there is no `take` hook (then neither is called).
     pub fn take(&self, id: &JsValue) -> Option<JsValue> {
-        self.take.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
+        take_with(self.take.as_ref(), id)
     }
 
     /// The peer cancelled its watched request: abort its signal with `reason`. `request` is
@@ -224,7 +224,7 @@ impl JsHooks {
     /// forgotten): what [`Self::peer_cancelled`] is then given for it (`undefined`: it has
     /// none). `None` when there is no `takeInbound` hook.
     pub fn take_inbound(&self, id: &JsValue) -> Option<JsValue> {
-        self.take_inbound.as_ref().map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
+        take_with(self.take_inbound.as_ref(), id)
     }
 
     /// The `notifications/cancelled` of `n`, whose `requestId` is `id` (`n.request_id` as a
@@ -261,6 +261,11 @@ extern "C" {
     pub type Hook;
     #[wasm_bindgen(method, js_name = call)]
     fn call_hook(this: &Hook, context: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+}
+
+/// What the take hook `hook` gives for request `id`; `None` without the hook.
+fn take_with(hook: Option<&Hook>, id: &JsValue) -> Option<JsValue> {
+    hook.map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
 }
 
 /// Calls a hook of the JS layer, if there is one.

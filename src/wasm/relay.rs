@@ -100,6 +100,7 @@ impl RelayCore {
 
     /// A relay. Its upstream session's settings as js/options.js `relaySettings` reads them
     /// from `createRelay()`'s options (as `SessionCore`'s: `flags` the `options::flag` bits,
+    /// the capacities in requests, `max_reason_bytes` in bytes of UTF-8, the timeouts in ms,
     /// an absent number `NaN`, an absent string `undefined`; `events` whether `onEvent` was
     /// given), the relay's own read by the JS layer: `seed` a random number for the id maps,
     /// `max_in_flight` per client. Nothing is refused here (as `SessionCore`'s).
