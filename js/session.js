@@ -107,8 +107,9 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       );
       this.#core = core;
       this.#send = s.send;
-      const [at, bytes] = core.scratch();
-      this.#scratch = { memory: SessionCore.memory(), at, bytes, view: new Uint8Array(0) };
+      // The scratch buffer's address is asked for the first time an id needs it (`putId`):
+      // most sessions never do, and the first session of a process starts sooner (issue #24).
+      this.#scratch = { core, SessionCore, at: 0, bytes: 0, view: new Uint8Array(0) };
     }
 
     track(id, method, options) {
@@ -715,16 +716,30 @@ function trackScratch(core, scratch, id, code, name) {
  * (`byteLength` 0) and made again.
  */
 function putId(scratch, id) {
-  const n = id.length;
-  if (n > scratch.bytes) return -1;
   let view = scratch.view;
-  if (view.byteLength === 0) view = scratch.view = new Uint8Array(scratch.memory.buffer, scratch.at, scratch.bytes);
+  if (view.byteLength === 0) view = scratchView(scratch);
+  const n = id.length;
+  if (n > view.length) return -1;
   for (let i = 0; i < n; i++) {
     const c = id.charCodeAt(i);
     if (c > 0x7f) return -1;
     view[i] = c;
   }
   return n;
+}
+
+/**
+ * A view of the session's scratch buffer (`core.scratch()`: its address and length, asked
+ * once) over the module's memory as it is now; empty while the core gives no address (its
+ * state is in use), so that nothing is written and the id crosses as a string.
+ */
+function scratchView(scratch) {
+  if (scratch.at === 0) {
+    const [at, bytes] = scratch.core.scratch();
+    scratch.at = at;
+    scratch.bytes = at === 0 ? 0 : bytes;
+  }
+  return (scratch.view = new Uint8Array(scratch.SessionCore.memory().buffer, scratch.at, scratch.bytes));
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */

@@ -1,18 +1,24 @@
-// The package's .wasm files as Node compiles them (issue #24, start-up): scripts/build.sh
-// (scripts/no-multivalue.mjs) builds them with no export returning more than one value, since
-// V8 compiles a wrapper per such signature when it compiles the module.
+// The package's .wasm files as Node compiles and instantiates them (issue #24, start-up):
+// scripts/build.sh builds them with no export returning more than one value
+// (scripts/no-multivalue.mjs), since V8 compiles a wrapper per such signature when it compiles
+// the module, and gives every import of the JS glue as many parameters as its wasm signature
+// (scripts/import-arity.mjs), since V8 compiles a second wrapper per signature for an import
+// whose arity differs when it instantiates the module.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
 
 import { repo } from "./tarball.mjs";
 
 /**
- * The result counts of the exported functions of a wasm module: `[name, results]` pairs, read
- * from its type, import, function and export sections.
+ * The functions of a wasm module, read from its type, import, function and export sections:
+ * `exports`, the result count of each exported function (`[name, results]` pairs), and
+ * `imports`, the parameter count of each imported function (`[name, params]` pairs).
  */
-function exportResultCounts(bytes) {
+function functionShapes(bytes) {
   let at = 8;
   const leb = () => {
     let value = 0;
@@ -32,9 +38,10 @@ function exportResultCounts(bytes) {
     at += n; // numbers, vectors and externref/funcref are one byte each in this module
     return n;
   };
-  const types = [];
+  const types = []; // [params, results] of each type
   const funcs = []; // type index of each function, imports first
   const exports = [];
+  const imports = [];
   while (at < bytes.length) {
     const id = bytes[at++];
     const size = leb();
@@ -42,8 +49,8 @@ function exportResultCounts(bytes) {
     if (id === 1) {
       for (let n = leb(); n > 0; n--) {
         assert.equal(bytes[at++], 0x60, "a function type");
-        valueTypes();
-        types.push(valueTypes());
+        const params = valueTypes();
+        types.push([params, valueTypes()]);
       }
     } else if (id === 2) {
       const limits = () => {
@@ -53,9 +60,13 @@ function exportResultCounts(bytes) {
       };
       for (let n = leb(); n > 0; n--) {
         name();
-        name();
+        const imported = name();
         const kind = bytes[at++];
-        if (kind === 0) funcs.push(leb());
+        if (kind === 0) {
+          const type = leb();
+          funcs.push(type);
+          imports.push([imported, types[type][0]]);
+        }
         else if (kind === 1) {
           at++; // the table's element type
           limits();
@@ -70,12 +81,34 @@ function exportResultCounts(bytes) {
         const exported = name();
         const kind = bytes[at++];
         const index = leb();
-        if (kind === 0) exports.push([exported, types[funcs[index]]]);
+        if (kind === 0) exports.push([exported, types[funcs[index]][1]]);
       }
     }
     at = end;
   }
-  return exports;
+  return { exports, imports };
+}
+
+/**
+ * The import object a glue gives `WebAssembly.Instance` when it loads its module (`load`),
+ * seen by wrapping the constructor meanwhile.
+ */
+async function importsOf(load) {
+  const Instance = WebAssembly.Instance;
+  let seen;
+  WebAssembly.Instance = class extends Instance {
+    constructor(module, imports) {
+      super(module, imports);
+      seen ??= imports;
+    }
+  };
+  try {
+    await load();
+  } finally {
+    WebAssembly.Instance = Instance;
+  }
+  assert.ok(seen !== undefined, "the glue instantiated its module");
+  return seen;
 }
 
 describe("the package's .wasm files", () => {
@@ -83,10 +116,34 @@ describe("the package's .wasm files", () => {
   // costs a wrapper compiled per signature when Node compiles the module (issue #24, start-up).
   for (const file of ["pkg/web/mcp_cancel_bg.wasm", "pkg/relay-node/mcp_cancel_relay_bg.wasm"]) {
     test(`${file}: no export returns more than one value`, async () => {
-      const exports = exportResultCounts(await readFile(path.join(repo, file)));
+      const { exports } = functionShapes(await readFile(path.join(repo, file)));
       assert.ok(exports.length > 20, `${exports.length} exported functions read`);
       const multi = exports.filter(([, results]) => results > 1).map(([n]) => n);
       assert.deepEqual(multi, []);
+    });
+  }
+
+  // scripts/build.sh (scripts/import-arity.mjs): an import whose JS function declares fewer
+  // parameters than its wasm signature has costs a second wasm-to-JS wrapper for that
+  // signature when the module is instantiated (wasm-bindgen's `catch` imports).
+  const glues = [
+    [
+      "pkg/web/mcp_cancel.js",
+      "pkg/web/mcp_cancel_bg.wasm",
+      async () => {
+        const glue = await import(`${pathToFileURL(path.join(repo, "pkg/web/mcp_cancel.js")).href}?imports`);
+        glue.initSync({ module: new WebAssembly.Module(await readFile(path.join(repo, "pkg/web/mcp_cancel_bg.wasm"))) });
+      },
+    ],
+    ["pkg/relay-node/mcp_cancel_relay.js", "pkg/relay-node/mcp_cancel_relay_bg.wasm", () => createRequire(import.meta.url)(path.join(repo, "pkg/relay-node/mcp_cancel_relay.js"))],
+  ];
+  for (const [glue, file, load] of glues) {
+    test(`${glue}: each import declares as many parameters as its wasm signature has`, async () => {
+      const { imports } = functionShapes(await readFile(path.join(repo, file)));
+      assert.ok(imports.length > 20, `${imports.length} imported functions read`);
+      const given = Object.assign({}, ...Object.values(await importsOf(load)));
+      const mismatched = imports.filter(([name, params]) => typeof given[name] !== "function" || given[name].length !== params).map(([name, params]) => `${name}: ${given[name]?.length} of ${params}`);
+      assert.deepEqual(mismatched, []);
     });
   }
 });

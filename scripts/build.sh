@@ -15,9 +15,11 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 # nodejs glue and its copy of the .wasm, which the Node entry loaded before issue #24).
 rm -rf pkg/node pkg/web pkg/relay-node
 # One .wasm: `wasm_build <out-dir> <out-name> <wasm-bindgen target> [cargo args...]`. The steps
-# of `wasm-pack build` (its output was byte for byte the same) with scripts/no-multivalue.mjs
-# between cargo and wasm-bindgen: no export returns multi-value, so V8 compiles no wrapper per
-# signature when the module is compiled (issue #24, start-up; the script says why).
+# of `wasm-pack build` (its output was byte for byte the same) with two steps of our own, both
+# for start-up (issue #24; each script says why): scripts/no-multivalue.mjs between cargo and
+# wasm-bindgen (no export returns multi-value, so V8 compiles no wrapper per signature when the
+# module is compiled), and scripts/import-arity.mjs on the JS glue (no second wrapper per
+# import signature when it is instantiated).
 wasm_build() {
   local out=$1 name=$2 target=$3
   shift 3
@@ -28,6 +30,9 @@ wasm_build() {
   cp "$release/mcp_cancel.wasm" "$linked"
   node scripts/no-multivalue.mjs "$linked"
   wasm-bindgen --target "$target" --out-dir "$out" --out-name "$name" "$linked"
+  # Each `catch` import declared with its parameters: no second wasm-to-JS wrapper per
+  # signature when the module is instantiated (issue #24, start-up; the script says why).
+  node scripts/import-arity.mjs "$out/$name.js"
   # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
   # raw, 0.25% gzip, no other pass); no producers or debug sections (BENCHMARKS.md: what is in
   # the .wasm).
