@@ -203,7 +203,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return undefined;
       const known = this.#inbound.get(id);
       if (known !== undefined) return known.signal;
-      if (!watch(core, true, id)) return undefined;
+      if (!(crossId(wire, id) ? watchPeerRequest(core, id) : watch(core, true, id))) return undefined;
       const controller = new AbortController();
       this.#inbound.set(id, controller);
       return controller.signal;
@@ -409,6 +409,15 @@ function onlySignal(options) {
 function trackPlain(core, id, code, name, watch) {
   if (typeof id === "number") return core.trackPlain(NUMBER, id, undefined, code, name, watch) === 0;
   return typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, watch) === 0;
+}
+
+/**
+ * `watch(core, true, id)` of an id `crossId` crossed (`X`, `LEN`, the words): nothing crosses
+ * as a string.
+ */
+function watchPeerRequest(core, id) {
+  const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
+  return r === 2 ? watch(core, true, id) : r === 1;
 }
 
 /**

@@ -34,7 +34,13 @@ impl Session {
     /// [`Output::PeerCancelled`] or [`Output::InboundSettled`] when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
     pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
-        self.inbound.get_mut(Key::of(id)).is_some_and(|r| {
+        self.watch_inbound_ref(id.as_id_ref())
+    }
+
+    /// [`Self::watch_inbound`] of an id as a host's fast path holds it (a string packed or
+    /// as text; nothing allocated).
+    pub fn watch_inbound_ref(&mut self, id: IdRef<'_>) -> bool {
+        self.inbound.get_mut(Key::of_ref(id)).is_some_and(|r| {
             r.watched = true;
             true
         })

@@ -924,6 +924,17 @@ impl SessionCore {
         u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) })
     }
 
+    /// `watchInbound` of the peer's request whose id crossed as numbers (as
+    /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (issue #24, scenario 3 with
+    /// string ids: the id does not cross as a string). `1`: watched; `0`: the peer has no
+    /// such request in flight; `2`: not taken, nothing changed (call `watchPlain`).
+    #[wasm_bindgen(js_name = watchPeerRequest)]
+    pub fn watch_peer_request(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let Some(id) = crossed_id(num, len, w0, w1, w2) else { return 2 };
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 2 };
+        u32::from(st.core.watch_inbound_ref(id))
+    }
+
     /// Marks the peer's request `id` as watched (see `watch`); `false` when the peer has no
     /// such request in flight.
     ///
