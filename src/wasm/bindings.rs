@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{self, peer_value, tag, AbortSignal};
 use super::errors;
 use super::options::{self, Callbacks};
-use super::values::{id_to_js, key};
+use super::values::{id_to_js, key, set};
 use crate::core::{
     CancelAction, CancelCause, FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName,
     OutgoingResponseVerdict, Output, PackedStr, Reason, RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit,
@@ -1445,10 +1445,10 @@ fn cancelled(
 fn report_send_failed(_state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, error: &JsValue) {
     if let Some(on_event) = &callbacks.on_event {
         let event = Object::new();
-        let _ = Reflect::set(&event, &key("direction"), &key("outbound"));
-        let _ = Reflect::set(&event, &key("type"), &key("send-failed"));
-        let _ = Reflect::set(&event, &key("requestId"), &id_to_js(id));
-        let _ = Reflect::set(&event, &key("error"), error);
+        set(&event, &key("direction"), &key("outbound"));
+        set(&event, &key("type"), &key("send-failed"));
+        set(&event, &key("requestId"), &id_to_js(id));
+        set(&event, &key("error"), error);
         let _ = on_event.call1(&JsValue::UNDEFINED, &event);
     }
 }
@@ -1471,7 +1471,7 @@ fn rearm_timer(state: &Rc<RefCell<State>>) {
         st.timer_closure = Some(Closure::<dyn FnMut()>::new(move || on_timer(&weak)));
     }
     let Some(closure) = st.timer_closure.as_ref() else { return };
-    let delay = (at as f64 - convert::performance_now()).clamp(0.0, MAX_TIMER_DELAY_MS);
+    let delay = (at as f64 - convert::now()).clamp(0.0, MAX_TIMER_DELAY_MS);
     let handle = convert::set_timeout(closure.as_ref().unchecked_ref(), delay);
     // Node: a pending timeout must not keep the process alive by itself.
     if let Ok(unref) = Reflect::get(&handle, &key("unref")) {

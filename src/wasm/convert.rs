@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::core::{CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
 
-use super::values::{id_to_js, key};
+use super::values::{id_to_js, key, set};
 
 #[wasm_bindgen]
 extern "C" {
@@ -25,8 +25,11 @@ extern "C" {
     #[wasm_bindgen(method, getter, catch)]
     pub fn reason(this: &AbortSignal) -> Result<JsValue, JsValue>;
 
+    /// `performance.now()`, its number as a JS value: an import of no argument that
+    /// returns a float would be the module's only one of that signature (issue #24,
+    /// start-up: V8 compiles a wrapper per import signature when it instantiates the module).
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    pub fn performance_now() -> f64;
+    fn performance_now() -> JsValue;
     #[wasm_bindgen(js_name = setTimeout)]
     pub fn set_timeout(handler: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
@@ -278,14 +281,14 @@ fn call(hook: Option<&Hook>, a: &JsValue, b: &JsValue) {
 /// The `notifications/cancelled` message object.
 pub fn notification_to_js(n: &CancelNotification) -> JsValue {
     let params = Object::new();
-    let _ = Reflect::set(&params, &key("requestId"), &id_to_js(&n.request_id));
+    set(&params, &key("requestId"), &id_to_js(&n.request_id));
     if let Some(reason) = &n.reason {
-        let _ = Reflect::set(&params, &key("reason"), &reason.into());
+        set(&params, &key("reason"), &reason.into());
     }
     let msg = Object::new();
-    let _ = Reflect::set(&msg, &key("jsonrpc"), &key("2.0"));
-    let _ = Reflect::set(&msg, &key("method"), &key(crate::core::CANCELLED_METHOD));
-    let _ = Reflect::set(&msg, &key("params"), &params);
+    set(&msg, &key("jsonrpc"), &key("2.0"));
+    set(&msg, &key("method"), &key(crate::core::CANCELLED_METHOD));
+    set(&msg, &key("params"), &params);
     msg.into()
 }
 
@@ -295,7 +298,7 @@ pub fn notification_to_js(n: &CancelNotification) -> JsValue {
 pub fn event_to_js(event: &Event) -> JsValue {
     let obj = Object::new();
     let set = |name: &'static str, value: &JsValue| {
-        let _ = Reflect::set(&obj, &key(name), value);
+        set(&obj, &key(name), value);
     };
     let text = |name: &'static str, value: &str| set(name, &JsValue::from_str(value));
     let opt_text = |name: &'static str, value: &Option<String>| {
@@ -376,7 +379,7 @@ pub fn dom_exception(message: &str, name: &'static str) -> JsValue {
         Ok(e) => e.into(),
         Err(_) => {
             let e = js_sys::Error::new(message);
-            let _ = Reflect::set(&e, &key("name"), &key(name));
+            set(&e, &key("name"), &key(name));
             e.into()
         }
     }
@@ -385,18 +388,23 @@ pub fn dom_exception(message: &str, name: &'static str) -> JsValue {
 /// The `tasks/cancel` request object.
 pub fn task_cancel_to_js(r: &crate::core::TaskCancelRequest) -> JsValue {
     let params = Object::new();
-    let _ = Reflect::set(&params, &key("taskId"), &r.task_id.as_str().into());
+    set(&params, &key("taskId"), &r.task_id.as_str().into());
     let msg = Object::new();
-    let _ = Reflect::set(&msg, &key("jsonrpc"), &key("2.0"));
-    let _ = Reflect::set(&msg, &key("id"), &id_to_js(&r.id));
-    let _ = Reflect::set(&msg, &key("method"), &key(crate::core::TASKS_CANCEL_METHOD));
-    let _ = Reflect::set(&msg, &key("params"), &params);
+    set(&msg, &key("jsonrpc"), &key("2.0"));
+    set(&msg, &key("id"), &id_to_js(&r.id));
+    set(&msg, &key("method"), &key(crate::core::TASKS_CANCEL_METHOD));
+    set(&msg, &key("params"), &params);
     msg.into()
+}
+
+/// Now on the host's monotonic clock (`performance.now()`), in ms (0 if the host's is not a number).
+pub fn now() -> f64 {
+    performance_now().as_f64().unwrap_or(0.0)
 }
 
 /// Now on the host's monotonic clock (`performance.now()`), in whole ms.
 pub fn now_ms() -> u64 {
-    let now = performance_now();
+    let now = now();
     if now.is_finite() && now > 0.0 {
         now.round() as u64
     } else {
@@ -416,13 +424,13 @@ pub fn rewrite_cancel(message: &JsValue, reason: Option<&str>) -> JsValue {
     let new_params = Object::assign(&Object::new(), &Object::from(params));
     match reason {
         Some(r) => {
-            let _ = Reflect::set(&new_params, &key("reason"), &r.into());
+            set(&new_params, &key("reason"), &r.into());
         }
         None => {
             delete_member(&new_params, &key("reason"));
         }
     }
-    let _ = Reflect::set(&copy, &key("params"), &new_params);
+    set(&copy, &key("params"), &new_params);
     copy.into()
 }
 

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::values::{id_to_js, key};
+use super::values::{id_to_js, key, set};
 use crate::core::{InvalidRequestId, OutgoingError, UsageError};
 
 thread_local! {
@@ -48,9 +48,9 @@ fn make(class: Class, message: &str, code: &str, request_id: &JsValue) -> JsValu
         Class::InvalidArgument => "InvalidArgumentError",
         Class::Usage => "UsageError",
     };
-    let _ = Reflect::set(&err, &key("name"), &key(name));
-    let _ = Reflect::set(&err, &key("code"), &code.into());
-    let _ = Reflect::set(&err, &key("requestId"), request_id);
+    set(&err, &key("name"), &key(name));
+    set(&err, &key("code"), &code.into());
+    set(&err, &key("requestId"), request_id);
     err.into()
 }
 

@@ -3,13 +3,13 @@
 //! message the core names and makes one call per message with scalars; every decision is
 //! the core's [`Relay`]; its output is read with `poll()`, one plain object per item.
 
-use js_sys::{Object, Reflect};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::bindings::{constants_with, owned_id, read_message, Json};
 use super::convert::{self, peer_value};
 use super::options;
-use super::values::id_to_js;
+use super::values::{self, id_to_js};
 use crate::core::{
     classify_http, Backward, CancelAction, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRequest,
     Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, Side, StreamClosed,
@@ -218,7 +218,7 @@ impl RelayCore {
         };
         let obj = Object::new();
         let set = |name: &str, value: &JsValue| {
-            let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+            values::set(&obj, &JsValue::from_str(name), value);
         };
         match classify_http(&request, serve_modern) {
             HttpEntry::Session => set("entry", &JsValue::from_str("session")),
@@ -238,8 +238,8 @@ impl RelayCore {
                     for version in supported {
                         list.push(&JsValue::from_str(version));
                     }
-                    let _ = Reflect::set(&data, &JsValue::from_str("supported"), &list);
-                    let _ = Reflect::set(&data, &JsValue::from_str("requested"), &JsValue::from_str(&requested));
+                    values::set(&data, &JsValue::from_str("supported"), &list);
+                    values::set(&data, &JsValue::from_str("requested"), &JsValue::from_str(&requested));
                     set("data", &data.into());
                 }
             }
@@ -580,7 +580,7 @@ impl RelayCore {
         let Some(out) = self.relay.poll_output() else { return JsValue::UNDEFINED };
         let obj = Object::new();
         let set = |name: &str, value: &JsValue| {
-            let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+            values::set(&obj, &JsValue::from_str(name), value);
         };
         let side = |side: Side| match side {
             Side::Upstream => set("side", &JsValue::from_str("upstream")),
@@ -662,7 +662,7 @@ impl RelayCore {
 fn client_event_to_js(event: &ClientEvent) -> JsValue {
     let obj = Object::new();
     let set = |name: &str, value: &JsValue| {
-        let _ = Reflect::set(&obj, &JsValue::from_str(name), value);
+        values::set(&obj, &JsValue::from_str(name), value);
     };
     let number = |n: u64| JsValue::from_f64(n as f64);
     match event {
@@ -692,8 +692,8 @@ fn client_event_to_js(event: &ClientEvent) -> JsValue {
             let list = js_sys::Array::new();
             for (id, up) in requests {
                 let item = Object::new();
-                let _ = Reflect::set(&item, &JsValue::from_str("requestId"), &id_to_js(id));
-                let _ = Reflect::set(&item, &JsValue::from_str("upstreamId"), &number(*up));
+                values::set(&item, &JsValue::from_str("requestId"), &id_to_js(id));
+                values::set(&item, &JsValue::from_str("upstreamId"), &number(*up));
                 list.push(&item);
             }
             set("requests", &list);

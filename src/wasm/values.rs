@@ -13,6 +13,22 @@ thread_local! {
     static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `Reflect.set`, with its result (a boolean) as a JS value: js-sys's `Reflect::set`
+    /// returns it as a `bool`, an import of a signature (three values in, a number out) that
+    /// no other import has — V8 compiles a wrapper per import signature when it instantiates
+    /// the module (issue #24, start-up). Caught: a setter of an object may throw.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set, catch)]
+    fn reflect_set(target: &JsValue, key: &JsValue, value: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `target[key] = value` for the objects this layer makes (events, messages, errors): what
+/// `Reflect.set` says or throws is of no use there (a plain object takes any member).
+pub fn set(target: &JsValue, key: &JsValue, value: &JsValue) {
+    let _ = reflect_set(target, key, value);
+}
+
 /// `key` as a JS string, made once per name: building a JS string from wasm memory is a
 /// UTF-8 decode.
 pub fn key(key: &'static str) -> JsValue {
