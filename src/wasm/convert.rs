@@ -297,22 +297,20 @@ pub fn notification_to_js(n: &CancelNotification) -> JsValue {
 /// Built by hand: serde and a serializer for JS values were a tenth of the `.wasm`.
 pub fn event_to_js(event: &Event) -> JsValue {
     let obj = Object::new();
-    let set = |name: &'static str, value: &JsValue| {
-        set(&obj, &key(name), value);
-    };
-    let text = |name: &'static str, value: &str| set(name, &JsValue::from_str(value));
+    let member = |name: &'static str, value: &JsValue| set(&obj, &key(name), value);
+    let text = |name: &'static str, value: &str| member(name, &JsValue::from_str(value));
     let opt_text = |name: &'static str, value: &Option<String>| {
         if let Some(v) = value {
             text(name, v);
         }
     };
-    set("direction", &key(event.direction.as_str()));
-    set("type", &key(event.kind.type_name()));
+    member("direction", &key(event.direction.as_str()));
+    member("type", &key(event.kind.type_name()));
     match &event.kind {
         EventKind::CancelSent { request_id, method, via, reason, task_id } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("method", method);
-            set("via", &key(via.as_str()));
+            member("via", &key(via.as_str()));
             opt_text("reason", reason);
             opt_text("taskId", task_id);
         }
@@ -321,53 +319,53 @@ pub fn event_to_js(event: &Event) -> JsValue {
         | EventKind::ResponseSuppressed { request_id, method }
         | EventKind::DuplicateRequestId { request_id, method }
         | EventKind::InboundForgotten { request_id, method } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("method", method);
         }
         EventKind::TimedOut { request_id, method, kind } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("method", method);
-            set("kind", &key(kind.as_str()));
+            member("kind", &key(kind.as_str()));
         }
         EventKind::TaskCancelAnswered { request_id, task_id, outcome, code } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("taskId", task_id);
-            set("outcome", &key(outcome.as_str()));
+            member("outcome", &key(outcome.as_str()));
             if let Some(code) = code {
-                set("code", &JsValue::from_f64(*code as f64));
+                member("code", &JsValue::from_f64(*code as f64));
             }
         }
         EventKind::ListenEnded { request_id, reason } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             opt_text("reason", reason);
         }
         EventKind::RevisionNegotiated { version, revision, known } => {
             text("version", version);
-            set("revision", &key(revision.as_str()));
-            set("known", &JsValue::from_bool(*known));
+            member("revision", &key(revision.as_str()));
+            member("known", &JsValue::from_bool(*known));
         }
         EventKind::CancelNotSent { request_id, method, why } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             opt_text("method", method);
-            set("why", &key(why.as_str()));
+            member("why", &key(why.as_str()));
         }
         EventKind::CancelReceived { request_id, method, reason } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("method", method);
             opt_text("reason", reason);
         }
         EventKind::CancelIgnored { request_id, why, detail, reason } => {
             if let Some(id) = request_id {
-                set("requestId", &id_to_js(id));
+                member("requestId", &id_to_js(id));
             }
-            set("why", &key(why.as_str()));
+            member("why", &key(why.as_str()));
             opt_text("detail", detail);
             opt_text("reason", reason);
         }
         EventKind::LateProgressDropped { request_id, method, progress_token } => {
-            set("requestId", &id_to_js(request_id));
+            member("requestId", &id_to_js(request_id));
             text("method", method);
-            set("progressToken", &id_to_js(progress_token));
+            member("progressToken", &id_to_js(progress_token));
         }
     }
     obj.into()
