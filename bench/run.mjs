@@ -84,6 +84,7 @@ else console.log(`  where the .wasm's bytes are (twiggy): ${bytes.total} bytes i
 const start = startup(20);
 console.log(`  import → first track(): median ${start.medianMs.toFixed(1)} ms of ${start.runs} processes (Node's floor ${start.floorMs.toFixed(1)} ms)`);
 const paired = pairedStartup(20);
+console.log(`  inside those processes: ours ${paired.inside.ms.toFixed(2)} ms, the floor's ${paired.inside.wasmFloorMs.toFixed(2)} ms, one-line ${paired.inside.oneLineMs.toFixed(2)} ms; ours over the floor's +${paired.inside.overWasmFloorMs.toFixed(2)} ms`);
 console.log(`  import + first track() over a bare node process: +${paired.addedMs.toFixed(1)} ms (median of ${paired.runs} alternating pairs; bare node ${paired.bareMs.toFixed(1)} ms); over Node's floor: +${paired.overFloorMs.toFixed(1)} ms; over importing a one-line package: +${paired.overOneLineMs.toFixed(1)} ms; the floor of that row (../shared/floor's .wasm loaded the same way) +${paired.wasmFloorOverOneLineMs.toFixed(1)} ms, ours over it +${paired.overWasmFloorMs.toFixed(1)} ms`);
 
 let criterion = [];
@@ -155,6 +156,8 @@ target("wasm memory over 1 000 000 late + 1 000 000 unknown responses", "flat", 
 const wasmFile = files.find((f) => f.path.endsWith(".wasm"));
 target(".wasm gzip -9", "≤ 30 KiB", `${(wasmFile.gzip / KB).toFixed(1)} KiB`, wasmFile.gzip <= 30 * KB);
 target("import + first track() over importing a one-line package from node_modules (20 alternating pairs, median)", "≤ +3 ms", `+${paired.overOneLineMs.toFixed(1)} ms (the floor's: +${paired.wasmFloorOverOneLineMs.toFixed(1)} ms)`, paired.overOneLineMs <= 3);
+const inside = paired.inside;
+target("the same, inside those processes (`import` to the first `track()` returning; paired medians)", "(reference: steadier than whole processes)", `+${inside.overOneLineMs.toFixed(1)} ms (the floor's: +${inside.wasmFloorOverOneLineMs.toFixed(1)} ms; ours over the floor's +${inside.overWasmFloorMs.toFixed(1)} ms)`, true);
 // Issue #26, part 5: the bridge against mcp-remote, and one bridge --stdio instance.
 const added = (k) => remote.latency[k].addedP50Ms;
 target("added latency of `bridge --http` over a direct client, p50 of sequential `tools/call`", `≤ mcp-remote's (+${added("mcp-remote").toFixed(2)} ms)`, `+${added("bridge").toFixed(2)} ms`, added("bridge") <= added("mcp-remote"));
@@ -250,6 +253,8 @@ if (bytes.missing) {
 }
 md.push("");
 md.push(`Start-up over a bare process: \`node\` running \`import("mcp-cancel")\` + a session + its first \`track()\`, against \`node --input-type=module -e ""\` (a bare node process running an ES module), ${paired.runs} pairs run alternately, whole processes timed from outside: the median difference is **+${paired.addedMs.toFixed(1)} ms** (a bare \`node\` takes ${paired.bareMs.toFixed(1)} ms). Against the same probe importing a one-class CommonJS file instead (bench/fixtures/empty.cjs: Node's own cost of starting its module loader and a first dynamic import, which \`-e ""\` never pays), run in the same alternation: **+${paired.overFloorMs.toFixed(1)} ms**. Against the same probe importing a one-line ES module package from \`node_modules\` (bench/fixtures/node_modules/one-line: a user's honest alternative, issue #24's yardstick), in the same alternation: **+${paired.overOneLineMs.toFixed(1)} ms** (budget ≤ +3 ms). The floor of that row, in the same alternation (issue #24's "prototype of the floor"): the same probe importing bench/fixtures/node_modules/floor — the 32.5 KB \`.wasm\` of ../shared/floor (the least a wasm core can be for track → response) loaded exactly as this package's Node build is (an ES module entry that \`createRequire\`s one CommonJS bundle of the web glue, the \`.wasm\` read in one call, \`new WebAssembly.Module\` + \`initSync\`), a constructor that makes its table and a \`track()\` of one numbers-only call (bench/floor/build.sh) — takes **+${paired.wasmFloorOverOneLineMs.toFixed(1)} ms** over the one-line package; mcp-cancel takes **+${paired.overWasmFloorMs.toFixed(1)} ms** over the floor.`);
+md.push("");
+md.push(`Inside the same processes (each probe's own \`performance.now()\` from before \`import\` to after the first \`track()\`: no process start or exit in it, so it moves less from run to run): mcp-cancel **${inside.ms.toFixed(2)} ms**, the floor's fixture ${inside.wasmFloorMs.toFixed(2)} ms, the one-line package ${inside.oneLineMs.toFixed(2)} ms; paired medians: ours over the one-line package **+${inside.overOneLineMs.toFixed(2)} ms**, the floor's +${inside.wasmFloorOverOneLineMs.toFixed(2)} ms, ours over the floor's **+${inside.overWasmFloorMs.toFixed(2)} ms**.`);
 md.push("");
 md.push(`Start-up, \`await import("mcp-cancel")\` to the first \`track()\` returning, in ${start.runs} fresh \`node\` processes: median **${start.medianMs.toFixed(1)} ms** (min ${start.minMs.toFixed(1)}, max ${start.maxMs.toFixed(1)}). The same probe importing a one-class CommonJS file (bench/fixtures/empty.cjs) takes ${start.floorMs.toFixed(1)} ms: Node's own floor for a first dynamic import.`);
 md.push("");

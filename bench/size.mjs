@@ -63,10 +63,15 @@ export function startup(runs = 20) {
  * of the differences (pairing keeps the figure meaningful while the machine's speed drifts).
  */
 export function pairedStartup(runs = 20) {
+  // The probes' own figure, from `import` to the first `track()` returning inside the process
+  // (what the probe prints), by probe: read beside the wall time of the same processes.
+  const inside = { a: [], o: [], w: [] };
+  let printed = NaN;
   const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
     const r = spawnSync(process.execPath, args, { cwd, encoding: "utf8" });
     if (r.status !== 0) throw new Error(`start-up probe failed: ${r.stderr}`);
+    printed = Number(r.stdout);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   const withPackage = ["--input-type=module", "-e", probe("mcp-cancel")];
@@ -106,6 +111,7 @@ export function pairedStartup(runs = 20) {
     for (let k = 0; k < order.length; k++) {
       const [name, run] = order[(k + i) % order.length];
       t[name] = run();
+      inside[name].push(printed);
     }
     const b = wall(bare);
     const f = wall(withFloor);
@@ -125,6 +131,17 @@ export function pairedStartup(runs = 20) {
     overOneLineMs: med(overOneLine),
     wasmFloorOverOneLineMs: med(floorOverOneLine),
     overWasmFloorMs: med(overWasmFloor),
+    // Inside the same processes (`import` to the first `track()` returning): steadier than
+    // the wall times, which carry each process's start and exit; the paired differences are
+    // the medians of the rounds' differences.
+    inside: {
+      ms: med(inside.a),
+      oneLineMs: med(inside.o),
+      wasmFloorMs: med(inside.w),
+      overOneLineMs: med(inside.a.map((x, k) => x - inside.o[k])),
+      overWasmFloorMs: med(inside.a.map((x, k) => x - inside.w[k])),
+      wasmFloorOverOneLineMs: med(inside.w.map((x, k) => x - inside.o[k])),
+    },
   };
 }
 
