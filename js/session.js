@@ -203,7 +203,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return undefined;
       const known = this.#inbound.get(id);
       if (known !== undefined) return known.signal;
-      if (!(crossId(wire, id) ? watchPeerRequest(core, id) : watch(core, true, id))) return undefined;
+      if (!watchInbound(core, wire, id)) return undefined;
       const controller = new AbortController();
       this.#inbound.set(id, controller);
       return controller.signal;
@@ -412,12 +412,15 @@ function trackPlain(core, id, code, name, watch) {
 }
 
 /**
- * `watch(core, true, id)` of an id `crossId` crossed (`X`, `LEN`, the words): nothing crosses
- * as a string.
+ * `watch(core, true, id)`: an id that crosses as numbers (`crossId`) through the core's
+ * `watchPeerRequest`, nothing crossing as a string; any other through `watch`.
  */
-function watchPeerRequest(core, id) {
-  const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
-  return r === 2 ? watch(core, true, id) : r === 1;
+function watchInbound(core, w, id) {
+  if (crossId(w, id)) {
+    const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
+    if (r !== 2) return r === 1;
+  }
+  return watch(core, true, id);
 }
 
 /**

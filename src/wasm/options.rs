@@ -14,8 +14,8 @@ use js_sys::Function;
 
 use crate::core::{Config, Millis, Role, Timeout, TransportKind};
 
-/// The bits of [`Scalars::flags`] and of `track()`'s timeout flags (js/options.js `FLAG`,
-/// which reads them from `constantsJson().optionFlags`).
+/// The bits of [`Scalars::flags`] and of `track()`'s timeout flags (js/options.js reads them
+/// from `constantsJson().optionFlags`).
 pub mod flag {
     /// `role: "server"`.
     pub const SERVER: u32 = 1;
