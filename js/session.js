@@ -128,7 +128,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         } else if (code > 0 && typeof id === "string") {
           // An ASCII id of up to `maxWordsId` bytes crosses as words; a longer one through
           // the scratch buffer; any other as a string.
-          if (packWords(w, id) ? core.trackWords(id.length, W0, W1, W2, code) === 0 : trackScratch(core, this.#scratch, id, code, name)) return;
+          if (packWords(id) ? core.trackWords(id.length, W0, W1, W2, code) === 0 : trackScratch(core, this.#scratch, id, code, name)) return;
         } else if (trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
@@ -472,6 +472,8 @@ let CANCELLED = -1;
 let NUMBER_ID = -1;
 /** Added to `trackWords`'s method code: the request is watched. */
 let WATCH_BIT = 0;
+/** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
+let MAX_WORDS_ID = 0;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -495,6 +497,7 @@ function prepare(c) {
   TASK = c.fields.task;
   NUMBER_ID = c.numberId;
   WATCH_BIT = c.watchBit;
+  MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
   return t;
@@ -556,7 +559,7 @@ function crossId(w, id) {
     LEN = NUMBER_ID;
     return true;
   }
-  if (typeof id !== "string" || !packWords(w, id)) return false;
+  if (typeof id !== "string" || (id !== PACKED && !packWords(id))) return false;
   X = 0;
   LEN = id.length;
   return true;
@@ -568,16 +571,17 @@ let W2 = 0;
 let PACKED;
 
 /**
- * Packs an ASCII string id of at most `w.maxWordsId` (11) bytes into `W0`, `W1`, `W2` for the
- * core's `trackWords`/`responseWords` (nothing written to wasm memory): true when it did.
- * The id packed last is not packed again. Unrolled by length (no loop: 1b with string ids,
- * issue #24), the ASCII check once at the end over every character.
+ * Packs an ASCII string id of at most `MAX_WORDS_ID` (11) bytes into `W0`, `W1`, `W2` for the
+ * core's `trackWords`/`responseWords` (nothing written to wasm memory), and remembers it as
+ * `PACKED`: true when it did. A caller that may see the same id again (a response, the
+ * peer's paths) checks `PACKED` first; `track` does not (its id is most often new). Unrolled
+ * by length (no loop: 1b with string ids, issue #24), the ASCII check once at the end over
+ * every character, and kept under V8's size for inlining (460 bytes of bytecode): inlined
+ * into `track` and `shouldDropResponse`, 1b with string ids measured up to 10% faster.
  */
-function packWords(w, id) {
-  if (id === PACKED) return true;
+function packWords(id) {
   const n = id.length;
-  // (The cases below are the core's 11 bytes: a larger `maxWordsId` would need more.)
-  if (n > w.maxWordsId || n > 11) return false;
+  if (n > MAX_WORDS_ID) return false;
   let c = 0;
   let seen = 0;
   let w0 = 0;
@@ -630,9 +634,10 @@ function packWords(w, id) {
       w0 |= c;
   }
   if (seen > 0x7f) return false;
-  W0 = w0 >>> 0;
-  W1 = w1 >>> 0;
-  W2 = w2 >>> 0;
+  // (ASCII: no word is negative, nor needs `>>> 0`.)
+  W0 = w0;
+  W1 = w1;
+  W2 = w2;
   PACKED = id;
   return true;
 }
@@ -711,7 +716,7 @@ function cancelFast(core, w, send, hooks, id, reason) {
  * ASCII string id of up to `w.maxWordsId` bytes crossing as words: true when tracked.
  */
 function trackFast(core, w, id, code, name, watch) {
-  if (code > 0 && typeof id === "string" && packWords(w, id)) return core.trackWords(id.length, W0, W1, W2, watch ? code | WATCH_BIT : code) === 0;
+  if (code > 0 && typeof id === "string" && packWords(id)) return core.trackWords(id.length, W0, W1, W2, watch ? code | WATCH_BIT : code) === 0;
   return trackPlain(core, id, code, name, watch);
 }
 
@@ -756,7 +761,7 @@ function scratchView(scratch) {
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
 function responseString(core, w, scratch, id) {
-  if (packWords(w, id)) return core.responseWords(id.length, W0, W1, W2);
+  if (id === PACKED || packWords(id)) return core.responseWords(id.length, W0, W1, W2);
   const n = putId(scratch, id);
   return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id);
 }
