@@ -114,22 +114,33 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
 
     track(id, method, options) {
       const core = this.#live("track");
+      const code = typeof method === "string" ? codeOf(wire, method) : -2;
+      // The hot paths, without options: a known method with a number id, or with an ASCII
+      // string id of up to `MAX_WORDS_ID` bytes as words; only numbers cross. Everything else
+      // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
+      // with `packWords`: issue #24, 1b).
+      if (options === undefined && code > 0) {
+        if (typeof id === "number" ? core.trackNumber(id, code) === 0 : typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, code) === 0) return;
+      }
+      this.#trackOther(core, id, method, code, options);
+    }
+
+    /**
+     * `track` for what its hot paths did not take: another method, an id or options of
+     * another kind, or a request the core refused there (then `core.track` says why).
+     */
+    #trackOther(core, id, method, code, options) {
       const w = wire;
-      const code = typeof method === "string" ? codeOf(w, method) : -2;
       const name = code === 0 ? method : undefined;
-      // The hot paths, without options or with only a signal: only scalars cross; anything
-      // else, and a refusal, goes to `core.track` below, with the options as js/options.js
-      // reads them: the core decides and throws what is wrong.
+      // Without options or with only a signal, only scalars cross; anything else, and a
+      // refusal, goes to `core.track` below, with the options as js/options.js reads them:
+      // the core decides and throws what is wrong.
       if (options === undefined) {
-        // A known method with a number id, or a string id written into wasm memory: numbers
-        // only cross.
-        if (code > 0 && typeof id === "number") {
-          if (core.trackNumber(id, code) === 0) return;
-        } else if (code > 0 && typeof id === "string") {
-          // An ASCII id of up to `maxWordsId` bytes crosses as words; a longer one through
-          // the scratch buffer; any other as a string.
-          if (packWords(id) ? core.trackWords(id.length, W0, W1, W2, code) === 0 : trackScratch(core, this.#scratch, id, code, name)) return;
-        } else if (trackPlain(core, id, code, name, false)) return;
+        if (code > 0 && typeof id === "string") {
+          // Longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took those as words: an id
+          // it packed is `PACKED`): through the scratch buffer.
+          if (id !== PACKED && trackScratch(core, this.#scratch, id, code, name)) return;
+        } else if (!(code > 0 && typeof id === "number") && trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
