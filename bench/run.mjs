@@ -16,6 +16,7 @@ import { runRelay } from "./relay.mjs";
 import { describeAbort, remoteSection, runRemote } from "./remote.mjs";
 import { runSdk, sdkSection, sdkTargets } from "./sdk.mjs";
 import { pairedStartup, sizes, startup } from "./size.mjs";
+import { inlining } from "./inlining.mjs";
 import { wasmBytes, wasmBytesBefore } from "./wasm-bytes.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -51,6 +52,9 @@ const machine = {
 
 say("scenarios 1-3: mcp-cancel and the pure-JS baseline, side by side (tinybench)");
 const ops = await runOps({ quick, rounds: quick ? 1 : 2, time: quick ? 200 : 400 });
+
+const inline = inlining();
+console.log(`  V8 inlines functions of up to ${inline.limit} bytes of bytecode: ${inline.functions.map((f) => `${f.name} ${f.bytes}`).join(", ")}`);
 
 const attribution = await runAttribution({ time: quick ? 200 : 400 });
 for (const [what, v] of Object.entries(attribution)) console.log(`  alone: ${what}: ${v.toFixed(0)} ns`);
@@ -138,6 +142,13 @@ for (const r of ops.filter((r) => r.floorNs !== undefined && r.inFlight <= 100 &
     r.overFloor <= 1.1,
   );
 }
+// The JS of 1b's hot path small enough for V8 to inline (bench/inlining.mjs says why).
+target(
+  "the JS of 1b's hot path inlinable by V8 (bytes of bytecode: `track`, `shouldDropResponse`, `packWords`)",
+  `each ≤ ${inline.limit} (V8's limit)`,
+  inline.functions.map((f) => `${f.name} ${f.bytes}`).join(", "),
+  inline.functions.every((f) => f.inlinable),
+);
 for (const r of ops.filter((r) => r.leakFreeRatio !== undefined && r.inFlight <= 100)) {
   const limit = leakFreeLimit(r);
   target(`scenario ${r.scenario} against the leak-free baseline, ${r.ids} ids, ${r.inFlight} in flight`, `≤ ${limit.toFixed(1)}× leak-free baseline`, `${r.leakFreeRatio.toFixed(2)}×`, r.leakFreeRatio <= limit);
@@ -176,7 +187,7 @@ const light = remote.floorsLight.summary;
 target("`tools/call` per second through one `bridge --stdio`, 50 light clients (plain HTTP requests, same sessions and calls; all on this machine)", "≥ 2,000/s", `${rate("bridge", remote.floorsLight)}; (b) ${rate("sdk", remote.floorsLight)}, (a) ${rate("bare", remote.floorsLight)}`, light.bridge.perSecond.median >= 2000);
 
 // ----- outputs -----
-const results = { machine, ops, attribution, sdk, relay, remote, memory, files, wasmBytes: bytes, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
+const results = { machine, ops, inlining: inline, attribution, sdk, relay, remote, memory, files, wasmBytes: bytes, startup: start, pairedStartup: paired, criterion, targets, seconds: Math.round((Date.now() - started) / 1000) };
 writeFileSync(`${root}/bench/results.json`, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(`${root}/bench/chart.svg`, scenarioOneChart(ops));
 
