@@ -7,9 +7,6 @@ import { InvalidArgumentError } from "./errors.js";
 import { SENT_REQUEST, timeoutError } from "./session.js";
 import { onAbort, reasonOf } from "./signals.js";
 
-/** The members the guard defines; every other member is the inner transport's own. */
-const OWN = new Set(["start", "send", "close", "setProtocolVersion", "onmessage", "onclose", "onerror", "session", "inner", "protocolVersion"]);
-
 /**
  * @param {typeof import("./index.js").CancellationSession} Session
  * @returns {typeof import("./index.js").guardTransport}
@@ -34,37 +31,34 @@ export function createGuardTransport(Session) {
       );
     }
     const own = guard(transport, Session, options ?? {});
-    // Anything the guard does not define (stderr, pid, sessionId, hasPerRequestStream,
-    // terminateSession, the AI SDK's flags, …) is the inner transport's own, for reads,
+    // The guard's members are its own properties, read without a trap (`send` is read for
+    // every message the client sends). Anything else (stderr, pid, sessionId,
+    // hasPerRequestStream, terminateSession, the AI SDK's flags, …) is not found on it and
+    // reaches its prototype, a Proxy that makes it the inner transport's own, for reads,
     // writes and `in`. Its methods run on the inner transport (bound to it, one bound
     // function per method): called on the guard, a method that reads `this.onmessage` would
     // otherwise reach the client's handler past the guard. The guard's state is in the
     // closure of `guard()`, not on this object.
     const bound = new WeakMap();
-    return new Proxy(own, {
-      get(target, prop) {
-        // The inner transport's own version when it keeps one (it may learn it itself, as
-        // the AI SDK's transports do), else the one the client set through the guard.
-        if (prop === "protocolVersion") return Reflect.get(transport, prop) ?? target.protocolVersion;
-        if (OWN.has(prop)) return target[prop];
+    const forward = new Proxy(Object.create(null), {
+      get(_, prop) {
         const value = Reflect.get(transport, prop);
         if (typeof value !== "function") return value;
         let fn = bound.get(value);
         if (fn === undefined) bound.set(value, (fn = value.bind(transport)));
         return fn;
       },
-      set(target, prop, value) {
-        // A client that assigns the version instead of calling setProtocolVersion() (the AI
-        // SDK does for a transport without that method) informs the session all the same.
-        if (prop === "protocolVersion") target.setProtocolVersion(value);
-        else if (OWN.has(prop)) target[prop] = value;
-        else Reflect.set(transport, prop, value);
+      // An assignment to a member the guard does not have (the guard's own are written in
+      // place, never here) is the inner transport's: nothing is defined on the guard.
+      set(_, prop, value) {
+        Reflect.set(transport, prop, value);
         return true;
       },
-      has(target, prop) {
-        return OWN.has(prop) || prop in transport;
+      has(_, prop) {
+        return prop in transport;
       },
     });
+    return Object.setPrototypeOf(own, forward);
   };
 }
 
@@ -119,6 +113,8 @@ function guard(inner, Session, options) {
     return { ...sendOptions, requestSignal };
   };
 
+  /** The protocol version the client set through the guard, if any. */
+  let negotiated;
   const self = {
     /** @type {((message: any, extra?: any) => void) | undefined} */
     onmessage: undefined,
@@ -126,8 +122,20 @@ function guard(inner, Session, options) {
     onclose: undefined,
     /** @type {((error: Error) => void) | undefined} */
     onerror: undefined,
-    /** The protocol version the SDK negotiated (set through setProtocolVersion), if any. */
-    protocolVersion: undefined,
+    /**
+     * The protocol version: the inner transport's own when it keeps one (it may learn it
+     * itself, as the AI SDK's transports do), else the one the client set through the guard.
+     */
+    get protocolVersion() {
+      return Reflect.get(inner, "protocolVersion") ?? negotiated;
+    },
+    /**
+     * A client that assigns the version instead of calling setProtocolVersion() (the AI SDK
+     * does for a transport without that method) informs the session all the same.
+     */
+    set protocolVersion(version) {
+      self.setProtocolVersion(version);
+    },
     session,
     inner,
     start(...args) {
@@ -153,7 +161,7 @@ function guard(inner, Session, options) {
       return inner.close(...args);
     },
     setProtocolVersion(version) {
-      self.protocolVersion = version;
+      negotiated = version;
       try {
         session.setProtocolVersion(version);
       } finally {
