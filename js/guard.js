@@ -40,7 +40,8 @@ export function createGuardTransport(Session) {
     // otherwise reach the client's handler past the guard. The guard's state is in the
     // closure of `guard()`, not on this object.
     const bound = new WeakMap();
-    const forward = new Proxy(Object.create(null), {
+    // Its target is a plain object: the guard is still an `Object` (`instanceof`, `isPrototypeOf`).
+    const forward = new Proxy({}, {
       get(_, prop) {
         const value = Reflect.get(transport, prop);
         if (typeof value !== "function") return value;

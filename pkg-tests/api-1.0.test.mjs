@@ -96,6 +96,9 @@ describe("API 1.0", () => {
     assert.ok("pid" in guarded && "terminateSession" in guarded && "resumptionToken" in guarded);
     assert.ok(!("nothing" in guarded));
     assert.ok(!Object.keys(guarded).some((k) => k.startsWith("_")), `no state of the guard's on it: ${Object.keys(guarded)}`);
+    // Writes define nothing on the guard itself, and it is an ordinary `Object`.
+    assert.ok(!Object.hasOwn(guarded, "sessionId") && !Object.hasOwn(guarded, "resumptionToken"));
+    assert.ok(guarded instanceof Object && Object.prototype.isPrototypeOf(guarded));
     // The guard's own members stay the guard's.
     assert.notEqual(guarded.send, inner.send);
     assert.equal(guarded.inner, inner);
