@@ -137,15 +137,15 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       // the core decides and throws what is wrong.
       if (options === undefined) {
         if (code > 0 && typeof id === "string") {
-          // Longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took those as words: an id
-          // it packed is `PACKED`): through the scratch buffer.
-          if (id !== PACKED && trackScratch(core, this.#scratch, id, code, name)) return;
+          // Longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as words):
+          // through the scratch buffer.
+          if (!packWords(id) && trackScratch(core, this.#scratch, id, code, name)) return;
         } else if (!(code > 0 && typeof id === "number") && trackPlain(core, id, code, name, false)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !isAborted(signal) && trackFast(core, w, id, code, name, true)) {
+        if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, name, true)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -232,7 +232,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       const core = this.#core;
       if (core === undefined) return false;
       const verdict =
-        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, wire, this.#scratch, response) : NEED;
+        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
       if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
       const isMessage = response !== null && typeof response === "object";
       return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
@@ -570,7 +570,7 @@ function crossId(id) {
     LEN = NUMBER_ID;
     return true;
   }
-  if (typeof id !== "string" || (id !== PACKED && !packWords(id))) return false;
+  if (typeof id !== "string" || !packed(id)) return false;
   X = 0;
   LEN = id.length;
   return true;
@@ -582,10 +582,19 @@ let W2 = 0;
 let PACKED;
 
 /**
+ * `packWords(id)` unless `id` is the id packed last (`PACKED`, its words still in `W0`–`W2`):
+ * for the callers that see an id again (a response after its request, the peer's cancel
+ * and our response after its request).
+ */
+function packed(id) {
+  return id === PACKED || packWords(id);
+}
+
+/**
  * Packs an ASCII string id of at most `MAX_WORDS_ID` (11) bytes into `W0`, `W1`, `W2` for the
  * core's `trackWords`/`responseWords` (nothing written to wasm memory), and remembers it as
- * `PACKED`: true when it did. A caller that may see the same id again (a response, the
- * peer's paths) checks `PACKED` first; `track` does not (its id is most often new). Unrolled
+ * `PACKED`: true when it did. A caller that may see the same id again calls `packed`;
+ * `track` calls this (its id is most often new). Unrolled
  * by length (no loop: 1b with string ids, issue #24), the ASCII check once at the end over
  * every character, and kept under V8's size for inlining (460 bytes of bytecode, Node 20;
  * bench/inlining.mjs): with `track` small enough too, V8 inlines both into the caller (1b
@@ -727,7 +736,7 @@ function cancelFast(core, w, send, hooks, id, reason) {
  * `track` of a plain request (watched with `watch`: its caller's signal is listened to), an
  * ASCII string id of up to `MAX_WORDS_ID` bytes crossing as words: true when tracked.
  */
-function trackFast(core, w, id, code, name, watch) {
+function trackFast(core, id, code, name, watch) {
   if (code > 0 && typeof id === "string" && packWords(id)) return core.trackWords(id.length, W0, W1, W2, watch ? code | WATCH_BIT : code) === 0;
   return trackPlain(core, id, code, name, watch);
 }
@@ -772,8 +781,8 @@ function scratchView(scratch) {
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
-function responseString(core, w, scratch, id) {
-  if (id === PACKED || packWords(id)) return core.responseWords(id.length, W0, W1, W2);
+function responseString(core, scratch, id) {
+  if (packed(id)) return core.responseWords(id.length, W0, W1, W2);
   const n = putId(scratch, id);
   return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id);
 }
@@ -792,7 +801,7 @@ function incomingResponse(core, w, id, message, settled, scratch) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, w, scratch, id) : core.response(idTag, idNum, idStr);
+  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, scratch, id) : core.response(idTag, idNum, idStr);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
@@ -816,7 +825,7 @@ function outgoing(core, w, message, signal) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, w, id, code, undefined, signal === 1);
+      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, id, code, undefined, signal === 1);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }
