@@ -25,6 +25,21 @@ export function sizes() {
   });
 }
 
+/**
+ * The floors' `.wasm` beside ours (issue #24: a row not met is judged against its floor,
+ * measured in the same run): ../shared/floor's (track → response only, bench/floor/build.sh)
+ * and bench/floor-rules's (every rule of the session's `.wasm`, written for size).
+ */
+export function floorSizes() {
+  return [
+    ["bench/fixtures/node_modules/floor/floor_bg.wasm", "../shared/floor: track → response only"],
+    ["bench/fixtures/node_modules/floor-rules/floor_rules_bg.wasm", "bench/floor-rules: every rule of the session, written for size"],
+  ].map(([path, what]) => {
+    const bytes = readFileSync(`${root}/${path}`);
+    return { path, what, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  });
+}
+
 const probe = (specifier) => `
 const t0 = performance.now();
 const { CancellationSession } = await import(${JSON.stringify(specifier)});
@@ -65,7 +80,7 @@ export function startup(runs = 20) {
 export function pairedStartup(runs = 20) {
   // The probes' own figure, from `import` to the first `track()` returning inside the process
   // (what the probe prints), by probe: read beside the wall time of the same processes.
-  const inside = { a: [], o: [], w: [] };
+  const inside = { a: [], o: [], w: [], r: [] };
   let printed = NaN;
   const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
@@ -89,23 +104,30 @@ export function pairedStartup(runs = 20) {
   // this package's Node build is (bench/floor/build.sh), a constructor that makes its table
   // and a track() of one numbers-only call.
   const withWasmFloor = ["--input-type=module", "-e", probe("floor")];
+  // The same with the floor of the session's whole rule set (bench/floor-rules/build.sh): its
+  // .wasm loaded the same way, a constructor that makes a session and a numbers-only track().
+  const withRulesFloor = ["--input-type=module", "-e", probe("floor-rules")];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
   wall(withOneLine, fixtures);
   wall(withWasmFloor, fixtures);
+  wall(withRulesFloor, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
   const overOneLine = [];
   const floorOverOneLine = [];
   const overWasmFloor = [];
+  const rulesFloorOverOneLine = [];
+  const overRulesFloor = [];
   for (let i = 0; i < runs; i++) {
     // The order turns each round: no probe always runs first or after the same one.
     const order = [
       ["a", () => wall(withPackage, fixtures)],
       ["o", () => wall(withOneLine, fixtures)],
       ["w", () => wall(withWasmFloor, fixtures)],
+      ["r", () => wall(withRulesFloor, fixtures)],
     ];
     const t = {};
     for (let k = 0; k < order.length; k++) {
@@ -121,6 +143,8 @@ export function pairedStartup(runs = 20) {
     overOneLine.push(t.a - t.o);
     floorOverOneLine.push(t.w - t.o);
     overWasmFloor.push(t.a - t.w);
+    rulesFloorOverOneLine.push(t.r - t.o);
+    overRulesFloor.push(t.a - t.r);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
   return {
@@ -131,6 +155,8 @@ export function pairedStartup(runs = 20) {
     overOneLineMs: med(overOneLine),
     wasmFloorOverOneLineMs: med(floorOverOneLine),
     overWasmFloorMs: med(overWasmFloor),
+    rulesFloorOverOneLineMs: med(rulesFloorOverOneLine),
+    overRulesFloorMs: med(overRulesFloor),
     // Inside the same processes (`import` to the first `track()` returning): steadier than
     // the wall times, which carry each process's start and exit; the paired differences are
     // the medians of the rounds' differences.
@@ -141,6 +167,9 @@ export function pairedStartup(runs = 20) {
       overOneLineMs: med(inside.a.map((x, k) => x - inside.o[k])),
       overWasmFloorMs: med(inside.a.map((x, k) => x - inside.w[k])),
       wasmFloorOverOneLineMs: med(inside.w.map((x, k) => x - inside.o[k])),
+      rulesFloorMs: med(inside.r),
+      rulesFloorOverOneLineMs: med(inside.r.map((x, k) => x - inside.o[k])),
+      overRulesFloorMs: med(inside.a.map((x, k) => x - inside.r[k])),
     },
   };
 }
@@ -150,6 +179,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 20);
   if (!process.argv.includes("--paired")) {
     console.table(sizes());
+    console.table(floorSizes());
     console.log(startup(runs));
   }
   console.log(pairedStartup(runs));

@@ -1,0 +1,54 @@
+// The source of bench/fixtures/node_modules/floor-rules/index.cjs (bench/floor-rules/build.sh):
+// the .wasm of bench/floor-rules (every rule of the session, written for size) instantiated as
+// js/node/entry.js instantiates mcp-cancel's (read in one call, `new WebAssembly.Module`,
+// `initSync`), behind a CancellationSession whose constructor makes a session and whose
+// track() is one numbers-only call — the start-up probe's steps, as bench/floor/entry.js.
+import { readFileSync } from "node:fs";
+import * as wasm from "floor-rules-glue";
+
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/floor_rules_bg.wasm`)) });
+
+const TOOLS_CALL = 9;
+
+export class CancellationSession {
+  // A client on stdio with `send`, 1,024 tombstones, reasons of at most 1,024 bytes.
+  #core = new wasm.Floor(2 | 4, 1024, 1024, Math.random() * 2 ** 52);
+  track(id) {
+    // A number id (`len` -1), no flags, no token, no timeout.
+    return this.#core.track(id, -1, TOOLS_CALL, 0, 0, -1, 0, 0, 0);
+  }
+}
+
+/**
+ * Scenario 1b (track → response, no signal) on the rules floor, as `Floor1b` drives
+ * ../shared/floor's table: a number id crosses as a number, a string id as its bytes in the
+ * scratch buffer (ASCII; `TextEncoder.encodeInto` otherwise), then one numbers-only call.
+ */
+export class Rules1b {
+  #core = new wasm.Floor(2 | 4, 1024, 1024, Math.random() * 2 ** 52);
+  track(id) {
+    if (typeof id === "number") this.#core.track(id, -1, TOOLS_CALL, 0, 0, -1, 0, 0, 0);
+    else this.#core.track(0, put(id, this.#core), TOOLS_CALL, 0, 0, -1, 0, 0, 0);
+  }
+  response(id) {
+    return typeof id === "number" ? this.#core.response(id, -1, -1) : this.#core.response(0, put(id, this.#core), -1);
+  }
+}
+
+const encoder = new TextEncoder();
+const memory = wasm.wasm_memory();
+let scratchAt = -1;
+let view;
+
+function put(id, core) {
+  if (scratchAt < 0) scratchAt = core.scratch();
+  // A view over a grown memory is detached (byteLength 0).
+  if (view === undefined || view.byteLength === 0) view = new Uint8Array(memory.buffer, scratchAt, 4096);
+  const n = id.length;
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i);
+    if (c > 0x7f) return encoder.encodeInto(id, view).written;
+    view[i] = c;
+  }
+  return n;
+}
