@@ -24,7 +24,8 @@ wasm_build() {
   local out=$1 name=$2 target=$3
   shift 3
   printf '\033[1m[build]\033[0m %s\n' "cargo build --release $* + wasm-bindgen --target $target + wasm-opt -> $out"
-  cargo build --quiet --release --target wasm32-unknown-unknown --lib "$@"
+  # Without the feature `std`: the package's .wasm is `no_std` (Cargo.toml says why).
+  cargo build --quiet --release --target wasm32-unknown-unknown --lib --no-default-features "$@"
   local release="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release"
   local linked="$release/bindgen-input.wasm"
   cp "$release/mcp_cancel.wasm" "$linked"

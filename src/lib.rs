@@ -10,6 +10,10 @@
 //! - `wasm` (only on `wasm32`): the `wasm-bindgen` layer that JS sees as
 //!   `CancellationSession`, bridging requests to `AbortSignal`.
 //!
+//! Features: `std` (default) — without it the crate is `no_std` + `alloc`, as the npm
+//! package's `.wasm` is built (no panic machinery, no `core::fmt`: a smaller module); `relay`
+//! — the wasm class of the relay, in its own `.wasm`.
+//!
 //! ```
 //! use mcp_cancel::core::{CancelAction, Output, Reason, RequestId, ResponseInfo, ResponseVerdict, Session, Transmit};
 //!
@@ -19,7 +23,7 @@
 //! assert!(session.cancel(&id, &Reason::Text("user pressed stop".into()))?);
 //! // What to do comes out of one queue, in order: first what goes on the wire.
 //! let Some(Output::Transmit(Transmit { action: CancelAction::Notify(cancel), .. })) =
-//!     std::iter::from_fn(|| session.poll_output()).find(|o| !matches!(o, Output::Event(_)))
+//!     ::core::iter::from_fn(|| session.poll_output()).find(|o| !matches!(o, Output::Event(_)))
 //! else {
 //!     unreachable!("a plain request in flight is cancelled with a notification");
 //! };
@@ -30,8 +34,13 @@
 //! ```
 
 #![warn(missing_docs)]
+// Without the default feature `std`, `no_std` + `alloc`: the package's .wasm (Cargo.toml says why).
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
 
 pub mod core;
+mod prelude;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

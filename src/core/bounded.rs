@@ -3,7 +3,7 @@
 //! For what the peer controls (its requests in flight), so memory stays flat whether or not
 //! the host ever reports our responses.
 
-use std::collections::VecDeque;
+use alloc::collections::VecDeque;
 
 use super::id::RequestId;
 use super::keys::{Hashed, Key, OwnedKey};

@@ -7,8 +7,8 @@
 //! §Cancellation "Timeouts": on timeout the sender SHOULD cancel the request; the clock MAY
 //! be reset on progress, but a maximum total timeout SHOULD always be enforced.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use ::core::cmp::Reverse;
+use alloc::collections::BinaryHeap;
 
 use serde::Serialize;
 

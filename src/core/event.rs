@@ -3,6 +3,7 @@
 //! Spec (every revision, §Cancellation "Implementation Notes"): both parties SHOULD log
 //! cancellation reasons for debugging; UIs SHOULD indicate that cancellation was requested.
 
+use crate::prelude::*;
 use serde::Serialize;
 
 use super::deadlines::TimeoutKind;

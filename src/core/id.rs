@@ -1,6 +1,7 @@
 //! JSON-RPC request ids and MCP progress tokens.
 
-use std::fmt;
+use crate::prelude::*;
+use ::core::fmt;
 
 use serde::Serialize;
 
@@ -64,7 +65,7 @@ impl RequestId {
                 Err(InvalidRequestId::OutOfRange)
             };
         }
-        if n.is_finite() && n.fract() == 0.0 {
+        if super::float::is_integer(n) {
             return Err(InvalidRequestId::OutOfRange);
         }
         Err(InvalidRequestId::NotAnInteger)
@@ -303,7 +304,7 @@ impl fmt::Display for InvalidRequestId {
     }
 }
 
-impl std::error::Error for InvalidRequestId {}
+impl ::core::error::Error for InvalidRequestId {}
 
 pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
     match value {
@@ -391,7 +392,7 @@ mod tests {
             let got = PackedStr::from_words(len, raw[0], raw[1], raw[2]);
             proptest::prop_assert_eq!(got.is_some(), named, "len {} words {:x?}", len, raw);
             if let Some(p) = got {
-                let text = std::str::from_utf8(&bytes[..len as usize]).map(str::to_owned);
+                let text = ::core::str::from_utf8(&bytes[..len as usize]).map(str::to_owned);
                 proptest::prop_assert_eq!(Ok(p.to_request_id()), text.map(RequestId::String));
             }
         }

@@ -15,6 +15,7 @@ use super::session::Session;
 use super::tombstones::Tombstone;
 use super::verdict::{FastCancel, InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
+use crate::prelude::*;
 
 impl Session {
     /// Number of the peer's requests we are working on and it has not cancelled.

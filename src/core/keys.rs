@@ -4,7 +4,8 @@
 //! one; [`Hashed`] is the map over them (the fallback of the table of our requests, the
 //! bounded maps of the peer's requests and of tombstones, above this module).
 
-use std::collections::HashMap;
+use crate::prelude::*;
+use hashbrown::HashMap;
 
 use foldhash::fast::FixedState;
 
@@ -38,9 +39,9 @@ impl Packed {
     }
 }
 
-impl std::hash::Hash for Packed {
+impl ::core::hash::Hash for Packed {
     #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+    fn hash<H: ::core::hash::Hasher>(&self, state: &mut H) {
         // One write, as for the `u128` it is.
         state.write_u128(self.get());
     }

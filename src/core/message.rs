@@ -19,6 +19,7 @@ use super::response::{ResponseInfo, ResponseMembers};
 use super::session::{Session, UsageError};
 use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};
 use super::wire::{CancelledParams, PeerValue};
+use crate::prelude::*;
 
 /// What the rules read of one JSON-RPC message: a borrowed view the host fills with the
 /// members [`Method::fields`] (or [`Verdict::NeedFields`]) named, and says so in

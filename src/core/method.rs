@@ -202,10 +202,10 @@ impl Method {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Name {
     Known(Method),
-    Other(std::sync::Arc<str>),
+    Other(alloc::sync::Arc<str>),
 }
 
-impl std::ops::Deref for Name {
+impl ::core::ops::Deref for Name {
     type Target = str;
 
     fn deref(&self) -> &str {

@@ -7,6 +7,7 @@
 mod bounded;
 mod deadlines;
 mod event;
+pub(crate) mod float;
 mod id;
 mod inbound;
 mod keys;
@@ -63,9 +64,9 @@ pub use wire::{
 /// ids makes each lookup at most that many comparisons, and never grows memory; the seed
 /// is per session and the wasm layer draws it from the host's random source, so an
 /// attacker cannot precompute collisions for it. Our own ids (outbound) are chosen by us.
-pub(crate) type IdMap<V> = std::collections::HashMap<RequestId, V, foldhash::fast::FixedState>;
+pub(crate) type IdMap<V> = hashbrown::HashMap<RequestId, V, foldhash::fast::FixedState>;
 
 /// An empty [`IdMap`] (or any map with the same hasher) seeded with `seed`.
-pub(crate) fn seeded<K, V>(seed: u64) -> std::collections::HashMap<K, V, foldhash::fast::FixedState> {
-    std::collections::HashMap::with_hasher(foldhash::fast::FixedState::with_seed(seed))
+pub(crate) fn seeded<K, V>(seed: u64) -> hashbrown::HashMap<K, V, foldhash::fast::FixedState> {
+    hashbrown::HashMap::with_hasher(foldhash::fast::FixedState::with_seed(seed))
 }

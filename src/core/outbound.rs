@@ -3,7 +3,8 @@
 //! Spec: every revision §Cancellation ("MUST only reference requests … believed to still be
 //! in-progress", "SHOULD ignore any response … that arrives afterward"), 2025-11-25 §Tasks.
 
-use std::sync::Arc;
+use crate::prelude::*;
+use alloc::sync::Arc;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
@@ -337,7 +338,7 @@ impl Session {
         if !self.task_of_request.is_empty() {
             if let Some(task_id) = self.task_of_request.remove(id) {
                 if let Some(task) = self.tasks.get_mut(&task_id).filter(|t| t.request_id == *id) {
-                    if std::mem::take(&mut task.watched) {
+                    if ::core::mem::take(&mut task.watched) {
                         self.outputs.push_back(Output::Settled(id.clone()));
                     }
                 }

@@ -8,6 +8,7 @@ use super::deadlines::TimeoutKind;
 use super::event::Event;
 use super::id::RequestId;
 use super::wire::TASKS_CANCEL_METHOD;
+use crate::prelude::*;
 
 /// The `notifications/cancelled` to send for a request we cancelled.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,6 +5,7 @@
 //! (2024-11-05 .. 2026-07-28 schema). The text reaches a third party, so an internal
 //! error's message is not sent unless the caller opts in.
 
+use crate::prelude::*;
 /// Why the application cancels a request, before the policy decides what the peer sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

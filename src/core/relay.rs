@@ -38,8 +38,9 @@
 //! goes through; the others are answered from its result ([`Forward::AnswerHandshake`],
 //! [`RelayOutput::AnswerHandshake`]), and `notifications/initialized` goes up once.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::prelude::*;
+use ::core::cmp::Reverse;
+use alloc::collections::{BinaryHeap, VecDeque};
 
 use super::deadlines::Millis;
 use super::message::Message;
@@ -454,14 +455,14 @@ enum Handshake {
 pub struct Relay {
     config: RelayConfig,
     upstream: Session,
-    links: std::collections::BTreeMap<Link, Downstream>,
+    links: alloc::collections::BTreeMap<Link, Downstream>,
     next_link: u32,
     /// Upstream id → where the request came from.
-    routes: std::collections::HashMap<u64, Route, foldhash::fast::FixedState>,
+    routes: hashbrown::HashMap<u64, Route, foldhash::fast::FixedState>,
     /// The server's requests forwarded to a client, by the server's id.
     server_requests: super::IdMap<ServerRequest>,
     /// The ids the relay gave the server's requests on the clients' side → the server's.
-    server_ids: std::collections::HashMap<u64, RequestId, foldhash::fast::FixedState>,
+    server_ids: hashbrown::HashMap<u64, RequestId, foldhash::fast::FixedState>,
     next_server_id: u64,
     next_id: u64,
     handshake: Handshake,
@@ -479,7 +480,7 @@ impl Relay {
         Self {
             config,
             upstream,
-            links: std::collections::BTreeMap::new(),
+            links: alloc::collections::BTreeMap::new(),
             next_link: 0,
             routes: super::seeded(seed),
             server_requests: super::seeded(seed ^ 0x9e37_79b9_7f4a_7c15),
@@ -1028,7 +1029,7 @@ impl Relay {
         let failed = message.response.map_or(true, |r| r.error_code.is_some() || r.protocol_version.is_none());
         if let Handshake::Pending { upstream_id, .. } = &self.handshake {
             if *upstream_id == up {
-                let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) else {
+                let Handshake::Pending { waiting, .. } = ::core::mem::take(&mut self.handshake) else {
                     return Backward::Drop;
                 };
                 if failed {
@@ -1179,7 +1180,7 @@ impl Relay {
     /// The pending handshake will not be answered: the `initialize` requests waiting for it
     /// get `failure`, and the next one is sent upstream again.
     fn fail_handshake(&mut self, failure: Failure) {
-        if let Handshake::Pending { waiting, .. } = std::mem::take(&mut self.handshake) {
+        if let Handshake::Pending { waiting, .. } = ::core::mem::take(&mut self.handshake) {
             self.fail_waiting(waiting, failure);
         }
     }

@@ -3,7 +3,8 @@
 //! task statuses and methods those records are read with (2025-11-25 §Tasks). Records
 //! only: the rules that make and read them are in `outbound`, `inbound` and `tasks`.
 
-use std::sync::Arc;
+use crate::prelude::*;
+use alloc::sync::Arc;
 
 use super::deadlines::RequestTimer;
 use super::id::{IdRef, ProgressToken, RequestId, StrId};
@@ -121,14 +122,14 @@ pub(super) struct Taken {
     pub(super) extra: Option<Extra>,
 }
 
-impl std::ops::Deref for RequestMut<'_> {
+impl ::core::ops::Deref for RequestMut<'_> {
     type Target = Outbound;
     fn deref(&self) -> &Outbound {
         self.request
     }
 }
 
-impl std::ops::DerefMut for RequestMut<'_> {
+impl ::core::ops::DerefMut for RequestMut<'_> {
     fn deref_mut(&mut self) -> &mut Outbound {
         self.request
     }
@@ -144,7 +145,7 @@ impl RequestMut<'_> {
     }
 }
 
-impl std::ops::Deref for Taken {
+impl ::core::ops::Deref for Taken {
     type Target = Outbound;
     fn deref(&self) -> &Outbound {
         &self.request
@@ -325,8 +326,8 @@ mod tests {
     /// per request in flight (issue #24, BENCHMARKS.md).
     #[test]
     fn a_request_is_four_bytes() {
-        assert_eq!(std::mem::size_of::<Outbound>(), 4);
-        assert_eq!(std::mem::size_of::<Option<Outbound>>(), 4);
+        assert_eq!(::core::mem::size_of::<Outbound>(), 4);
+        assert_eq!(::core::mem::size_of::<Option<Outbound>>(), 4);
     }
 
     #[derive(Clone, Debug)]

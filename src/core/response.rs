@@ -5,6 +5,7 @@
 //! (`resultType`), every revision §Lifecycle (the `initialize` result), JSON-RPC 2.0 §5.1.
 
 use super::method::Fields as MessageFields;
+use crate::prelude::*;
 
 /// What the session needs to read of a response, from [`Session::response_fields`](super::Session::response_fields).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,7 +85,7 @@ impl ResponseInfo {
     pub fn from_members(m: ResponseMembers) -> Self {
         let mut info = ResponseInfo::default();
         if let Some(code) = m.error_code {
-            let integer = code.is_finite() && code.fract() == 0.0 && code.abs() < 9.2e18;
+            let integer = super::float::is_integer(code) && code > -9.2e18 && code < 9.2e18;
             info.error_code = Some(if integer { code as i64 } else { -32603 });
             return info;
         }

@@ -3,7 +3,7 @@
 //! Sources: `shared/spec/cancel-<revision>.mdx` and `schema-<revision>.ts`, §Cancellation,
 //! §Lifecycle "Timeouts" (2025-03-26 .. 2025-11-25), §Tasks (2025-11-25).
 
-use std::fmt;
+use ::core::fmt;
 
 use serde::Serialize;
 

@@ -1,8 +1,10 @@
 //! [`Session`](super::Session): the cancellation bookkeeping of one MCP connection.
 
-use std::collections::{HashMap, VecDeque};
-use std::fmt;
-use std::sync::Arc;
+use crate::prelude::*;
+use ::core::fmt;
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use hashbrown::HashMap;
 
 use foldhash::fast::FixedState;
 
@@ -155,7 +157,7 @@ impl fmt::Display for UsageError {
     }
 }
 
-impl std::error::Error for UsageError {}
+impl ::core::error::Error for UsageError {}
 
 /// The cancellation bookkeeping of one MCP connection: sans-IO, deterministic, no clock.
 ///

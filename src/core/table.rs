@@ -28,6 +28,7 @@
 
 use super::id::{RequestId, StrId};
 use super::keys::{number_key, str_key, text_key, Hashed};
+use crate::prelude::*;
 
 /// The most slots a window grows to (a power of two) unless at least half of them are in
 /// use: 1024, 4 KiB for our requests' 4-byte records. A burst of more requests in flight grows it further,
@@ -290,7 +291,7 @@ impl<V> Table<V> {
         if len <= old_len {
             return;
         }
-        let old = std::mem::replace(&mut self.window, std::iter::repeat_with(|| None).take(len).collect());
+        let old = ::core::mem::replace(&mut self.window, ::core::iter::repeat_with(|| None).take(len).collect());
         for (i, slot) in old.into_iter().enumerate() {
             if let Some(value) = slot {
                 let n = id_at(self.base, old_len, i);
@@ -428,7 +429,7 @@ mod tests {
         }
     }
 
-    fn check<V: PartialEq + std::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>, peak: usize) {
+    fn check<V: PartialEq + ::core::fmt::Debug + Copy>(table: &Table<V>, model: &HashMap<RequestId, V>, peak: usize) {
         assert_eq!(table.len(), model.len());
         assert!(table.window.is_empty() || table.window.len().is_power_of_two());
         assert!(table.window.len() <= WINDOW_MAX.max(4 * peak));

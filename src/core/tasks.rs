@@ -9,6 +9,7 @@ use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
 use super::requests::{is_terminal, Extra, Kind, Outbound, Task};
 use super::revision::TaskCancel;
 use super::session::Session;
+use crate::prelude::*;
 
 impl Session {
     /// Number of tasks of ours that are running (not yet terminal).

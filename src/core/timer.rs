@@ -12,6 +12,7 @@ use super::output::CancelCause;
 use super::output::Output;
 use super::reason::Reason;
 use super::session::Session;
+use crate::prelude::*;
 
 /// Time: the host arms one timer for [`Session::poll_timeout`](super::Session::poll_timeout) and calls
 /// [`Session::handle_timeout`](super::Session::handle_timeout) when it fires.

@@ -5,6 +5,7 @@
 
 use super::id::RequestId;
 use super::method::Fields;
+use crate::prelude::*;
 
 /// What to do with a message, from [`Session::handle_incoming`](super::Session::handle_incoming) or
 /// [`Session::handle_outgoing`](super::Session::handle_outgoing).

@@ -4,6 +4,7 @@
 //! `params.requestId` and `params.reason` of a `notifications/cancelled` itself and hands
 //! them over as [`PeerValue`]s; a 1 MB tool result is never copied into the core.
 
+use crate::prelude::*;
 use serde::Serialize;
 
 use super::id::{InvalidRequestId, RequestId};
@@ -180,7 +181,7 @@ fn ser_invalid_id<S: serde::Serializer>(e: &InvalidRequestId, s: S) -> Result<S:
 }
 
 impl MalformedCancel {
-    /// What is wrong, in words (what [`Display`](std::fmt::Display) shows), without
+    /// What is wrong, in words (what [`Display`](::core::fmt::Display) shows), without
     /// `core::fmt`.
     #[must_use]
     pub fn message(&self) -> String {
@@ -194,8 +195,8 @@ impl MalformedCancel {
     }
 }
 
-impl std::fmt::Display for MalformedCancel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl ::core::fmt::Display for MalformedCancel {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(&self.message())
     }
 }

@@ -7,8 +7,9 @@
 //! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
 //! every consequence comes out of its one output queue ([`flush`]).
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+use ::core::cell::RefCell;
+use alloc::rc::{Rc, Weak};
 
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -148,7 +149,7 @@ impl State {
         let policy_reason = convert::reason_from_js(&reason, reason_text);
         let result = self.core.cancel(&request_id, &policy_reason);
         let mine = Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
-        (result, std::mem::replace(&mut self.echoes, mine))
+        (result, ::core::mem::replace(&mut self.echoes, mine))
     }
 
     /// Whether the call just made left work for [`SessionCore::flush_if_needed`]: output
@@ -368,7 +369,7 @@ impl SessionCore {
                     mine.id = arg_str.filter(|_| arg_value.is_string()).map(|t| (RequestId::String(t), arg_value));
                     mine.text = reason.filter(|_| reason_value.is_string()).map(|t| (t, reason_value));
                 }
-                Some(std::mem::replace(&mut st.echoes, mine))
+                Some(::core::mem::replace(&mut st.echoes, mine))
             } else {
                 None
             };
@@ -500,7 +501,7 @@ impl SessionCore {
             let now = if needs_clock { convert::now_ms() } else { 0 };
             let result = st.core.handle_outgoing(&message, now, watch);
             // This call was given no JS values: a nested one sees none of the outer call's.
-            let previous = (!st.echoes.is_empty()).then(|| std::mem::take(&mut st.echoes));
+            let previous = (!st.echoes.is_empty()).then(|| ::core::mem::take(&mut st.echoes));
             (result, st.busy(), previous)
         };
         let code = match result {
@@ -597,7 +598,7 @@ impl SessionCore {
             let method = Method::from_code(method_code)?;
             let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
-            let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+            let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
             let tracked = track_plain_str(core, StrId::Text(id), method, false);
             Some((tracked, st.busy()))
         })();
@@ -637,7 +638,7 @@ impl SessionCore {
         let outcome = (|| {
             let mut st = self.state.try_borrow_mut().ok()?;
             let State { core, scratch, .. } = &mut *st;
-            let id = std::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+            let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
             let (verdict, settled) = core.response_str_fast(StrId::Text(id));
             Some((verdict, settled, st.busy()))
         })();
@@ -1281,8 +1282,8 @@ fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
             }
             let st = &mut *st;
             // The buffer of the last flush (none while one runs: a nested flush makes its own).
-            let mut outputs = std::mem::take(&mut st.spare_outputs);
-            outputs.extend(std::iter::from_fn(|| st.core.poll_output()));
+            let mut outputs = ::core::mem::take(&mut st.spare_outputs);
+            outputs.extend(::core::iter::from_fn(|| st.core.poll_output()));
             (outputs, Rc::clone(&st.callbacks))
         };
         let taken = take_requests(state, &callbacks, &outputs);
@@ -1524,7 +1525,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     let mut json = Json(String::with_capacity(1536));
     json.0.push_str("{\"methods\":");
     json.array(Method::ALL, |json, m| json.string(m.name()));
-    let codes = || std::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
+    let codes = || ::core::iter::once(None).chain(Method::ALL.iter().copied().map(Some));
     for (name, incoming) in [("incoming", true), ("outgoing", false)] {
         json.key(name);
         json.array(codes(), |json, m| json.number(Method::fields(m, incoming).0));

@@ -1,11 +1,12 @@
 //! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, the
 //! messages a session puts on the wire, and events.
 
+use crate::prelude::*;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
+use crate::core::{float, CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
 
 use super::values::{id_to_js, key, set};
 
@@ -404,7 +405,7 @@ pub fn now() -> f64 {
 pub fn now_ms() -> u64 {
     let now = now();
     if now.is_finite() && now > 0.0 {
-        now.round() as u64
+        float::round_non_negative(now) as u64
     } else {
         0
     }

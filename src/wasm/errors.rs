@@ -3,17 +3,14 @@
 //! the `requestId` (or offending value) it is about — rustls' `ApiMisuse`, never the peer's
 //! fault: nothing a peer sends is ever thrown.
 
-use std::cell::RefCell;
-
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::values::{id_to_js, key, set};
+use super::values::{id_to_js, key, set, Local};
 use crate::core::{InvalidRequestId, OutgoingError, UsageError};
 
-thread_local! {
-    static ERROR_CLASSES: RefCell<Option<(Function, Function)>> = const { RefCell::new(None) };
-}
+/// The classes registered by [`register_error_classes`].
+static ERROR_CLASSES: Local<Option<(Function, Function)>> = Local::new(None);
 
 /// Registers the JS classes thrown for bad arguments and for misuse. Called once by the
 /// package's entry module; without it errors are plain `Error`s with the same `name`,

@@ -23,6 +23,8 @@ mod bindings;
 mod convert;
 mod errors;
 mod options;
+#[cfg(not(feature = "std"))]
+mod panic;
 #[cfg(feature = "relay")]
 mod relay;
 mod values;
@@ -31,6 +33,9 @@ pub use bindings::SessionCore;
 #[cfg(feature = "relay")]
 pub use relay::RelayCore;
 
+/// With the standard library (tests, `wasm-pack test`): a panic prints its message
+/// (`console_error_panic_hook`). The package's `.wasm` is `no_std`: `panic` does the same.
+#[cfg(feature = "std")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();

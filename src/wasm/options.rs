@@ -10,9 +10,10 @@
 //! Reading the options object from wasm took a crossing per member and ~6 KB of the
 //! `.wasm`, compiled at a process's first session (issue #24, size and start-up).
 
+use crate::prelude::*;
 use js_sys::Function;
 
-use crate::core::{Config, Millis, Role, Timeout, TransportKind};
+use crate::core::{float, Config, Millis, Role, Timeout, TransportKind};
 
 /// The bits of [`Scalars::flags`] and of `track()`'s timeout flags (js/options.js reads them
 /// from `constantsJson().optionFlags`).
@@ -114,7 +115,7 @@ pub fn timeout(flags: u32, timeout_ms: f64, max_total_ms: f64) -> Option<Timeout
 
 /// A duration in ms: `None` for `NaN`; a fraction rounded up, within 0 and 2^53 − 1.
 fn millis(ms: f64) -> Option<Millis> {
-    (!ms.is_nan()).then(|| ms.ceil().clamp(0.0, 9_007_199_254_740_991.0) as Millis)
+    (!ms.is_nan()).then(|| float::ceil(ms).clamp(0.0, 9_007_199_254_740_991.0) as Millis)
 }
 
 /// A count: `default` for `NaN`; else the integer part, within 0 and `u32::MAX`.

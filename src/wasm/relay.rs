@@ -3,6 +3,7 @@
 //! message the core names and makes one call per message with scalars; every decision is
 //! the core's [`Relay`]; its output is read with `poll()`, one plain object per item.
 
+use crate::prelude::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
@@ -367,7 +368,7 @@ impl RelayCore {
     /// an error (see `poll`).
     #[wasm_bindgen(js_name = upstreamSendFailed)]
     pub fn upstream_send_failed(&mut self, id: f64) {
-        if id.is_finite() && id >= 1.0 && id.fract() == 0.0 {
+        if id >= 1.0 && crate::core::float::is_integer(id) {
             self.relay.upstream_send_failed(id as u64);
         }
     }

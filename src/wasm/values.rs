@@ -2,15 +2,38 @@
 //! strings ([`key`]), request ids ([`id_to_js`]). The bottom of `src/wasm`: it uses no other
 //! module of it.
 
-use std::cell::RefCell;
+use ::core::cell::RefCell;
+
+use crate::prelude::*;
 
 use wasm_bindgen::prelude::*;
 
 use crate::core::RequestId;
 
-thread_local! {
-    /// The property names and constant strings used, each made a JS string once.
-    static KEYS: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
+/// The property names and constant strings used, each made a JS string once.
+static KEYS: Local<Vec<(&'static str, JsValue)>> = Local::new(Vec::new());
+
+/// A value of the module's only thread, as `thread_local!` keeps one in a `std` build (the
+/// package's `.wasm` is `no_std`): JS values made once ([`key`]) and the error classes.
+pub struct Local<T>(RefCell<T>);
+
+// SAFETY: the `.wasm` has one thread — it is built without the `atomics` target feature (the
+// `compile_error!` below refuses a build with it) — so a `static` of it is never shared.
+unsafe impl<T> Sync for Local<T> {}
+
+#[cfg(target_feature = "atomics")]
+compile_error!("src/wasm keeps JS values in statics (values::Local): one thread only, no `atomics`");
+
+impl<T> Local<T> {
+    /// `value`, in a `static`.
+    pub const fn new(value: T) -> Self {
+        Self(RefCell::new(value))
+    }
+
+    /// Calls `f` with the value, as `LocalKey::with`.
+    pub fn with<R>(&self, f: impl FnOnce(&RefCell<T>) -> R) -> R {
+        f(&self.0)
+    }
 }
 
 #[wasm_bindgen]

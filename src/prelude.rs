@@ -1,0 +1,12 @@
+//! The names of the standard library's prelude that come from `alloc`, for the `no_std` build
+//! (without the feature `std`): each module that uses them has `use crate::prelude::*;`. With
+//! `std` they are the very same items.
+// Each build uses some of them (`vec!` only the wasm layer does).
+#![allow(unused_imports)]
+
+pub(crate) use alloc::borrow::ToOwned;
+pub(crate) use alloc::boxed::Box;
+pub(crate) use alloc::format;
+pub(crate) use alloc::string::{String, ToString};
+pub(crate) use alloc::vec;
+pub(crate) use alloc::vec::Vec;

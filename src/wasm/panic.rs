@@ -1,0 +1,59 @@
+//! What a panic does in the package's `.wasm`, built without the feature `std` (`no_std`):
+//! it prints `mcp-cancel: panicked at <file>:<line>: <message>` with `console.error`, as
+//! `console_error_panic_hook` does in a `std` build, then traps, so the call into the module
+//! throws `RuntimeError: unreachable`. Without `core::fmt`: the message is printed when it is
+//! a plain string (`panic!("…")`, `unreachable!()`), the place in the source always; nothing
+//! is allocated (a panic may come from the allocator). A panic is a bug of ours: clippy
+//! denies `unwrap`, `expect`, `panic!` and indexing in `src/`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+/// The text of a panic, in a buffer of its own (at most [`Text::CAPACITY`] bytes, cut on a
+/// character boundary).
+struct Text {
+    bytes: [u8; Text::CAPACITY],
+    len: usize,
+}
+
+impl Text {
+    const CAPACITY: usize = 512;
+
+    fn push(&mut self, s: &str) {
+        let mut n = s.len().min(Self::CAPACITY - self.len);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        if let (Some(to), Some(from)) = (self.bytes.get_mut(self.len..self.len + n), s.as_bytes().get(..n)) {
+            to.copy_from_slice(from);
+            self.len += n;
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        self.bytes.get(..self.len).and_then(|b| ::core::str::from_utf8(b).ok()).unwrap_or("")
+    }
+}
+
+#[panic_handler]
+fn panic(info: &::core::panic::PanicInfo<'_>) -> ! {
+    let mut text = Text { bytes: [0; Text::CAPACITY], len: 0 };
+    text.push("mcp-cancel: panicked");
+    if let Some(place) = info.location() {
+        text.push(" at ");
+        text.push(place.file());
+        text.push(":");
+        text.push(itoa::Buffer::new().format(place.line()));
+    }
+    if let Some(message) = info.message().as_str() {
+        text.push(": ");
+        text.push(message);
+    }
+    console_error(text.as_str());
+    ::core::arch::wasm32::unreachable()
+}
