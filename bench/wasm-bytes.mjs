@@ -43,7 +43,7 @@ export function wasmBytes() {
     // The project's own target folder: only the crate itself is rebuilt (the dependencies
     // are cached by scripts/build.sh's builds).
     const target = path.join(root, "target");
-    run("cargo", ["build", "--quiet", "--release", "--target", "wasm32-unknown-unknown"]);
+    run("cargo", ["build", "--quiet", "--release", "--target", "wasm32-unknown-unknown", "--no-default-features"]);
     run("wasm-bindgen", ["--keep-debug", "--target", "nodejs", "--out-dir", dir, path.join(target, "wasm32-unknown-unknown/release/mcp_cancel.wasm")]);
     const named = path.join(dir, "named.wasm");
     run(path.join(root, "node_modules/.bin/wasm-opt"), ["-O3", "-g", path.join(dir, "mcp_cancel_bg.wasm"), "-o", named]);

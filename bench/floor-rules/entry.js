@@ -14,24 +14,25 @@ export class CancellationSession {
   // A client on stdio with `send`, 1,024 tombstones, reasons of at most 1,024 bytes.
   #core = new wasm.Floor(2 | 4, 1024, 1024, Math.random() * 2 ** 52);
   track(id) {
-    // A number id (`len` -1), no flags, no token, no timeout.
-    return this.#core.track(id, -1, TOOLS_CALL, 0, 0, -1, 0, 0, 0);
+    // A plain request with a number id: the hot path.
+    return this.#core.track_number(id, TOOLS_CALL);
   }
 }
 
 /**
  * Scenario 1b (track → response, no signal) on the rules floor, as `Floor1b` drives
- * ../shared/floor's table: a number id crosses as a number, a string id as its bytes in the
- * scratch buffer (ASCII; `TextEncoder.encodeInto` otherwise), then one numbers-only call.
+ * ../shared/floor's table: a number id crosses as a number (the window of counter ids), a
+ * string id as its bytes in the scratch buffer (ASCII; `TextEncoder.encodeInto` otherwise),
+ * then one numbers-only call.
  */
 export class Rules1b {
   #core = new wasm.Floor(2 | 4, 1024, 1024, Math.random() * 2 ** 52);
   track(id) {
-    if (typeof id === "number") this.#core.track(id, -1, TOOLS_CALL, 0, 0, -1, 0, 0, 0);
-    else this.#core.track(0, put(id, this.#core), TOOLS_CALL, 0, 0, -1, 0, 0, 0);
+    if (typeof id === "number") this.#core.track_number(id, TOOLS_CALL);
+    else this.#core.track_scratch(put(id, this.#core), TOOLS_CALL);
   }
   response(id) {
-    return typeof id === "number" ? this.#core.response(id, -1, -1) : this.#core.response(0, put(id, this.#core), -1);
+    return typeof id === "number" ? this.#core.response_number(id) : this.#core.response_scratch(put(id, this.#core));
   }
 }
 

@@ -7,8 +7,11 @@
 //! `close`, and the events — written for size, not for speed or for reading:
 //!
 //! - `#![no_std]` with a panic handler that traps: no `core::fmt`, no panic messages;
-//! - one table for every kind of key (a namespace byte and the id), open addressing over a
-//!   slab of one slot type: one copy of the table's code;
+//! - one table for every kind of key (a namespace byte and the id; string ids of up to 15
+//!   bytes packed into one integer) over a slab of one slot type: one copy of the table's
+//!   code (hashbrown's `HashTable`, the standard library's);
+//! - the hot path of ../shared/floor in front of it: our plain requests with counter ids in a
+//!   sliding window (`track_number`, `response_number`);
 //! - numbers-only exports, one per operation (an id is `(n, len)`: a number when `len < 0`,
 //!   else `len` UTF-8 bytes in the scratch buffer); outputs and events as numbers in one
 //!   queue that JS polls; error and event texts as one table of strings.
@@ -166,12 +169,15 @@ const TEXTS: [&str; 18] = [
 #[derive(Clone, PartialEq, Eq)]
 enum Key {
     N(u64),
+    /// A string id of at most 15 bytes, packed with its length: no allocation.
+    P(u128),
     S(Box<[u8]>),
 }
 
 #[derive(Clone, Copy)]
 enum IdRef<'a> {
     N(u64),
+    P(u128),
     S(&'a [u8]),
 }
 
@@ -179,6 +185,7 @@ impl Key {
     fn as_ref(&self) -> IdRef<'_> {
         match self {
             Key::N(n) => IdRef::N(*n),
+            Key::P(p) => IdRef::P(*p),
             Key::S(s) => IdRef::S(s),
         }
     }
@@ -188,12 +195,14 @@ impl IdRef<'_> {
     fn owned(self) -> Key {
         match self {
             IdRef::N(n) => Key::N(n),
+            IdRef::P(p) => Key::P(p),
             IdRef::S(s) => Key::S(s.into()),
         }
     }
     fn eq(self, k: &Key) -> bool {
         match (self, k) {
             (IdRef::N(a), Key::N(b)) => a == *b,
+            (IdRef::P(a), Key::P(b)) => a == *b,
             (IdRef::S(a), Key::S(b)) => a == &**b,
             _ => false,
         }
@@ -213,16 +222,15 @@ struct Slot {
     total: f64,
 }
 
-const EMPTY: u32 = 0;
-const GONE: u32 = u32::MAX;
-
-/// One table for every namespace: an open-addressed index of slot numbers (+1) over a slab.
+/// One table for every namespace: an index of slot numbers (hashbrown's `HashTable`, the
+/// standard library's table, one copy of its code for every kind of key) over a slab of slots.
 struct Table {
-    index: Vec<u32>,
+    /// `(hash, slot)`: the hash is compared before the slot is read, and rehashing reads no slot.
+    index: hashbrown::HashTable<(u64, u32)>,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    used: usize,
-    live: usize,
+    /// Live slots by namespace (a probe is skipped for an empty one).
+    count: [u32; 6],
     seed: u64,
 }
 
@@ -231,6 +239,10 @@ fn mix(seed: u64, ns: u8, id: IdRef) -> u64 {
     let mut step = |w: u64| h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
     match id {
         IdRef::N(n) => step(n),
+        IdRef::P(p) => {
+            step(p as u64);
+            step((p >> 64) as u64 | 1 << 63);
+        }
         IdRef::S(s) => {
             step(s.len() as u64 | 1 << 63);
             for c in s.chunks(8) {
@@ -246,55 +258,92 @@ fn mix(seed: u64, ns: u8, id: IdRef) -> u64 {
 }
 
 impl Table {
-    fn find(&self, ns: u8, id: IdRef) -> Option<(usize, u32)> {
-        let mask = self.index.len().wrapping_sub(1);
-        if self.index.is_empty() {
-            return None;
-        }
-        let mut at = mix(self.seed, ns, id) as usize & mask;
-        loop {
-            match self.index[at] {
-                EMPTY => return None,
-                GONE => {}
-                s => {
-                    let slot = &self.slots[(s - 1) as usize];
-                    if slot.ns == ns && id.eq(&slot.key) {
-                        return Some((at, s - 1));
-                    }
-                }
-            }
-            at = (at + 1) & mask;
-        }
+    fn hash(&self, ns: u8, id: IdRef) -> u64 {
+        mix(self.seed, ns, id)
     }
 
     fn get(&self, ns: u8, id: IdRef) -> Option<u32> {
-        self.find(ns, id).map(|(_, s)| s)
+        let (slots, h) = (&self.slots, self.hash(ns, id));
+        self.index
+            .find(h, |&(f, s)| {
+                f == h && {
+                    let slot = &slots[s as usize];
+                    slot.ns == ns && id.eq(&slot.key)
+                }
+            })
+            .map(|&(_, s)| s)
     }
 
-    fn place(&mut self, s: u32) {
-        let mask = self.index.len() - 1;
-        let slot = &self.slots[s as usize];
-        let mut at = mix(self.seed, slot.ns, slot.key.as_ref()) as usize & mask;
-        while self.index[at] != EMPTY && self.index[at] != GONE {
-            at = (at + 1) & mask;
-        }
-        if self.index[at] == EMPTY {
-            self.used += 1;
-        }
-        self.index[at] = s + 1;
+    /// Takes the slot of `id` out of the index; the caller reads it, then [`Self::free`]s it.
+    fn unlink(&mut self, ns: u8, id: IdRef) -> Option<u32> {
+        let h = self.hash(ns, id);
+        let slots = &self.slots;
+        let entry = self
+            .index
+            .find_entry(h, |&(f, s)| {
+                f == h && {
+                    let slot = &slots[s as usize];
+                    slot.ns == ns && id.eq(&slot.key)
+                }
+            })
+            .ok()?;
+        Some(entry.remove().0 .1)
+    }
+
+    fn free(&mut self, s: u32) {
+        let slot = &mut self.slots[s as usize];
+        self.count[slot.ns as usize] -= 1;
+        slot.ns = 0;
+        slot.key = Key::N(0);
+        self.free.push(s);
+    }
+
+    /// Inserts `id` unless it is there already (then `None`): one probe.
+    fn insert_new(&mut self, ns: u8, id: IdRef, method: u8, flags: u16) -> Option<u32> {
+        let h = mix(self.seed, ns, id);
+        let slots = &self.slots;
+        let entry = self.index.entry(
+            h,
+            |&(f, s)| {
+                f == h && {
+                    let slot = &slots[s as usize];
+                    slot.ns == ns && id.eq(&slot.key)
+                }
+            },
+            |&(f, _)| f,
+        );
+        let hashbrown::hash_table::Entry::Vacant(vacant) = entry else { return None };
+        let slot = Slot {
+            ns,
+            method,
+            flags,
+            gen: 0,
+            key: id.owned(),
+            link: u32::MAX,
+            timeout: 0.0,
+            deadline: 0.0,
+            total: 0.0,
+        };
+        let s = match self.free.pop() {
+            Some(s) => {
+                let old = &mut self.slots[s as usize];
+                let gen = old.gen + 1;
+                *old = slot;
+                old.gen = gen;
+                s
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() as u32 - 1
+            }
+        };
+        self.count[ns as usize] += 1;
+        vacant.insert((h, s));
+        Some(s)
     }
 
     fn insert(&mut self, ns: u8, key: Key, method: u8, flags: u16) -> u32 {
-        if (self.used + 1) * 2 > self.index.len() {
-            let size = ((self.live + 1) * 4).next_power_of_two().max(16);
-            self.index = alloc::vec![EMPTY; size];
-            self.used = 0;
-            for s in 0..self.slots.len() as u32 {
-                if self.slots[s as usize].ns != 0 {
-                    self.place(s);
-                }
-            }
-        }
+        let h = mix(self.seed, ns, key.as_ref());
         let slot = Slot { ns, method, flags, gen: 0, key, link: u32::MAX, timeout: 0.0, deadline: 0.0, total: 0.0 };
         let s = match self.free.pop() {
             Some(s) => {
@@ -309,39 +358,45 @@ impl Table {
                 self.slots.len() as u32 - 1
             }
         };
-        self.live += 1;
-        self.place(s);
+        self.count[ns as usize] += 1;
+        self.index.insert_unique(h, (h, s), |&(f, _)| f);
         s
     }
 
     fn remove(&mut self, s: u32) {
         let slot = &self.slots[s as usize];
-        if let Some((at, _)) = self.find(slot.ns, slot.key.as_ref()) {
-            self.index[at] = GONE;
+        let (ns, key) = (slot.ns, slot.key.clone());
+        if self.unlink(ns, key.as_ref()).is_some() {
+            self.free(s);
         }
-        let slot = &mut self.slots[s as usize];
-        slot.ns = 0;
-        slot.key = Key::N(0);
-        self.free.push(s);
-        self.live -= 1;
     }
 
     /// Moves a slot to another namespace (our request becomes a tombstone), same slot number.
     fn rename(&mut self, s: u32, ns: u8) {
-        if let Some((at, _)) = self.find(self.slots[s as usize].ns, self.slots[s as usize].key.as_ref()) {
-            self.index[at] = GONE;
-        }
+        let slot = &self.slots[s as usize];
+        let (old, key) = (slot.ns, slot.key.clone());
+        self.unlink(old, key.as_ref());
+        self.count[old as usize] -= 1;
+        self.count[ns as usize] += 1;
         self.slots[s as usize].ns = ns;
-        self.place(s);
+        let h = mix(self.seed, ns, key.as_ref());
+        self.index.insert_unique(h, (h, s), |&(f, _)| f);
     }
 
     fn clear(&mut self) {
         self.index.clear();
         self.slots.clear();
         self.free.clear();
-        self.used = 0;
-        self.live = 0;
+        self.count = [0; 6];
     }
+}
+
+/// The window of counter ids (a power of two).
+const WINDOW: usize = 1024;
+
+/// A non-negative integer id below 2^53, the shape of every SDK's request counter.
+fn counter(id: f64) -> Option<u64> {
+    ((0.0..9007199254740992.0).contains(&id) && id == (id as u64) as f64).then_some(id as u64)
 }
 
 const SCRATCH: usize = 4096;
@@ -360,12 +415,24 @@ fn id_at(n: f64, len: i32, from: &mut usize) -> Option<IdRef<'static>> {
     }
     let bytes = scratch().get(*from..*from + len as usize)?;
     *from += len as usize;
+    if bytes.len() <= 15 {
+        let mut p = bytes.len() as u128;
+        for (i, b) in bytes.iter().enumerate() {
+            p |= (*b as u128) << (8 * (i + 1));
+        }
+        return Some(IdRef::P(p));
+    }
     Some(IdRef::S(bytes))
 }
 
 #[wasm_bindgen]
 pub struct Floor {
     t: Table,
+    /// Our plain requests with counter ids (the hot path): `method + 1` at `id % WINDOW` for
+    /// ids `win_base .. win_base + WINDOW`; 0 free.
+    win: Box<[u8]>,
+    win_base: u64,
+    win_live: usize,
     tombs: VecDeque<(u32, u32)>,
     capacity: usize,
     deadlines: BinaryHeap<Reverse<(u64, u32, u32)>>,
@@ -384,7 +451,16 @@ impl Floor {
     #[wasm_bindgen(constructor)]
     pub fn new(flags: u32, capacity: u32, reason_max: u32, seed: f64) -> Floor {
         Floor {
-            t: Table { index: Vec::new(), slots: Vec::new(), free: Vec::new(), used: 0, live: 0, seed: seed.to_bits() },
+            t: Table {
+                index: hashbrown::HashTable::new(),
+                slots: Vec::new(),
+                free: Vec::new(),
+                count: [0; 6],
+                seed: seed.to_bits(),
+            },
+            win: alloc::vec![0; WINDOW].into_boxed_slice(),
+            win_base: 0,
+            win_live: 0,
             tombs: VecDeque::new(),
             capacity: capacity.clamp(1, 1 << 20) as usize,
             deadlines: BinaryHeap::new(),
@@ -450,16 +526,87 @@ impl Floor {
                 scratch()[..b.len()].copy_from_slice(b);
                 f64::NAN
             }
+            Some(Key::P(p)) => {
+                let len = (*p & 0xff) as usize;
+                for i in 0..len {
+                    scratch()[i] = (*p >> (8 * (i + 1))) as u8;
+                }
+                f64::NAN
+            }
             None => f64::NAN,
         }
     }
 
     pub fn in_flight(&self) -> u32 {
-        self.t.slots.iter().filter(|s| s.ns == OUT || s.ns == IN).count() as u32
+        self.t.count[OUT as usize] + self.t.count[IN as usize] + self.win_live as u32
     }
 
     pub fn tombstones(&self) -> u32 {
-        self.t.slots.iter().filter(|s| s.ns == TOMB).count() as u32
+        self.t.count[TOMB as usize]
+    }
+
+    /// The window's index of a counter id `n` in it, if any.
+    fn in_window(&self, n: u64) -> Option<usize> {
+        (n >= self.win_base && n < self.win_base + WINDOW as u64).then_some(n as usize & (WINDOW - 1))
+    }
+
+    /// The window's index of our plain request `id`, if it is in flight there.
+    fn window_of(&self, id: IdRef) -> Option<usize> {
+        let IdRef::N(bits) = id else { return None };
+        let i = counter(f64::from_bits(bits)).and_then(|n| self.in_window(n))?;
+        (self.win[i] != 0).then_some(i)
+    }
+
+    /// `track` of a plain request (no signal, token, timeout or task), the hot path: a
+    /// counter id goes in the window.
+    pub fn track_number(&mut self, id: f64, method: u8) -> u32 {
+        if let Some(n) = counter(id) {
+            if method != M_LISTEN {
+                if self.win_live == 0 && n >= self.win_base {
+                    self.win_base = n;
+                }
+                while n >= self.win_base + WINDOW as u64 && self.win[self.win_base as usize & (WINDOW - 1)] == 0 {
+                    self.win_base += 1;
+                }
+                if let Some(i) = self.in_window(n) {
+                    let key = IdRef::N((n as f64).to_bits());
+                    if self.win[i] != 0 || (self.t.count[OUT as usize] > 0 && self.t.get(OUT, key).is_some()) {
+                        return ERR_IN_FLIGHT;
+                    }
+                    if self.t.count[TOMB as usize] > 0 {
+                        if let Some(s) = self.t.get(TOMB, key) {
+                            self.forget_tomb(s);
+                        }
+                    }
+                    self.win[i] = method + 1;
+                    self.win_live += 1;
+                    return OK;
+                }
+            }
+        }
+        self.track(id, -1, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
+    }
+
+    /// A response to one of our requests by a number id, the hot path.
+    pub fn response_number(&mut self, id: f64) -> u32 {
+        if let Some(i) = counter(id).and_then(|n| self.in_window(n)) {
+            if self.win[i] != 0 {
+                self.win[i] = 0;
+                self.win_live -= 1;
+                return DELIVER;
+            }
+        }
+        self.response(id, -1, -1)
+    }
+
+    /// `track` of a plain request whose string id is in the scratch buffer.
+    pub fn track_scratch(&mut self, len: i32, method: u8) -> u32 {
+        self.track(0.0, len, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
+    }
+
+    /// A response to one of our requests whose string id is in the scratch buffer.
+    pub fn response_scratch(&mut self, len: i32) -> u32 {
+        self.response(0.0, len, -1)
     }
 
     /// Our request: `flags` 1 watched (a signal), 2 task-augmented, 4 has a progress token
@@ -487,7 +634,7 @@ impl Floor {
         } else {
             None
         };
-        if self.t.get(OUT, id).is_some() {
+        if self.window_of(id).is_some() {
             return ERR_IN_FLIGHT;
         }
         if let Some(t) = token {
@@ -498,8 +645,10 @@ impl Floor {
         if (flags & 1 != 0 || timeout > 0.0) && !self.has_send {
             return ERR_SEND;
         }
-        if let Some(s) = self.t.get(TOMB, id) {
-            self.forget_tomb(s);
+        if self.t.count[TOMB as usize] > 0 {
+            if let Some(s) = self.t.get(TOMB, id) {
+                self.forget_tomb(s);
+            }
         }
         let mut f = (flags & 3) as u16;
         if method == M_INITIALIZE && self.revision < V2026_07_28 {
@@ -508,7 +657,7 @@ impl Floor {
         if method == M_LISTEN {
             f |= LISTEN;
         }
-        let s = self.t.insert(OUT, id.owned(), method, f);
+        let Some(s) = self.t.insert_new(OUT, id, method, f) else { return ERR_IN_FLIGHT };
         if let Some(t) = token {
             if let Some(old) = self.t.get(TOKEN, t) {
                 self.t.remove(old);
@@ -533,9 +682,18 @@ impl Floor {
     pub fn response(&mut self, n: f64, len: i32, tlen: i32) -> u32 {
         let mut at = 0;
         let Some(id) = id_at(n, len, &mut at) else { return UNKNOWN };
-        if let Some(s) = self.t.get(OUT, id) {
+        if let Some(i) = self.window_of(id) {
+            self.win[i] = 0;
+            self.win_live -= 1;
+            return DELIVER;
+        }
+        if let Some(s) = self.t.unlink(OUT, id) {
             let slot = &self.t.slots[s as usize];
             let (flags, link) = (slot.flags, slot.link);
+            self.t.free(s);
+            if flags & WATCH != 0 {
+                self.emit(O_SETTLED, s, 0);
+            }
             if flags & TASK_AUG != 0 && tlen >= 0 {
                 if let Some(task) = id_at(0.0, tlen, &mut at) {
                     let k = self.t.insert(TASK, task.owned(), 0, 0);
@@ -549,10 +707,6 @@ impl Floor {
             if flags & HAS_TOKEN != 0 {
                 self.t.remove(link);
             }
-            if flags & WATCH != 0 {
-                self.emit(O_SETTLED, s, 0);
-            }
-            self.t.remove(s);
             return DELIVER;
         }
         if let Some(s) = self.t.get(TOMB, id) {
@@ -576,6 +730,15 @@ impl Floor {
     pub fn cancel(&mut self, n: f64, len: i32, reason_len: u32) -> u32 {
         let mut at = 0;
         let Some(id) = id_at(n, len, &mut at) else { return ERR_ID };
+        if let Some(i) = self.window_of(id) {
+            // Out of the window into the table, to be cancelled as any request.
+            let method = self.win[i] - 1;
+            self.win[i] = 0;
+            self.win_live -= 1;
+            let handshake = method == M_INITIALIZE && self.revision < V2026_07_28;
+            let s = self.t.insert(OUT, id.owned(), method, if handshake { HANDSHAKE } else { 0 });
+            return self.cancel_slot(s, reason_len, 0);
+        }
         match self.t.get(OUT, id) {
             Some(s) => self.cancel_slot(s, reason_len, 0),
             None => {
@@ -621,7 +784,7 @@ impl Floor {
         }
         let gen = self.t.slots[s as usize].gen;
         self.tombs.push_back((s, gen));
-        let mut live = self.t.slots.iter().filter(|x| x.ns == TOMB).count();
+        let mut live = self.t.count[TOMB as usize] as usize;
         while live > self.capacity {
             let Some((old, g)) = self.tombs.pop_front() else { break };
             let slot = &self.t.slots[old as usize];
@@ -905,6 +1068,8 @@ impl Floor {
             }
         }
         self.t.clear();
+        self.win.fill(0);
+        self.win_live = 0;
         self.tombs.clear();
         self.deadlines.clear();
     }
