@@ -26,7 +26,8 @@ fi
 
 # The wasm-bindgen CLI must be the exact version of the wasm-bindgen crate (pinned with
 # "=" in Cargo.toml), or wasm-pack tries to download one and fails offline.
-wb_version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' Cargo.toml)
+# (`wasm-bindgen = "=X"` or `wasm-bindgen = { version = "=X", … }`).
+wb_version=$(grep -m1 '^wasm-bindgen = ' Cargo.toml | grep -o '"=[0-9.]*"' | tr -d '"=')
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wb_version" ]; then
   say "installing wasm-bindgen-cli $wb_version from crates.io (compiles; about 5 minutes on 2 cores)"
   # Without --locked: one locked dependency is missing from the registry mirror.
