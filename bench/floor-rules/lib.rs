@@ -257,6 +257,23 @@ fn mix(seed: u64, ns: u8, id: IdRef) -> u64 {
     h ^ h >> 32
 }
 
+/// Puts `slot` in a free slot of the slab (its generation one up) or a new one; its number.
+fn occupy(slots: &mut Vec<Slot>, free: &mut Vec<u32>, slot: Slot) -> u32 {
+    match free.pop() {
+        Some(s) => {
+            let old = &mut slots[s as usize];
+            let gen = old.gen + 1;
+            *old = slot;
+            old.gen = gen;
+            s
+        }
+        None => {
+            slots.push(slot);
+            slots.len() as u32 - 1
+        }
+    }
+}
+
 impl Table {
     fn hash(&self, ns: u8, id: IdRef) -> u64 {
         mix(self.seed, ns, id)
@@ -324,19 +341,7 @@ impl Table {
             deadline: 0.0,
             total: 0.0,
         };
-        let s = match self.free.pop() {
-            Some(s) => {
-                let old = &mut self.slots[s as usize];
-                let gen = old.gen + 1;
-                *old = slot;
-                old.gen = gen;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                self.slots.len() as u32 - 1
-            }
-        };
+        let s = occupy(&mut self.slots, &mut self.free, slot);
         self.count[ns as usize] += 1;
         vacant.insert((h, s));
         Some(s)
@@ -345,19 +350,7 @@ impl Table {
     fn insert(&mut self, ns: u8, key: Key, method: u8, flags: u16) -> u32 {
         let h = mix(self.seed, ns, key.as_ref());
         let slot = Slot { ns, method, flags, gen: 0, key, link: u32::MAX, timeout: 0.0, deadline: 0.0, total: 0.0 };
-        let s = match self.free.pop() {
-            Some(s) => {
-                let old = &mut self.slots[s as usize];
-                let gen = old.gen + 1;
-                *old = slot;
-                old.gen = gen;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                self.slots.len() as u32 - 1
-            }
-        };
+        let s = occupy(&mut self.slots, &mut self.free, slot);
         self.count[ns as usize] += 1;
         self.index.insert_unique(h, (h, s), |&(f, _)| f);
         s
