@@ -129,7 +129,7 @@ fuzz_target!(|data: &[u8]| {
                 let RequestId::Number(up) = t.request_id else { continue };
                 assert!(open.remove(&(up as u64)), "a cancel names an open forwarded request, once");
                 client_ids.retain(|_, u| *u != up as u64);
-            } else if let RelayOutput::Fail { link, id, failure } = out {
+            } else if let RelayOutput::Fail { link, id, .. } = out {
                 // A held `initialize`'s failure (the handshake failed, the upstream closed).
                 if held.remove(&(link.0, id.clone())).is_some() {
                     continue;
