@@ -274,37 +274,46 @@ fn occupy(slots: &mut Vec<Slot>, free: &mut Vec<u32>, slot: Slot) -> u32 {
     }
 }
 
+/// The index entry of `id` in namespace `ns`, whose hash is `h`: the hash first, then the slot.
+fn is<'a>(slots: &'a [Slot], ns: u8, id: IdRef<'a>, h: u64) -> impl Fn(&(u64, u32)) -> bool + 'a {
+    move |&(f, s)| {
+        f == h && {
+            let slot = &slots[s as usize];
+            slot.ns == ns && id.eq(&slot.key)
+        }
+    }
+}
+
+impl Slot {
+    fn new(ns: u8, key: Key, method: u8, flags: u16) -> Slot {
+        Slot { ns, method, flags, gen: 0, key, link: u32::MAX, timeout: 0.0, deadline: 0.0, total: 0.0 }
+    }
+}
+
 impl Table {
     fn hash(&self, ns: u8, id: IdRef) -> u64 {
         mix(self.seed, ns, id)
     }
 
     fn get(&self, ns: u8, id: IdRef) -> Option<u32> {
-        let (slots, h) = (&self.slots, self.hash(ns, id));
-        self.index
-            .find(h, |&(f, s)| {
-                f == h && {
-                    let slot = &slots[s as usize];
-                    slot.ns == ns && id.eq(&slot.key)
-                }
-            })
-            .map(|&(_, s)| s)
+        let h = self.hash(ns, id);
+        self.index.find(h, is(&self.slots, ns, id, h)).map(|&(_, s)| s)
     }
 
     /// Takes the slot of `id` out of the index; the caller reads it, then [`Self::free`]s it.
     fn unlink(&mut self, ns: u8, id: IdRef) -> Option<u32> {
         let h = self.hash(ns, id);
-        let slots = &self.slots;
-        let entry = self
-            .index
-            .find_entry(h, |&(f, s)| {
-                f == h && {
-                    let slot = &slots[s as usize];
-                    slot.ns == ns && id.eq(&slot.key)
-                }
-            })
-            .ok()?;
+        let entry = self.index.find_entry(h, is(&self.slots, ns, id, h)).ok()?;
         Some(entry.remove().0 .1)
+    }
+
+    /// Takes slot `s` out of the index (found by its number: no key compared or copied).
+    fn unlink_slot(&mut self, s: u32) {
+        let slot = &self.slots[s as usize];
+        let h = self.hash(slot.ns, slot.key.as_ref());
+        if let Ok(entry) = self.index.find_entry(h, |&(_, x)| x == s) {
+            entry.remove();
+        }
     }
 
     fn free(&mut self, s: u32) {
@@ -317,62 +326,39 @@ impl Table {
 
     /// Inserts `id` unless it is there already (then `None`): one probe.
     fn insert_new(&mut self, ns: u8, id: IdRef, method: u8, flags: u16) -> Option<u32> {
-        let h = mix(self.seed, ns, id);
-        let slots = &self.slots;
-        let entry = self.index.entry(
-            h,
-            |&(f, s)| {
-                f == h && {
-                    let slot = &slots[s as usize];
-                    slot.ns == ns && id.eq(&slot.key)
-                }
-            },
-            |&(f, _)| f,
-        );
+        let h = self.hash(ns, id);
+        let entry = self.index.entry(h, is(&self.slots, ns, id, h), |&(f, _)| f);
         let hashbrown::hash_table::Entry::Vacant(vacant) = entry else { return None };
-        let slot = Slot {
-            ns,
-            method,
-            flags,
-            gen: 0,
-            key: id.owned(),
-            link: u32::MAX,
-            timeout: 0.0,
-            deadline: 0.0,
-            total: 0.0,
-        };
-        let s = occupy(&mut self.slots, &mut self.free, slot);
+        let s = occupy(&mut self.slots, &mut self.free, Slot::new(ns, id.owned(), method, flags));
         self.count[ns as usize] += 1;
         vacant.insert((h, s));
         Some(s)
     }
 
     fn insert(&mut self, ns: u8, key: Key, method: u8, flags: u16) -> u32 {
-        let h = mix(self.seed, ns, key.as_ref());
-        let slot = Slot { ns, method, flags, gen: 0, key, link: u32::MAX, timeout: 0.0, deadline: 0.0, total: 0.0 };
-        let s = occupy(&mut self.slots, &mut self.free, slot);
+        let h = self.hash(ns, key.as_ref());
+        let s = occupy(&mut self.slots, &mut self.free, Slot::new(ns, key, method, flags));
         self.count[ns as usize] += 1;
         self.index.insert_unique(h, (h, s), |&(f, _)| f);
         s
     }
 
+    /// Removes slot `s`, if it is live (a stale link removes nothing).
     fn remove(&mut self, s: u32) {
-        let slot = &self.slots[s as usize];
-        let (ns, key) = (slot.ns, slot.key.clone());
-        if self.unlink(ns, key.as_ref()).is_some() {
+        if self.slots[s as usize].ns != 0 {
+            self.unlink_slot(s);
             self.free(s);
         }
     }
 
     /// Moves a slot to another namespace (our request becomes a tombstone), same slot number.
     fn rename(&mut self, s: u32, ns: u8) {
-        let slot = &self.slots[s as usize];
-        let (old, key) = (slot.ns, slot.key.clone());
-        self.unlink(old, key.as_ref());
-        self.count[old as usize] -= 1;
+        self.unlink_slot(s);
+        let slot = &mut self.slots[s as usize];
+        self.count[slot.ns as usize] -= 1;
         self.count[ns as usize] += 1;
-        self.slots[s as usize].ns = ns;
-        let h = mix(self.seed, ns, key.as_ref());
+        slot.ns = ns;
+        let h = mix(self.seed, ns, slot.key.as_ref());
         self.index.insert_unique(h, (h, s), |&(f, _)| f);
     }
 
