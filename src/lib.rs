@@ -23,7 +23,7 @@
 //! assert!(session.cancel(&id, &Reason::Text("user pressed stop".into()))?);
 //! // What to do comes out of one queue, in order: first what goes on the wire.
 //! let Some(Output::Transmit(Transmit { action: CancelAction::Notify(cancel), .. })) =
-//!     ::core::iter::from_fn(|| session.poll_output()).find(|o| !matches!(o, Output::Event(_)))
+//!     std::iter::from_fn(|| session.poll_output()).find(|o| !matches!(o, Output::Event(_)))
 //! else {
 //!     unreachable!("a plain request in flight is cancelled with a notification");
 //! };

@@ -8,6 +8,8 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::core::cap_utf8;
+
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(js_namespace = console, js_name = error)]
@@ -25,13 +27,10 @@ impl Text {
     const CAPACITY: usize = 512;
 
     fn push(&mut self, s: &str) {
-        let mut n = s.len().min(Self::CAPACITY - self.len);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        if let (Some(to), Some(from)) = (self.bytes.get_mut(self.len..self.len + n), s.as_bytes().get(..n)) {
-            to.copy_from_slice(from);
-            self.len += n;
+        let s = cap_utf8(s, Self::CAPACITY - self.len);
+        if let Some(to) = self.bytes.get_mut(self.len..self.len + s.len()) {
+            to.copy_from_slice(s.as_bytes());
+            self.len += s.len();
         }
     }
 
