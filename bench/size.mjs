@@ -18,11 +18,14 @@ const FILES = [
   ["js/guard.js", "guardTransport (shared)"],
 ];
 
+/** `{ path, what, raw, gzip }` of a file of the repository: its bytes, and gzip -9 (zlib). */
+function measure([path, what]) {
+  const bytes = readFileSync(`${root}/${path}`);
+  return { path, what, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+
 export function sizes() {
-  return FILES.filter(([path]) => existsSync(`${root}/${path}`)).map(([path, what]) => {
-    const bytes = readFileSync(`${root}/${path}`);
-    return { path, what, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-  });
+  return FILES.filter(([path]) => existsSync(`${root}/${path}`)).map(measure);
 }
 
 /**
@@ -34,10 +37,7 @@ export function floorSizes() {
   return [
     ["bench/fixtures/node_modules/floor/floor_bg.wasm", "../shared/floor: track → response only"],
     ["bench/fixtures/node_modules/floor-rules/floor_rules_bg.wasm", "bench/floor-rules: every rule of the session, written for size"],
-  ].map(([path, what]) => {
-    const bytes = readFileSync(`${root}/${path}`);
-    return { path, what, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-  });
+  ].map(measure);
 }
 
 const probe = (specifier) => `
