@@ -12,8 +12,6 @@ use alloc::collections::BinaryHeap;
 
 use serde::Serialize;
 
-use super::id::RequestId;
-
 /// A point on the host's time line, in milliseconds.
 pub type Millis = u64;
 
@@ -110,7 +108,7 @@ impl RequestTimer {
 /// most `2 × live + SLACK` entries.
 #[derive(Debug, Default)]
 pub(crate) struct Deadlines {
-    heap: BinaryHeap<Reverse<(Millis, u64, RequestId)>>,
+    heap: BinaryHeap<Reverse<(Millis, u64, u32)>>,
     next_seq: u64,
     /// Timers with a key (scheduled).
     live: usize,
@@ -120,13 +118,13 @@ pub(crate) struct Deadlines {
 const SLACK: usize = 64;
 
 impl Deadlines {
-    /// Schedules (or reschedules) `timer` for `id`.
-    pub fn schedule(&mut self, id: &RequestId, timer: &mut RequestTimer) {
+    /// Schedules (or reschedules) `timer` of the request in slot `slot`.
+    pub fn schedule(&mut self, slot: u32, timer: &mut RequestTimer) {
         self.unschedule(timer);
         if let Some(at) = timer.deadline() {
             let key = (at, self.next_seq);
             self.next_seq += 1;
-            self.heap.push(Reverse((at, key.1, id.clone())));
+            self.heap.push(Reverse((at, key.1, slot)));
             timer.key = Some(key);
             self.live += 1;
         }
@@ -140,11 +138,11 @@ impl Deadlines {
     }
 
     /// Restarts the idle clock at `now` if the timer resets on progress.
-    pub fn on_progress(&mut self, id: &RequestId, timer: &mut RequestTimer, now: Millis) {
+    pub fn on_progress(&mut self, slot: u32, timer: &mut RequestTimer, now: Millis) {
         if timer.timeout.reset_on_progress {
             if let Some(t) = timer.timeout.timeout_ms {
                 timer.idle_at = Some(now.saturating_add(t));
-                self.schedule(id, timer);
+                self.schedule(slot, timer);
             }
         }
     }
@@ -157,22 +155,22 @@ impl Deadlines {
 
     /// Removes and returns the first entry whose deadline is at or before `now`, with its
     /// key: the caller checks it is still the timer's key (else it is stale).
-    pub fn pop_due(&mut self, now: Millis) -> Option<((Millis, u64), RequestId)> {
+    pub fn pop_due(&mut self, now: Millis) -> Option<((Millis, u64), u32)> {
         if self.heap.peek().is_some_and(|Reverse((at, _, _))| *at <= now) {
-            return self.heap.pop().map(|Reverse((at, seq, id))| ((at, seq), id));
+            return self.heap.pop().map(|Reverse((at, seq, slot))| ((at, seq), slot));
         }
         None
     }
 
-    /// Drops stale entries — `is_live(id, key)` says whether `key` is still `id`'s
-    /// timer's: those at the top (so [`Deadlines::next`] is exact), and all of them once
+    /// Drops stale entries — `is_live(slot, key)` says whether `key` is still the timer's
+    /// of the request in `slot`: those at the top (so [`Deadlines::next`] is exact), and all of them once
     /// they outnumber the live ones.
-    pub fn tidy(&mut self, is_live: impl Fn(&RequestId, (Millis, u64)) -> bool) {
+    pub fn tidy(&mut self, is_live: impl Fn(u32, (Millis, u64)) -> bool) {
         if self.heap.len() > 2 * self.live + SLACK {
-            self.heap.retain(|Reverse((at, seq, id))| is_live(id, (*at, *seq)));
+            self.heap.retain(|Reverse((at, seq, slot))| is_live(*slot, (*at, *seq)));
         }
-        while let Some(Reverse((at, seq, id))) = self.heap.peek() {
-            if is_live(id, (*at, *seq)) {
+        while let Some(Reverse((at, seq, slot))) = self.heap.peek() {
+            if is_live(*slot, (*at, *seq)) {
                 break;
             }
             self.heap.pop();

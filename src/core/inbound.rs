@@ -7,12 +7,11 @@
 use super::event::{Event, EventKind, Ignored};
 use super::id::{IdRef, RequestId};
 use super::keys::Key;
-use super::method::{Method, Name};
+use super::method::Method;
 use super::output::Output;
-use super::requests::Inbound;
+use super::requests::{Inbound, TASK, WATCHED};
 use super::revision::PeerCancels;
 use super::session::Session;
-use super::tombstones::Tombstone;
 use super::verdict::{FastCancel, InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
 use crate::prelude::*;
@@ -21,14 +20,14 @@ impl Session {
     /// Number of the peer's requests we are working on and it has not cancelled.
     #[must_use]
     pub fn inbound_in_flight(&self) -> usize {
-        self.inbound.len()
+        self.store.inbound_len()
     }
 
     /// Number of the peer's requests it cancelled whose response we have not handled yet
     /// (at most [`Config::tombstone_capacity`](super::Config::tombstone_capacity)).
     #[must_use]
     pub fn inbound_cancelled(&self) -> usize {
-        self.peer_cancelled.len()
+        self.store.peer_cancelled_len()
     }
 
     /// Marks the peer's request `id` as watched: the host keeps resources for it and gets
@@ -41,23 +40,20 @@ impl Session {
     /// [`Self::watch_inbound`] of an id as a host's fast path holds it (a string packed or
     /// as text; nothing allocated).
     pub fn watch_inbound_ref(&mut self, id: IdRef<'_>) -> bool {
-        self.inbound.get_mut(Key::of_ref(id)).is_some_and(|r| {
-            r.watched = true;
-            true
-        })
+        self.store.flag_inbound(Key::of_ref(id), WATCHED)
     }
 
     /// Whether the peer has validly cancelled its request `id`.
     #[must_use]
     pub fn is_cancelled_by_peer(&self, id: &RequestId) -> bool {
-        self.peer_cancelled.contains(id)
+        self.store.is_peer_cancelled(Key::of(id))
     }
 
     /// Records a request the peer sent us. A second request with an id already in flight
     /// is reported ([`EventKind::DuplicateRequestId`]) and the first one kept; returns
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
-        self.record_request(Key::of(&id), Name::from(method), false)
+        self.record_request(Key::of(&id), Method::from_name(method), method, false)
     }
 
     /// [`Self::handle_request`] of a request with a method the core knows, and whether it
@@ -66,31 +62,30 @@ impl Session {
     /// fast path for a peer's request (issue #24), with what [`Self::handle_incoming`] does
     /// for the same message. Returns `false` for a duplicate id.
     pub fn handle_known_request(&mut self, id: IdRef<'_>, method: Method, task: bool) -> bool {
-        self.record_request(Key::of_ref(id), Name::Known(method), task)
+        self.record_request(Key::of_ref(id), Some(method), method.name(), task)
     }
 
     /// The one place a peer's request is recorded (nothing allocated for an id of up to 11
     /// bytes, or an integer).
-    pub(super) fn record_request(&mut self, id: Key<'_>, method: Name, task: bool) -> bool {
-        if self.inbound.contains(id) {
+    pub(super) fn record_request(&mut self, id: Key<'_>, method: Option<Method>, name: &str, task: bool) -> bool {
+        if self.store.has_inbound(id) {
             self.emit(|| {
                 Event::inbound(EventKind::DuplicateRequestId {
                     request_id: id.to_request_id(),
-                    method: method.to_string(),
+                    method: name.to_owned(),
                 })
             });
             return false;
         }
-        if self.peer_cancelled.len() > 0 {
-            self.peer_cancelled.remove_key(id);
+        if self.store.peer_cancelled_len() > 0 {
+            self.store.remove_peer_cancelled(id);
         }
-        if let Some((old, request)) = self.inbound.insert(id, Inbound { method, watched: false, task }) {
+        let other = if method.is_none() { Some(name.into()) } else { None };
+        if let Some((old, request)) = self.store.insert_inbound(id, method, other, task) {
             if request.watched {
                 self.outputs.push_back(Output::InboundSettled(old.clone()));
             }
-            self.emit(|| {
-                Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method.to_string() })
-            });
+            self.emit(|| Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method }));
         }
         true
     }
@@ -100,9 +95,7 @@ impl Session {
     /// revision with tasks. [`Self::handle_incoming`] does this for a request read with
     /// [`MessageFields::TASK`](super::MessageFields::TASK).
     pub fn mark_inbound_task(&mut self, id: &RequestId) {
-        if let Some(request) = self.inbound.get_mut(Key::of(id)) {
-            request.task = true;
-        }
+        self.store.flag_inbound(Key::of(id), TASK);
     }
 
     /// Classifies a `notifications/cancelled` from the peer.
@@ -136,7 +129,7 @@ impl Session {
             }
         };
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self.outbound.get(&id).is_some_and(|o| o.is(Method::SubscriptionsListen));
+            let is_listen = self.store.outbound(Key::of(&id)).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
             if is_listen {
                 if let Some(listen) = self.take_outbound(&id) {
                     self.settle(&id, listen.watched);
@@ -159,7 +152,7 @@ impl Session {
                 self.emit(|| {
                     Event::inbound(EventKind::CancelReceived {
                         request_id: id.clone(),
-                        method: request.method.to_string(),
+                        method: request.method.clone(),
                         reason: reason.clone(),
                     })
                 });
@@ -211,21 +204,15 @@ impl Session {
     /// A peer's cancel never creates a tombstone of ours.
     fn take_cancelled(&mut self, id: Key<'_>) -> Result<Inbound, Ignored> {
         let handshake = self.handshake_method();
-        let why = match self.inbound.get(id) {
-            None if self.peer_cancelled.contains_key(id) => Ignored::AlreadyCancelled,
-            None if self.tombstones.contains_key(id) || self.outbound.contains_key(&id.to_request_id()) => {
-                Ignored::WrongDirection
-            }
+        let why = match self.store.inbound(id) {
+            None if self.store.is_peer_cancelled(id) => Ignored::AlreadyCancelled,
+            None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
-            Some(request) if Some(&*request.method) == handshake => Ignored::Handshake,
-            Some(request) if request.task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
+            Some((method, _)) if Some(method) == handshake => Ignored::Handshake,
+            Some((_, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
                 Ignored::TaskAugmented
             }
-            Some(_) => {
-                let Some(request) = self.inbound.remove(id) else { return Err(Ignored::NotInFlight) };
-                self.peer_cancelled.insert_key(id, Tombstone { method: request.method.clone(), progress_token: None });
-                return Ok(request);
-            }
+            Some(_) => return self.store.cancel_inbound(id).ok_or(Ignored::NotInFlight),
         };
         Err(why)
     }
@@ -248,20 +235,15 @@ impl Session {
     /// SHOULD NOT send a response for the cancelled request).
     pub fn handle_outgoing_response_fast(&mut self, id: IdRef<'_>) -> (OutgoingResponseVerdict, bool) {
         let key = Key::of_ref(id);
-        if let Some(request) = self.inbound.remove(key) {
+        if let Some(request) = self.store.remove_inbound(key) {
             return (OutgoingResponseVerdict::Send, request.watched);
         }
-        if self.peer_cancelled.len() == 0 {
+        if self.store.peer_cancelled_len() == 0 {
             return (OutgoingResponseVerdict::Send, false);
         }
-        match self.peer_cancelled.remove_key(key) {
-            Some(request) => {
-                self.emit(|| {
-                    Event::inbound(EventKind::ResponseSuppressed {
-                        request_id: id.to_request_id(),
-                        method: request.method.to_string(),
-                    })
-                });
+        match self.store.remove_peer_cancelled(key) {
+            Some(method) => {
+                self.emit(|| Event::inbound(EventKind::ResponseSuppressed { request_id: id.to_request_id(), method }));
                 (OutgoingResponseVerdict::Suppress, false)
             }
             None => (OutgoingResponseVerdict::Send, false),

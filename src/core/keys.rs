@@ -1,21 +1,17 @@
 //! Keys of the core's id tables: an id packed into 12 bytes when it fits — an integer, or a
 //! string of up to [`PackedStr::MAX_BYTES`] bytes (a counter's `"req-42"`, most others) —
 //! and a longer string by its text. No allocation to look an id up, none to store a packed
-//! one; [`Hashed`] is the map over them (the fallback of the table of our requests, the
-//! bounded maps of the peer's requests and of tombstones, above this module).
+//! one; the table over them is `slots::Slots` (every id the session keeps
+//! but the window's, `window`). Request ids, progress tokens and task ids alike.
 
 use crate::prelude::*;
-use hashbrown::HashMap;
-
-use foldhash::fast::FixedState;
 
 use super::id::{IdRef, PackedStr, RequestId, StrId};
-use super::seeded;
 
-/// The fallback's key of an id: an integer, or a string of up to [`PackedStr::MAX_BYTES`] bytes (a
+/// The key of an id: an integer, or a string of up to [`PackedStr::MAX_BYTES`] bytes (a
 /// counter's `"req-42"`, most others), packed into 12 bytes — no allocation, no byte
 /// compare —; a longer string by its text.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Key<'a> {
     Packed(Packed),
     Text(&'a str),
@@ -28,6 +24,9 @@ pub(crate) enum Key<'a> {
 pub(crate) struct Packed([u32; 3]);
 
 impl Packed {
+    /// The key of nothing (a free slot's).
+    pub(crate) const ZERO: Packed = Packed([0; 3]);
+
     #[inline]
     pub(crate) fn new(key: u128) -> Self {
         Self([key as u32, (key >> 32) as u32, (key >> 64) as u32])
@@ -36,6 +35,13 @@ impl Packed {
     #[inline]
     pub(crate) fn get(self) -> u128 {
         u128::from(self.0[0]) | (u128::from(self.0[1]) << 32) | (u128::from(self.0[2]) << 64)
+    }
+
+    /// The integer of an integer's key.
+    #[inline]
+    pub(crate) fn number(self) -> Option<i64> {
+        let key = self.get();
+        (key & 0xff == NUMBER_TAG).then_some((key >> 8) as u64 as i64)
     }
 }
 
@@ -68,115 +74,6 @@ pub(crate) fn text_key(id: StrId<'_>) -> Key<'_> {
     }
 }
 
-/// The ids outside the window: two maps (one instance of the hash map's code each), packed
-/// keys and long strings.
-#[derive(Debug)]
-pub(crate) struct Hashed<V> {
-    packed: HashMap<Packed, V, FixedState>,
-    long: HashMap<Box<str>, V, FixedState>,
-}
-
-impl<V> Hashed<V> {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self { packed: seeded(seed), long: seeded(seed) }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.packed.len() + self.long.len()
-    }
-
-    pub(crate) fn get(&self, key: Key<'_>) -> Option<&V> {
-        match key {
-            Key::Packed(k) => self.packed.get(&k),
-            Key::Text(id) => self.long.get(id),
-        }
-    }
-
-    pub(crate) fn get_mut(&mut self, key: Key<'_>) -> Option<&mut V> {
-        match key {
-            Key::Packed(k) => self.packed.get_mut(&k),
-            Key::Text(id) => self.long.get_mut(id),
-        }
-    }
-
-    pub(crate) fn insert(&mut self, key: Key<'_>, value: V) -> Option<V> {
-        match key {
-            Key::Packed(k) => self.packed.insert(k, value),
-            Key::Text(id) => self.long.insert(id.into(), value),
-        }
-    }
-
-    /// Puts `value` under `key` unless the key is taken (then gives `value` back, the table
-    /// as it was). One probe of the table when the key is free, the common case: `insert`,
-    /// and when it replaced a value, that value put back (`HashMap::entry` measured slower:
-    /// see [`Self::remove_if`]). A long key's text is allocated for the insert.
-    pub(crate) fn insert_new(&mut self, key: Key<'_>, value: V) -> Result<(), V> {
-        // `insert` of the earlier value gives back the one just put in (the key is taken, so
-        // it cannot be `None`; `Ok` there would only mean that `value` is in the table).
-        match key {
-            Key::Packed(k) => match self.packed.insert(k, value) {
-                None => Ok(()),
-                Some(old) => self.packed.insert(k, old).map_or(Ok(()), Err),
-            },
-            Key::Text(id) => match self.long.insert(id.into(), value) {
-                None => Ok(()),
-                Some(old) => self.long.insert(id.into(), old).map_or(Ok(()), Err),
-            },
-        }
-    }
-
-    pub(crate) fn remove(&mut self, key: Key<'_>) -> Option<V> {
-        match key {
-            Key::Packed(k) => self.packed.remove(&k),
-            Key::Text(id) => self.long.remove(id),
-        }
-    }
-
-    /// Removes the value of `key` when `take` says so of it.
-    ///
-    /// Removed, then put back when `take` says no: one probe of the table when it says yes
-    /// (a plain request's response, issue #24's hot path), where `HashMap::entry` — the only
-    /// one-probe conditional removal `std` has — is a call that measured 4–5% of scenario 1b
-    /// with string ids (bench/ab.mjs). Putting a value back may rehash the table, as `entry`
-    /// (which reserves room for one more first) may: the table never needs more room than
-    /// its entries and one more.
-    pub(crate) fn remove_if(&mut self, key: Key<'_>, take: impl FnOnce(&V) -> bool) -> Option<V> {
-        match key {
-            Key::Packed(k) => {
-                let value = self.packed.remove(&k)?;
-                if take(&value) {
-                    return Some(value);
-                }
-                self.packed.insert(k, value);
-                None
-            }
-            Key::Text(id) => {
-                let (k, value) = self.long.remove_entry(id)?;
-                if take(&value) {
-                    return Some(value);
-                }
-                self.long.insert(k, value);
-                None
-            }
-        }
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (RequestId, &V)> {
-        let packed = self.packed.iter().map(|(k, v)| (unpack(k.get()), v));
-        packed.chain(self.long.iter().map(|(id, v)| (RequestId::String(String::from(&**id)), v)))
-    }
-
-    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
-        self.packed.values().chain(self.long.values())
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.packed.clear();
-        self.long.clear();
-    }
-}
-
-/// The id whose packed key is `key` ([`number_key`], [`PackedStr`]).
 pub(crate) fn unpack(key: u128) -> RequestId {
     if key & 0xff == NUMBER_TAG {
         return RequestId::Number((key >> 8) as u64 as i64);
@@ -234,13 +131,6 @@ impl OwnedKey {
             OwnedKey::Packed(k) => Key::Packed(*k),
             OwnedKey::Text(id) => Key::Text(id),
         }
-    }
-}
-
-impl<V> Hashed<V> {
-    /// Whether `key` has a value.
-    pub(crate) fn contains(&self, key: Key<'_>) -> bool {
-        self.get(key).is_some()
     }
 }
 

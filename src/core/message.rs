@@ -13,7 +13,7 @@
 
 use super::deadlines::Millis;
 use super::id::{InvalidRequestId, RequestId};
-use super::method::{Fields, Method, MethodName, Name};
+use super::method::{Fields, Method, MethodName};
 use super::reason::Reason;
 use super::response::{ResponseInfo, ResponseMembers};
 use super::session::{Session, UsageError};
@@ -177,15 +177,8 @@ impl Session {
         }
         if !matches!(message.id, PeerValue::Absent) {
             // A request from the peer.
-            if let Ok(id) = message.id.to_request_id() {
-                let name = match message.method {
-                    MethodName::Known(m) => Some(Name::Known(m)),
-                    MethodName::Other(name) => Some(Name::from(name)),
-                    MethodName::Absent | MethodName::NotAString => None,
-                };
-                if let Some(name) = name {
-                    self.record_request(super::keys::Key::of(&id), name, message.task);
-                }
+            if let (Ok(id), Some(name)) = (message.id.to_request_id(), message.method.as_str()) {
+                self.record_request(super::keys::Key::of(&id), message.method.known(), name, message.task);
             }
             return Verdict::Pass;
         }

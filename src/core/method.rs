@@ -198,30 +198,6 @@ impl Method {
     }
 }
 
-/// A method's name as stored: a known method (one byte), or any other, shared.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Name {
-    Known(Method),
-    Other(alloc::sync::Arc<str>),
-}
-
-impl ::core::ops::Deref for Name {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Name::Known(m) => m.name(),
-            Name::Other(name) => name,
-        }
-    }
-}
-
-impl From<&str> for Name {
-    fn from(name: &str) -> Self {
-        Method::from_name(name).map_or_else(|| Name::Other(name.into()), Name::Known)
-    }
-}
-
 /// A set of members of a message ([`Message`](super::Message)) for the host to read: a bit set that
 /// crosses the JS boundary as a number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,6 @@
 //! the [`Session`] what crossed the wire and does what it answers. Nothing here imports
 //! `wasm_bindgen` or `js_sys`, and nothing reads a clock.
 
-mod bounded;
 mod deadlines;
 mod event;
 pub(crate) mod float;
@@ -21,11 +20,12 @@ mod requests;
 mod response;
 mod revision;
 mod session;
-mod table;
+mod slots;
+mod store;
 mod tasks;
 mod timer;
-mod tombstones;
 mod verdict;
+mod window;
 mod wire;
 
 pub use deadlines::{Millis, Timeout, TimeoutKind};

@@ -4,7 +4,6 @@
 //! in-progress", "SHOULD ignore any response … that arrives afterward"), 2025-11-25 §Tasks.
 
 use crate::prelude::*;
-use alloc::sync::Arc;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
@@ -13,10 +12,11 @@ use super::keys::Key;
 use super::method::{Fields as MessageFields, Method};
 use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
 use super::reason::Reason;
-use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE};
+use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{Session, TransportKind, UsageError};
+use super::store::At;
 use super::verdict::{FastOwnCancel, ProgressVerdict, ResponseVerdict, Verdict};
 
 /// A request we send, for [`Session::track`](super::Session::track).
@@ -71,19 +71,17 @@ pub enum RequestState {
     Cancelled,
 }
 
-/// How many distinct methods [`Session`](super::Session) shares between its requests.
-pub(super) const MAX_INTERNED: usize = 32;
-
 impl Session {
     /// Where our request `id` is; `None` when it completed, was never sent, or its
     /// tombstone was evicted.
     #[must_use]
     pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
-        match self.outbound.get(id) {
-            Some(o) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
+        let key = Key::of(id);
+        match self.store.outbound(key) {
+            Some((_, o)) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
-            None if self.task_of_request.contains_key(id) => Some(RequestState::TaskRunning),
-            None if self.tombstones.contains(id) => Some(RequestState::Cancelled),
+            None if self.store.task_of(key).is_some() => Some(RequestState::TaskRunning),
+            None if self.store.has_tombstone(key) => Some(RequestState::Cancelled),
             None => None,
         }
     }
@@ -91,7 +89,7 @@ impl Session {
     /// Number of our requests in flight (our own `tasks/cancel` requests included).
     #[must_use]
     pub fn outbound_in_flight(&self) -> usize {
-        self.outbound.len()
+        self.store.outbound_len()
     }
 
     /// Whether our request `id` can still be cancelled by the host: in flight (not the
@@ -100,27 +98,23 @@ impl Session {
     /// flight, though [`Self::cancel`] refuses it).
     #[must_use]
     pub fn is_cancellable(&self, id: &RequestId) -> bool {
-        match self.outbound.get(id) {
-            Some(o) => o.is_cancellable(),
-            None => self
-                .task_of_request
-                .get(id)
-                .and_then(|task_id| self.tasks.get(task_id))
-                .is_some_and(|task| !task.cancel_sent),
+        let key = Key::of(id);
+        match self.store.outbound(key) {
+            Some((_, o)) => o.is_cancellable(),
+            None => self.store.task_of(key).is_some_and(|t| !self.store.task_cancel_sent(t)),
         }
     }
 
     /// How many of our requests [`Self::is_cancellable`] is `true` for.
     #[must_use]
     pub fn cancellable(&self) -> usize {
-        // By value: no id is made again (a string id's text was allocated per request).
-        let in_flight = self.outbound.values().filter(|o| o.is_cancellable()).count();
-        let tasks = self
-            .task_of_request
-            .iter()
-            .filter(|(id, task_id)| {
-                !self.outbound.contains_key(id) && self.tasks.get(*task_id).is_some_and(|task| !task.cancel_sent)
-            })
+        let store = &self.store;
+        let in_flight = store.outbounds().filter(|(_, o)| o.is_cancellable()).count();
+        // The running tasks whose request id still names their request, and no longer a request in flight.
+        let tasks = store
+            .tasks()
+            .filter(|&t| store.task_is_of_request(t) && !store.task_cancel_sent(t))
+            .filter(|&t| store.task_request(t).is_some_and(|id| !store.has_outbound(Key::of(&id))))
             .count();
         in_flight + tasks
     }
@@ -128,7 +122,7 @@ impl Session {
     /// Number of tombstones (cancelled requests remembered).
     #[must_use]
     pub fn tombstones(&self) -> usize {
-        self.tombstones.len()
+        self.store.tombstones_len()
     }
 
     /// Marks our request `id` as watched: the host keeps resources for it (a signal, a
@@ -136,15 +130,15 @@ impl Session {
     /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
     /// task's request.
     pub fn watch(&mut self, id: &RequestId) -> bool {
-        if let Some(mut request) = self.outbound.get_mut(id) {
-            request.watched = true;
+        let key = Key::of(id);
+        if let Some((at, _)) = self.store.outbound(key) {
+            self.store.watch_outbound(at);
             return true;
         }
-        let Some(task_id) = self.task_of_request.get(id) else { return false };
-        self.tasks.get_mut(task_id).is_some_and(|t| {
-            t.watched = true;
-            true
-        })
+        let Some(t) = self.store.task_of(key) else { return false };
+        let flags = self.store.task_flags(t);
+        self.store.set_task_flags(t, flags | WATCHED);
+        true
     }
 
     /// Records that we sent request `id` with `method`, and its
@@ -253,7 +247,7 @@ impl Session {
     /// (not inlined, the number path measured 10-25% slower).
     #[inline(always)]
     fn track_plain(&mut self, id: IdRef<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        if method == Method::Initialize || self.config.timeout.is_set() || !self.task_of_request.is_empty() {
+        if method == Method::Initialize || self.config.timeout.is_set() || self.store.has_tasks_of_requests() {
             return self.track_entry(
                 id.to_request_id(),
                 Some(method),
@@ -266,16 +260,16 @@ impl Session {
                 now,
             );
         }
+        let key = Key::of_ref(id);
         // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
-        if self.tombstones.len() > 0 {
-            self.tombstones.remove(&id.to_request_id());
+        if self.store.tombstones_len() > 0 {
+            self.store.remove_tombstone(key);
         }
-        let request = Outbound::new(Some(method), Kind::Plain, watch);
-        let inserted = match id {
-            IdRef::Number(n) => self.outbound.insert_new(n, request),
-            IdRef::Str(s) => self.outbound.insert_new_str(s, request),
-        };
-        inserted.map_err(|_| UsageError::AlreadyInFlight(id.to_request_id()))
+        if self.store.insert_plain(key, Outbound::new(Some(method), Kind::Plain, watch)) {
+            Ok(())
+        } else {
+            Err(UsageError::AlreadyInFlight(id.to_request_id()))
+        }
     }
 
     /// The one fast path of the `response_*` entry points: one lookup-and-remove for the
@@ -286,11 +280,11 @@ impl Session {
     #[inline(always)]
     fn response_plain(&mut self, id: IdRef<'_>) -> (Verdict, bool) {
         if !self.tasks_extension() {
-            if let Some(request) = self.outbound.remove_plain_ref(id) {
+            if let Some(request) = self.store.remove_plain(Key::of_ref(id)) {
                 if !request.watched {
                     return (Verdict::Pass, false);
                 }
-                if self.outputs.is_empty() && self.task_of_request.is_empty() {
+                if self.outputs.is_empty() && !self.store.has_tasks_of_requests() {
                     return (Verdict::Pass, true);
                 }
                 self.settle(&id.to_request_id(), true);
@@ -315,43 +309,40 @@ impl Session {
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
-        // The handshake has no timeout and cannot be cancelled (read before the entry below
-        // holds the map).
+        // The handshake has no timeout and cannot be cancelled.
         let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
-        if self.outbound.contains_key(&id) {
+        let key = Key::of(&id);
+        if self.store.has_outbound(key) {
             return Err(UsageError::AlreadyInFlight(id));
         }
-        let owned = id;
-        let id = &owned;
         if let Some(token) = &progress_token {
-            if self.progress.contains_key(token) {
+            if self.store.token_owner(Key::of(token)).is_some() {
                 return Err(UsageError::ProgressTokenInUse(token.clone()));
             }
-            self.progress.insert(token.clone(), id.clone());
         }
-        if self.tombstones.len() > 0 {
-            self.tombstones.remove(id);
+        if self.store.tombstones_len() > 0 {
+            self.store.remove_tombstone(key);
         }
         // An id whose earlier request started a task that still runs now names the new
         // request: the task can no longer be cancelled through it, so that earlier request
         // is settled (a watched one gets its `Settled` before the new request exists).
-        if !self.task_of_request.is_empty() {
-            if let Some(task_id) = self.task_of_request.remove(id) {
-                if let Some(task) = self.tasks.get_mut(&task_id).filter(|t| t.request_id == *id) {
-                    if ::core::mem::take(&mut task.watched) {
-                        self.outputs.push_back(Output::Settled(id.clone()));
-                    }
-                }
+        if let Some(t) = self.store.task_of(key) {
+            let flags = self.store.task_flags(t);
+            self.store.unname_task(t);
+            if flags & WATCHED != 0 {
+                self.store.set_task_flags(t, flags & !WATCHED);
+                self.outputs.push_back(Output::Settled(id.clone()));
             }
         }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let mut task_id = None;
         let kind = match task_ref {
-            Some(t) if tasks_apply && self.tasks.contains_key(&t) => {
+            Some(t) if tasks_apply && self.store.task(&t).is_some() => {
                 if known == Some(Method::TasksCancel) {
                     // The host cancels the task itself: ours would be a second one.
-                    if let Some(running) = self.tasks.get_mut(&t) {
-                        running.cancel_sent = true;
+                    if let Some(running) = self.store.task(&t) {
+                        let flags = self.store.task_flags(running);
+                        self.store.set_task_flags(running, flags | super::requests::CANCEL_SENT);
                     }
                 }
                 task_id = Some(t);
@@ -368,17 +359,25 @@ impl Session {
             None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
             None => self.config.timeout,
         };
-        let mut timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
-        if let Some(timer) = timer.as_mut() {
-            self.deadlines.schedule(id, timer);
+        let timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
+        let scheduled = timer.is_some();
+        let name = if known.is_none() { Some(method.into()) } else { None };
+        let token = progress_token.as_ref().map(|t| Key::of(t).to_owned());
+        let extra = (name.is_some() || task_id.is_some() || token.is_some() || timer.is_some()).then_some(Extra {
+            name,
+            task_id,
+            progress_token: token,
+            timer,
+            request: None,
+        });
+        let slot = self.insert_outbound(key, Outbound::new(known, kind, watch), extra);
+        if let (Some(token), Some(s)) = (&progress_token, slot) {
+            self.store.insert_token(Key::of(token), s);
         }
-        let name = if known.is_none() { Some(intern(&mut self.methods, method)) } else { None };
-        let extra = (name.is_some() || task_id.is_some() || progress_token.is_some() || timer.is_some())
-            .then_some(Extra { name, task_id, progress_token, timer });
-        let scheduled = extra.as_ref().is_some_and(|e| e.timer.is_some());
-        self.insert_outbound(owned, Outbound::new(known, kind, watch), extra);
-        if scheduled {
-            // Only now is the new deadline live (its entry is in `outbound`).
+        if let (true, Some(s)) = (scheduled, slot) {
+            if let Some(timer) = self.store.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.as_mut()) {
+                self.deadlines.schedule(s, timer);
+            }
             self.tidy_deadlines();
         }
         Ok(())
@@ -421,7 +420,9 @@ impl Session {
         cause: CancelCause,
     ) -> Result<bool, UsageError> {
         let cancelled = Output::Cancelled { request_id: id.clone(), cause };
-        if let Some(task_id) = self.task_of_request.get(id).cloned() {
+        let key = Key::of(id);
+        if let Some(t) = self.store.task_of(key) {
+            let task_id = self.store.task_id(t);
             let made = self.cancel_task(id, &task_id);
             if made {
                 self.outputs.push_back(cancelled);
@@ -429,8 +430,8 @@ impl Session {
             return Ok(made);
         }
         let handshake = self.handshake_method();
-        let Some(mut request) = self.outbound.get_mut(id) else {
-            let method = self.tombstones.method(id).map(str::to_owned);
+        let Some((at, request)) = self.store.outbound(key) else {
+            let method = self.store.tombstone_method(key).map(str::to_owned);
             self.emit(|| {
                 Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::NotInFlight })
             });
@@ -438,7 +439,7 @@ impl Session {
         };
         match request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
-                let method = Some(request.name().to_owned());
+                let method = Some(self.store.outbound_name(at).to_owned());
                 self.emit(|| {
                     Event::outbound(EventKind::CancelNotSent {
                         request_id: id.clone(),
@@ -449,10 +450,10 @@ impl Session {
                 return Ok(false);
             }
             Kind::Task { cancel_pending: false } => {
-                request.kind = Kind::Task { cancel_pending: true };
-                let method = request.name().to_owned();
+                self.store.set_outbound_kind(at, Kind::Task { cancel_pending: true });
+                let method = self.store.outbound_name(at).to_owned();
                 // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
-                if let Some(mut timer) = request.extra.as_mut().and_then(|e| e.timer.take()) {
+                if let Some(mut timer) = self.store.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
                     self.deadlines.unschedule(&mut timer);
                     self.tidy_deadlines();
                 }
@@ -464,12 +465,12 @@ impl Session {
                 // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
-                let task_id = request.task_id().to_owned();
-                let owner = self.tasks.get(&task_id).map(|t| t.request_id.clone());
+                let task_id = self.store.outbound_extra(at).and_then(|e| e.task_id.clone()).unwrap_or_default();
+                let owner = self.store.task(&task_id).and_then(|t| self.store.task_request(t));
                 let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
                 let Some(poll) = self.take_outbound(id) else { return Ok(made) };
                 let watched = poll.watched;
-                self.tombstones.insert(id, poll.into_tombstone());
+                self.tombstone(key, poll);
                 self.outputs.push_back(cancelled);
                 self.settle(id, watched);
                 // The poll itself is cancelled even when its task's `tasks/cancel` already
@@ -479,8 +480,8 @@ impl Session {
             }
             Kind::Plain => {}
         }
-        if Some(request.name()) == handshake {
-            let method = Some(request.name().to_owned());
+        if Some(self.store.outbound_name(at)) == handshake {
+            let method = Some(self.store.outbound_name(at).to_owned());
             self.emit(|| {
                 Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::Handshake })
             });
@@ -499,7 +500,7 @@ impl Session {
             })
         });
         let watched = request.watched;
-        self.tombstones.insert(id, request.into_tombstone());
+        self.tombstone(key, request);
         let action = if close_stream {
             CancelAction::CloseStream(id.clone())
         } else {
@@ -541,14 +542,15 @@ impl Session {
     pub fn cancel_fast(&mut self, id: IdRef<'_>, reason_bytes: Option<usize>) -> FastOwnCancel {
         if self.config.events
             || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
-            || !self.task_of_request.is_empty()
+            || self.store.has_tasks_of_requests()
             || !self.outputs.is_empty()
             || self.cancel_closes_stream()
         {
             return FastOwnCancel::General;
         }
-        let Some(request) = self.outbound.remove_plain_ref(id) else { return FastOwnCancel::General };
-        self.tombstones.insert_key(Key::of_ref(id), request.plain_tombstone());
+        let key = Key::of_ref(id);
+        let Some(request) = self.store.remove_plain(key) else { return FastOwnCancel::General };
+        self.store.insert_tombstone(key, request.method, None, None);
         FastOwnCancel::Notify { watched: request.watched }
     }
 
@@ -560,7 +562,8 @@ impl Session {
         if self.reading_responses == 0 && !tasks_extension {
             return Fields::default();
         }
-        match self.outbound.get(id) {
+        let key = Key::of(id);
+        match self.store.outbound(key).map(|(_, o)| o) {
             Some(o) => match o.kind {
                 Kind::Task { .. } => Fields { task_id: true, ..Fields::default() },
                 Kind::TaskQuery => Fields { task_status: true, ..Fields::default() },
@@ -571,7 +574,7 @@ impl Session {
                 Kind::Plain if tasks_extension => Fields { task_id: true, ..Fields::default() },
                 Kind::Plain => Fields::default(),
             },
-            None if tasks_extension && self.tombstones.contains(id) => Fields { task_id: true, ..Fields::default() },
+            None if tasks_extension && self.store.has_tombstone(key) => Fields { task_id: true, ..Fields::default() },
             None => Fields::default(),
         }
     }
@@ -586,22 +589,17 @@ impl Session {
     /// arrives afterward"; 2025-11-25 §Tasks.
     pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
         let Some(request) = self.take_outbound(id) else {
-            if self.tombstones.len() == 0 {
+            if self.store.tombstones_len() == 0 {
                 return ResponseVerdict::Unknown;
             }
-            let Some(tombstone) = self.tombstones.remove(id) else { return ResponseVerdict::Unknown };
+            let Some((_, method)) = self.store.remove_tombstone(Key::of(id)) else { return ResponseVerdict::Unknown };
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
                 // 2026-07-28: the request we cancelled came back as a task: cancel that too.
-                self.start_task(id, &task_id, &tombstone.method, false);
+                self.start_task(id, &task_id, &method, false);
                 self.cancel_task(id, &task_id);
             }
-            self.emit(|| {
-                Event::outbound(EventKind::LateResponseDropped {
-                    request_id: id.clone(),
-                    method: tombstone.method.to_string(),
-                })
-            });
+            self.emit(|| Event::outbound(EventKind::LateResponseDropped { request_id: id.clone(), method }));
             return ResponseVerdict::Late;
         };
         let watched = request.watched;
@@ -691,20 +689,22 @@ impl Session {
     /// Classifies a `notifications/progress` by its `params.progressToken`, at `now`: a
     /// delivered one restarts its request's timeout when it resets on progress.
     pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
-        if let Some(id) = self.progress.get(token) {
-            if let Some(timer) = self.outbound.extra_mut(id).and_then(|e| e.timer.as_mut()) {
-                self.deadlines.on_progress(id, timer, now);
+        let key = Key::of(token);
+        if let Some(owner) = self.store.token_owner(key) {
+            if let Some(timer) = self.store.outbound_extra_mut(At::Slot(owner)).and_then(|e| e.timer.as_mut()) {
+                self.deadlines.on_progress(owner, timer, now);
                 self.tidy_deadlines();
             }
             return ProgressVerdict::Deliver;
         }
-        let Some((id, method)) = self.tombstones.by_progress_token(token) else {
+        let Some(s) = self.store.tombstone_of_token(key) else {
             return ProgressVerdict::Unknown;
         };
         if self.config.events {
-            // Copied out first (`id` and `method` borrow the session, which `emit` needs), so
-            // only for a session that shows events: a flood of late progress copies nothing.
-            let (id, method) = (id.clone(), method.to_owned());
+            // Copied out first (`method` borrows the session, which `emit` needs), so only
+            // for a session that shows events: a flood of late progress copies nothing.
+            let (id, method) = self.store.tombstone_at(s);
+            let method = method.to_owned();
             self.emit(|| {
                 Event::outbound(EventKind::LateProgressDropped {
                     request_id: id,
@@ -716,22 +716,23 @@ impl Session {
         ProgressVerdict::Late
     }
 
-    pub(super) fn insert_outbound(&mut self, id: RequestId, request: Outbound, extra: Option<Extra>) {
+    /// Puts our request (in no place yet) in the store: its slot (`None`: in the window).
+    pub(super) fn insert_outbound(&mut self, key: Key<'_>, request: Outbound, extra: Option<Extra>) -> Option<u32> {
         if request.reads_response() {
             self.reading_responses += 1;
         }
-        self.outbound.insert(id, request, extra);
+        self.store.insert_outbound(key, request, extra)
     }
 
-    /// Removes our request `id` with its progress token and deadline.
+    /// Takes our request `id` out of the store, with its progress token and its deadline.
     pub(super) fn take_outbound(&mut self, id: &RequestId) -> Option<Taken> {
-        let mut request = self.outbound.remove(id)?;
+        let mut request = self.store.remove_outbound(Key::of(id))?;
         if request.reads_response() {
             self.reading_responses -= 1;
         }
         if let Some(extra) = request.extra.as_mut() {
             if let Some(token) = &extra.progress_token {
-                self.progress.remove(token);
+                self.store.remove_token(token.as_key());
             }
             if let Some(timer) = extra.timer.as_mut() {
                 self.deadlines.unschedule(timer);
@@ -740,18 +741,10 @@ impl Session {
         }
         Some(request)
     }
-}
 
-/// `method` shared with the requests in flight that have the same one (`methods`, the
-/// session's list): an entry holds a pointer instead of a string of its own. At most
-/// [`MAX_INTERNED`] methods are kept.
-fn intern(methods: &mut Vec<Arc<str>>, method: &str) -> Arc<str> {
-    if let Some(m) = methods.iter().find(|m| ***m == *method) {
-        return Arc::clone(m);
+    /// Tombstones our cancelled request (taken out): its method and progress token stay.
+    fn tombstone(&mut self, key: Key<'_>, request: Taken) {
+        let (name, token) = request.extra.map_or((None, None), |e| (e.name, e.progress_token));
+        self.store.insert_tombstone(key, request.request.method, name, token);
     }
-    let m: Arc<str> = method.into();
-    if methods.len() < MAX_INTERNED {
-        methods.push(Arc::clone(&m));
-    }
-    m
 }

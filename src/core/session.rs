@@ -3,22 +3,17 @@
 use crate::prelude::*;
 use ::core::fmt;
 use alloc::collections::VecDeque;
-use alloc::sync::Arc;
-use hashbrown::HashMap;
 
-use foldhash::fast::FixedState;
-
-use super::bounded::Bounded;
 use super::deadlines::{Deadlines, Timeout};
 use super::event::{Event, EventKind};
 use super::id::{ProgressToken, RequestId};
+use super::keys::Key;
 use super::output::Output;
 use super::reason::ReasonPolicy;
-use super::requests::{Inbound, Requests, Task};
+use super::requests::WATCHED;
 use super::revision::{Revision, Rules};
-use super::tombstones::Tombstones;
+use super::store::Store;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
-use super::{seeded, IdMap};
 
 /// How the connection carries messages, which decides how a cancel is signalled in
 /// 2026-07-28 (§Cancellation "Transport-Specific Cancellation").
@@ -207,21 +202,14 @@ impl ::core::error::Error for UsageError {}
 pub struct Session {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
-    pub(super) outbound: Requests,
-    pub(super) progress: IdMap<RequestId>,
-    pub(super) tombstones: Tombstones,
-    /// The peer's requests in flight, at most [`Config::inbound_capacity`](super::Config::inbound_capacity).
-    pub(super) inbound: Bounded<Inbound>,
-    /// The peer's requests it validly cancelled, until our response to each is handled —
-    /// bounded like the tombstones, so a peer that cancels and never hears back cannot
-    /// grow it.
-    pub(super) peer_cancelled: Tombstones,
-    pub(super) tasks: HashMap<String, Task, FixedState>,
-    pub(super) task_of_request: IdMap<String>,
+    /// Every record: our requests in flight, tombstones, the peer's requests in flight (at
+    /// most [`Config::inbound_capacity`](super::Config::inbound_capacity)) and the ones it
+    /// validly cancelled until our response to each is handled (bounded like the
+    /// tombstones, so a peer that cancels and never hears back cannot grow it), progress
+    /// tokens, tasks.
+    pub(super) store: Store,
     pub(super) deadlines: Deadlines,
     pub(super) next_internal_id: u64,
-    /// The methods of our requests, shared ([`Self::intern`]).
-    pub(super) methods: Vec<Arc<str>>,
     /// Everything the host must do, oldest first ([`Self::poll_output`]).
     pub(super) outputs: VecDeque<Output>,
     /// How many requests in flight need more than the id of their response (tasks,
@@ -240,23 +228,13 @@ impl Session {
     /// A session with no request in flight.
     #[must_use]
     pub fn new(config: Config) -> Self {
-        let seed = config.hash_seed;
-        let tombstones = Tombstones::new(config.tombstone_capacity, seed);
-        let peer_cancelled = Tombstones::new(config.tombstone_capacity, seed);
-        let inbound = Bounded::new(config.inbound_capacity, seed);
+        let store = Store::new(config.tombstone_capacity, config.inbound_capacity, config.hash_seed);
         Self {
             revision: config.revision,
             config,
-            outbound: Requests::new(seed),
-            progress: seeded(seed),
-            tombstones,
-            inbound,
-            peer_cancelled,
-            tasks: seeded(seed),
-            task_of_request: seeded(seed),
+            store,
             deadlines: Deadlines::default(),
             next_internal_id: 1,
-            methods: Vec::new(),
             outputs: VecDeque::new(),
             reading_responses: 0,
         }
@@ -308,19 +286,15 @@ impl Session {
     /// Forgets every request, task and tombstone (the connection closed): watched requests
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
-        let mut watched: Vec<RequestId> = self.outbound.iter().filter(|(_, o)| o.watched).map(|(id, _)| id).collect();
-        watched.extend(self.tasks.values().filter(|t| t.watched).map(|t| t.request_id.clone()));
+        let store = &self.store;
+        let mut watched: Vec<RequestId> = store.outbounds().filter(|(_, o)| o.watched).map(|(id, _)| id).collect();
+        let tasks = store.tasks().filter(|&t| store.task_flags(t) & WATCHED != 0);
+        watched.extend(tasks.filter_map(|t| store.task_request(t)));
         self.outputs.extend(watched.into_iter().map(Output::Settled));
-        let inbound: Vec<RequestId> = self.inbound.iter().filter(|(_, r)| r.watched).map(|(id, _)| id).collect();
+        let inbound = self.store.watched_inbound();
         self.outputs.extend(inbound.into_iter().map(Output::InboundSettled));
-        self.outbound.clear();
+        self.store.clear();
         self.reading_responses = 0;
-        self.progress.clear();
-        self.tombstones.clear();
-        self.inbound.clear();
-        self.peer_cancelled.clear();
-        self.tasks.clear();
-        self.task_of_request.clear();
         self.deadlines.clear();
     }
 
@@ -364,7 +338,7 @@ impl Session {
 
     #[inline]
     pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
-        if watched && !self.task_of_request.contains_key(id) {
+        if watched && self.store.task_of(Key::of(id)).is_none() {
             self.outputs.push_back(Output::Settled(id.clone()));
         }
     }

@@ -4,9 +4,10 @@
 
 use super::event::{Event, EventKind, NotSent, Via};
 use super::id::RequestId;
+use super::keys::Key;
 use super::method::Method;
 use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
-use super::requests::{is_terminal, Extra, Kind, Outbound, Task};
+use super::requests::{is_terminal, Extra, Kind, Outbound, CANCEL_SENT, WATCHED};
 use super::revision::TaskCancel;
 use super::session::Session;
 use crate::prelude::*;
@@ -15,7 +16,7 @@ impl Session {
     /// Number of tasks of ours that are running (not yet terminal).
     #[must_use]
     pub fn running_tasks(&self) -> usize {
-        self.tasks.len()
+        self.store.tasks_len()
     }
 
     /// Notes a task's status (`notifications/tasks/status`): a terminal status
@@ -35,29 +36,30 @@ impl Session {
     /// Queues the `tasks/cancel` for `task_id` (the task of our request `id`); `false` when
     /// one was already sent. Its id is the session's own, never one in use.
     pub(super) fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> bool {
-        let Some(task) = self.tasks.get_mut(task_id) else { return false };
-        if task.cancel_sent {
-            let method = Some(task.method.clone());
+        let Some(t) = self.store.task(task_id) else { return false };
+        let flags = self.store.task_flags(t);
+        if flags & CANCEL_SENT != 0 {
+            let method = Some(self.store.task_method(t).to_owned());
             self.emit(|| {
                 Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::TaskSettled })
             });
             return false;
         }
-        task.cancel_sent = true;
-        let method = task.method.clone();
+        self.store.set_task_flags(t, flags | CANCEL_SENT);
+        let method = self.store.task_method(t).to_owned();
         let cancel_id = loop {
             let mut candidate = self.config.internal_id_prefix.clone();
             candidate.push_str(itoa::Buffer::new().format(self.next_internal_id));
             let candidate = RequestId::String(candidate);
             self.next_internal_id += 1;
             // The application may use ids of the same shape: never take one it has in use.
-            if !self.outbound.contains_key(&candidate) && !self.tombstones.contains(&candidate) {
+            if !self.store.has_outbound(Key::of(&candidate)) && !self.store.has_tombstone(Key::of(&candidate)) {
                 break candidate;
             }
         };
         let extra = Extra { task_id: Some(task_id.to_owned()), ..Extra::default() };
         self.insert_outbound(
-            cancel_id.clone(),
+            Key::of(&cancel_id),
             Outbound::new(Some(Method::TasksCancel), Kind::TaskCancel, false),
             Some(extra),
         );
@@ -80,27 +82,26 @@ impl Session {
     }
 
     pub(super) fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str, watched: bool) {
-        self.task_of_request.insert(id.clone(), task_id.to_owned());
-        let task = Task { request_id: id.clone(), method: method.to_owned(), cancel_sent: false, watched };
         // A peer that gives an earlier request's task id again: that request can no longer
         // be told apart through the task, so it is settled now (as `end_task` would).
-        if let Some(old) = self.tasks.insert(task_id.to_owned(), task) {
-            if old.request_id != *id && self.task_of_request.get(&old.request_id).map(String::as_str) == Some(task_id) {
-                self.task_of_request.remove(&old.request_id);
-                if !self.outbound.contains_key(&old.request_id) {
-                    self.settle(&old.request_id, old.watched);
-                }
+        if let Some((owner, named, watched)) = self.store.insert_task(task_id, Key::of(id), method, watched) {
+            if owner != *id && named && !self.store.has_outbound(Key::of(&owner)) {
+                self.settle(&owner, watched);
             }
         }
     }
 
     pub(super) fn end_task(&mut self, task_id: &str) {
-        let Some(task) = self.tasks.remove(task_id) else { return };
-        // The request id may have been reused since (see `track`): only its own mapping goes.
-        if self.task_of_request.get(&task.request_id).map(String::as_str) == Some(task_id) {
-            self.task_of_request.remove(&task.request_id);
-            if !self.outbound.contains_key(&task.request_id) {
-                self.settle(&task.request_id, task.watched);
+        let Some(t) = self.store.task(task_id) else { return };
+        // The request id may have been reused since (see `track`): only if it still names
+        // this task is its request settled.
+        let named = self.store.task_is_of_request(t);
+        let owner = self.store.task_request(t);
+        let watched = self.store.task_flags(t) & WATCHED != 0;
+        self.store.remove_task(t);
+        if let (true, Some(owner)) = (named, owner) {
+            if !self.store.has_outbound(Key::of(&owner)) {
+                self.settle(&owner, watched);
             }
         }
     }

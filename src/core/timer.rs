@@ -12,6 +12,7 @@ use super::output::CancelCause;
 use super::output::Output;
 use super::reason::Reason;
 use super::session::Session;
+use super::store::At;
 use crate::prelude::*;
 
 /// Time: the host arms one timer for [`Session::poll_timeout`](super::Session::poll_timeout) and calls
@@ -33,24 +34,22 @@ impl Session {
     /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on
     /// timeout the sender SHOULD issue a cancel and stop waiting.
     pub fn handle_timeout(&mut self, now: Millis) {
-        while let Some((key, id)) = self.deadlines.pop_due(now) {
-            let Some(mut request) = self.outbound.get_mut(&id) else {
-                continue;
-            };
-            let Some(extra) = request.extra.as_mut() else { continue };
+        while let Some((key, s)) = self.deadlines.pop_due(now) {
             // A stale entry: the timer was rescheduled or unscheduled since.
-            if extra.timer.as_ref().and_then(|t| t.key) != Some(key) {
+            if self.store.timer_key(s) != Some(key) {
                 continue;
             }
-            let Some(mut timer) = extra.timer.take() else { continue };
+            let at = At::Slot(s);
+            let Some(mut timer) = self.store.outbound_extra_mut(at).and_then(|e| e.timer.take()) else { continue };
             self.deadlines.unschedule(&mut timer);
             let Some(kind) = timer.expired(now) else {
                 // Unreachable (its key was due, so one of its deadlines is); never loop on it.
                 continue;
             };
+            let id = self.store.slot_id(s);
             if self.config.events {
-                // Copied out first: `request` borrows the session, which `emit` needs.
-                let method = request.name().to_owned();
+                // Copied out first: the name borrows the session, which `emit` needs.
+                let method = self.store.outbound_name(at).to_owned();
                 self.emit(|| Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
             }
             let cause = CancelCause::TimedOut(kind);
@@ -64,8 +63,7 @@ impl Session {
     /// Drops stale deadlines (see [`Deadlines::tidy`]): after every schedule or unschedule,
     /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
     pub(super) fn tidy_deadlines(&mut self) {
-        let outbound = &self.outbound;
-        self.deadlines
-            .tidy(|id, key| outbound.extra(id).and_then(|e| e.timer.as_ref()).and_then(|t| t.key) == Some(key));
+        let store = &self.store;
+        self.deadlines.tidy(|s, key| store.timer_key(s) == Some(key));
     }
 }

@@ -1,0 +1,822 @@
+//! [`Store`]: where the session keeps its records — our requests in flight (the window of
+//! counter ids, `window`, then the table, `slots`), tombstones and their progress tokens, the
+//! peer's requests and the ones it cancelled (bounded), progress tokens, tasks — and the
+//! operations on each kind of record. Which record exists and what it means are the rules'
+//! (`outbound`, `inbound`, `tasks`); this module only keeps them consistent with each other:
+//! an extra leaves with its record, a tombstone's progress token with the tombstone, the
+//! oldest entry of a bounded namespace first.
+
+use crate::prelude::*;
+
+use super::id::RequestId;
+use super::keys::{number_key, str_key, Key, OwnedKey};
+use super::method::Method;
+use super::requests::{code_of, name_of, Extra, Inbound, Outbound, Taken, CANCEL_SENT, TASK, WATCHED};
+use super::slots::{Fifo, Ns, Slots, NONE};
+use super::window::Window;
+
+/// Where our request in flight is: in the window (by its id) or in a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum At {
+    Window(i64),
+    Slot(u32),
+}
+
+#[derive(Debug)]
+pub(crate) struct Store {
+    pub(crate) slots: Slots,
+    extras: Vec<Extra>,
+    free_extras: Vec<u32>,
+    window: Window<Outbound>,
+    tombstones: Fifo,
+    inbound: Fifo,
+    peer_cancelled: Fifo,
+}
+
+impl Store {
+    /// `tombstones` bounds the tombstones and the peer's cancelled requests each, `inbound` the
+    /// peer's requests in flight; `seed` seeds the table's hasher.
+    pub(crate) fn new(tombstones: usize, inbound: usize, seed: u64) -> Self {
+        Self {
+            slots: Slots::new(seed),
+            extras: Vec::new(),
+            free_extras: Vec::new(),
+            window: Window::new(),
+            tombstones: Fifo::new(tombstones),
+            inbound: Fifo::new(inbound),
+            peer_cancelled: Fifo::new(tombstones),
+        }
+    }
+
+    /// Forgets every record.
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+        self.extras.clear();
+        self.free_extras.clear();
+        self.window.clear();
+        self.tombstones.clear();
+        self.inbound.clear();
+        self.peer_cancelled.clear();
+    }
+
+    // ----- extras -----
+
+    fn put_extra(&mut self, extra: Option<Extra>) -> u32 {
+        let Some(extra) = extra else { return NONE };
+        match self.free_extras.pop() {
+            Some(i) => {
+                if let Some(e) = self.extras.get_mut(i as usize) {
+                    *e = extra;
+                }
+                i
+            }
+            None => {
+                self.extras.push(extra);
+                (self.extras.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take_extra(&mut self, i: u32) -> Option<Extra> {
+        let extra = ::core::mem::take(self.extras.get_mut(i as usize)?);
+        self.free_extras.push(i);
+        Some(extra)
+    }
+
+    fn extra(&self, i: u32) -> Option<&Extra> {
+        self.extras.get(i as usize)
+    }
+
+    /// The method's name of slot `s` (its code, or its extra's name).
+    fn slot_name(&self, s: u32) -> &str {
+        let slot = self.slots.slot(s);
+        name_of(Method::from_code(u32::from(slot.method)), self.extra(slot.extra))
+    }
+
+    // ----- our requests in flight -----
+
+    /// How many of our requests are in flight.
+    pub(crate) fn outbound_len(&self) -> usize {
+        self.window.len() + self.slots.count(Ns::Outbound)
+    }
+
+    /// Our request in flight with `key`.
+    #[inline]
+    pub(crate) fn outbound(&self, key: Key<'_>) -> Option<(At, Outbound)> {
+        if let Key::Packed(p) = key {
+            if let Some(n) = p.number() {
+                if let Some(request) = self.window.get(n) {
+                    return Some((At::Window(n), request));
+                }
+            }
+        }
+        let s = self.slots.find(Ns::Outbound, key)?;
+        Some((At::Slot(s), self.outbound_at(s)))
+    }
+
+    fn outbound_at(&self, s: u32) -> Outbound {
+        let slot = self.slots.slot(s);
+        Outbound::from_slot(slot.method, slot.flags, slot.extra != NONE)
+    }
+
+    #[inline]
+    pub(crate) fn has_outbound(&self, key: Key<'_>) -> bool {
+        self.outbound(key).is_some()
+    }
+
+    /// Its method's name.
+    pub(crate) fn outbound_name(&self, at: At) -> &str {
+        match at {
+            At::Window(n) => name_of(self.window.get(n).and_then(|r| r.method), None),
+            At::Slot(s) => self.slot_name(s),
+        }
+    }
+
+    /// Its extra (only a request in a slot has one).
+    pub(crate) fn outbound_extra(&self, at: At) -> Option<&Extra> {
+        match at {
+            At::Window(_) => None,
+            At::Slot(s) => self.extra(self.slots.slot(s).extra),
+        }
+    }
+
+    pub(crate) fn outbound_extra_mut(&mut self, at: At) -> Option<&mut Extra> {
+        match at {
+            At::Window(_) => None,
+            At::Slot(s) => {
+                let i = self.slots.slot(s).extra;
+                self.extras.get_mut(i as usize)
+            }
+        }
+    }
+
+    /// Marks it watched.
+    pub(crate) fn watch_outbound(&mut self, at: At) {
+        match at {
+            At::Window(n) => {
+                if let Some(request) = self.window.get_mut(n) {
+                    request.watched = true;
+                }
+            }
+            At::Slot(s) => self.slots.slot_mut(s).flags |= WATCHED,
+        }
+    }
+
+    /// Changes its kind (a task's request: always in a slot).
+    pub(crate) fn set_outbound_kind(&mut self, at: At, kind: super::requests::Kind) {
+        if let At::Slot(s) = at {
+            let slot = self.slots.slot_mut(s);
+            slot.flags = (slot.flags & !super::requests::KIND_BITS) | kind.bits();
+        }
+    }
+
+    /// Puts our request (in no place yet): a plain one with a counter id in the window, any
+    /// other in a slot. Returns its slot, `None` for the window.
+    pub(crate) fn insert_outbound(&mut self, key: Key<'_>, mut request: Outbound, extra: Option<Extra>) -> Option<u32> {
+        request.extra = extra.is_some();
+        if request.is_plain() {
+            if let Some(n) = number_of(key) {
+                if self.put_in_window(n, request) {
+                    return None;
+                }
+            }
+        }
+        let extra = self.put_extra(extra);
+        Some(self.slots.insert(Ns::Outbound, key, code_of(request.method), request.flags(), extra))
+    }
+
+    /// The window's `put`, what it slides past going to slots.
+    fn put_in_window(&mut self, n: i64, request: Outbound) -> bool {
+        let slots = &mut self.slots;
+        self.window.put(n, request, |id, r| {
+            slots.insert(Ns::Outbound, number_key(id), code_of(r.method), r.flags(), NONE);
+        })
+    }
+
+    /// Puts our plain request unless one with its id is in flight (then `false`).
+    #[inline]
+    pub(crate) fn insert_plain(&mut self, key: Key<'_>, request: Outbound) -> bool {
+        if let Some(n) = number_of(key) {
+            if self.window.get(n).is_some() {
+                return false;
+            }
+            if self.slots.count(Ns::Outbound) == 0 && self.put_in_window(n, request) {
+                return true;
+            }
+        }
+        if self.slots.contains(Ns::Outbound, key) {
+            return false;
+        }
+        self.insert_outbound(key, request, None);
+        true
+    }
+
+    /// Takes our request with `key` out, with its extra.
+    pub(crate) fn remove_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
+        if let Some(n) = number_of(key) {
+            if let Some(request) = self.window.take_if(n, |_| true) {
+                return Some(Taken { request, extra: None });
+            }
+        }
+        let s = self.slots.find(Ns::Outbound, key)?;
+        let request = self.outbound_at(s);
+        let slot = self.slots.remove(s);
+        Some(Taken { request, extra: self.take_extra(slot.extra) })
+    }
+
+    /// Takes our request with `key` out when it is plain ([`Outbound::is_plain`]).
+    #[inline]
+    pub(crate) fn remove_plain(&mut self, key: Key<'_>) -> Option<Outbound> {
+        if let Some(n) = number_of(key) {
+            if let Some(request) = self.window.take_if(n, Outbound::is_plain) {
+                return Some(request);
+            }
+        }
+        let s = self.slots.find(Ns::Outbound, key)?;
+        let request = self.outbound_at(s);
+        if !request.is_plain() {
+            return None;
+        }
+        self.slots.remove(s);
+        Some(request)
+    }
+
+    /// Our requests in flight, with their ids.
+    pub(crate) fn outbounds(&self) -> impl Iterator<Item = (RequestId, Outbound)> + '_ {
+        let window = self.window.iter().map(|(n, r)| (RequestId::Number(n), *r));
+        window.chain(
+            self.slots.iter(Ns::Outbound).map(|(s, slot)| (slot.key.as_key().to_request_id(), self.outbound_at(s))),
+        )
+    }
+
+    // ----- progress tokens of our requests in flight -----
+
+    /// The slot of the request in flight whose progress token is `token`.
+    pub(crate) fn token_owner(&self, token: Key<'_>) -> Option<u32> {
+        self.slots.find(Ns::Token, token).map(|t| self.slots.slot(t).link)
+    }
+
+    /// Gives `token` to our request in slot `owner` (the token must be free).
+    pub(crate) fn insert_token(&mut self, token: Key<'_>, owner: u32) {
+        let t = self.slots.insert(Ns::Token, token, 0, 0, NONE);
+        self.slots.slot_mut(t).link = owner;
+    }
+
+    pub(crate) fn remove_token(&mut self, token: Key<'_>) {
+        if let Some(t) = self.slots.find(Ns::Token, token) {
+            self.slots.remove(t);
+        }
+    }
+
+    // ----- tombstones -----
+
+    pub(crate) fn tombstones_len(&self) -> usize {
+        self.slots.count(Ns::Tombstone)
+    }
+
+    pub(crate) fn has_tombstone(&self, key: Key<'_>) -> bool {
+        self.slots.contains(Ns::Tombstone, key)
+    }
+
+    /// The method's name of the tombstone of `key`.
+    pub(crate) fn tombstone_method(&self, key: Key<'_>) -> Option<&str> {
+        self.slots.find(Ns::Tombstone, key).map(|s| self.slot_name(s))
+    }
+
+    /// Tombstones our request `key` (replacing a tombstone of the same id): its method, and
+    /// its progress token, whose late progress is then dropped. The oldest tombstone is
+    /// forgotten past the capacity.
+    pub(crate) fn insert_tombstone(
+        &mut self,
+        key: Key<'_>,
+        method: Option<Method>,
+        name: Option<Box<str>>,
+        token: Option<OwnedKey>,
+    ) {
+        self.remove_tombstone(key);
+        let dead = token.as_ref().map(|t| (t.as_key(), self.slots.find(Ns::DeadToken, t.as_key())));
+        let dead_key = dead.map(|(k, _)| k.to_owned());
+        let extra =
+            (name.is_some() || token.is_some()).then(|| Extra { name, progress_token: token, ..Extra::default() });
+        let extra = self.put_extra(extra);
+        let s = self.slots.insert(Ns::Tombstone, key, code_of(method), 0, extra);
+        if let Some(dead_key) = dead_key {
+            let d = match self.slots.find(Ns::DeadToken, dead_key.as_key()) {
+                Some(d) => d,
+                None => self.slots.insert(Ns::DeadToken, dead_key.as_key(), 0, 0, NONE),
+            };
+            self.slots.slot_mut(d).link = s;
+        }
+        if let Some(oldest) = self.tombstones.push(&mut self.slots, Ns::Tombstone, s) {
+            self.forget_tombstone(oldest);
+        }
+    }
+
+    /// Takes the tombstone of `key` out: its method and name.
+    pub(crate) fn remove_tombstone(&mut self, key: Key<'_>) -> Option<(Option<Method>, String)> {
+        let s = self.slots.find(Ns::Tombstone, key)?;
+        let name = self.slot_name(s).to_owned();
+        let method = Method::from_code(u32::from(self.slots.slot(s).method));
+        self.forget_tombstone(s);
+        Some((method, name))
+    }
+
+    /// Removes tombstone `s`, and its progress token when it is still the token's.
+    fn forget_tombstone(&mut self, s: u32) {
+        let slot = self.slots.remove(s);
+        let token = self.take_extra(slot.extra).and_then(|e| e.progress_token);
+        if let Some(token) = token {
+            if let Some(d) = self.slots.find(Ns::DeadToken, token.as_key()) {
+                if self.slots.slot(d).link == s {
+                    self.slots.remove(d);
+                }
+            }
+        }
+    }
+
+    /// The slot of the tombstone whose progress token is `token`.
+    pub(crate) fn tombstone_of_token(&self, token: Key<'_>) -> Option<u32> {
+        let s = self.slots.slot(self.slots.find(Ns::DeadToken, token)?).link;
+        (self.slots.slot(s).ns == Ns::Tombstone).then_some(s)
+    }
+
+    /// Tombstone `s`'s id and its method's name.
+    pub(crate) fn tombstone_at(&self, s: u32) -> (RequestId, &str) {
+        (self.slots.slot(s).key.as_key().to_request_id(), self.slot_name(s))
+    }
+
+    /// The deadline key of the timer of our request in slot `s`, if it is one in flight with one.
+    pub(crate) fn timer_key(&self, s: u32) -> Option<(u64, u64)> {
+        let slot = self.slots.slot(s);
+        if slot.ns != Ns::Outbound {
+            return None;
+        }
+        self.extra(slot.extra)?.timer.as_ref()?.key
+    }
+
+    /// The id of our request in slot `s`.
+    pub(crate) fn slot_id(&self, s: u32) -> RequestId {
+        self.slots.slot(s).key.as_key().to_request_id()
+    }
+
+    // ----- the peer's requests -----
+
+    pub(crate) fn inbound_len(&self) -> usize {
+        self.slots.count(Ns::Inbound)
+    }
+
+    pub(crate) fn has_inbound(&self, key: Key<'_>) -> bool {
+        self.slots.contains(Ns::Inbound, key)
+    }
+
+    /// The peer's request of `key`: its method's name, and whether it is task-augmented.
+    pub(crate) fn inbound(&self, key: Key<'_>) -> Option<(&str, bool)> {
+        let s = self.slots.find(Ns::Inbound, key)?;
+        Some((self.slot_name(s), self.slots.slot(s).flags & TASK != 0))
+    }
+
+    /// Records the peer's request (not in flight yet); past the capacity, the oldest is
+    /// forgotten and given back with its id.
+    pub(crate) fn insert_inbound(
+        &mut self,
+        key: Key<'_>,
+        method: Option<Method>,
+        name: Option<Box<str>>,
+        task: bool,
+    ) -> Option<(RequestId, Inbound)> {
+        let extra = self.put_extra(Extra::named(name));
+        let s = self.slots.insert(Ns::Inbound, key, code_of(method), if task { TASK } else { 0 }, extra);
+        let oldest = self.inbound.push(&mut self.slots, Ns::Inbound, s)?;
+        let id = self.slots.slot(oldest).key.as_key().to_request_id();
+        Some((id, self.take_inbound(oldest)))
+    }
+
+    /// Sets a flag (`WATCHED`, `TASK`) of the peer's request of `key`: `false` when it is not in flight.
+    pub(crate) fn flag_inbound(&mut self, key: Key<'_>, flag: u16) -> bool {
+        let Some(s) = self.slots.find(Ns::Inbound, key) else { return false };
+        self.slots.slot_mut(s).flags |= flag;
+        true
+    }
+
+    pub(crate) fn remove_inbound(&mut self, key: Key<'_>) -> Option<Inbound> {
+        let s = self.slots.find(Ns::Inbound, key)?;
+        Some(self.take_inbound(s))
+    }
+
+    fn take_inbound(&mut self, s: u32) -> Inbound {
+        let method = self.slot_name(s).to_owned();
+        let slot = self.slots.remove(s);
+        self.take_extra(slot.extra);
+        Inbound { method, watched: slot.flags & WATCHED != 0 }
+    }
+
+    /// The peer's requests in flight that are watched.
+    pub(crate) fn watched_inbound(&self) -> Vec<RequestId> {
+        let watched = self.slots.iter(Ns::Inbound).filter(|(_, slot)| slot.flags & WATCHED != 0);
+        watched.map(|(_, slot)| slot.key.as_key().to_request_id()).collect()
+    }
+
+    // ----- the peer's requests it cancelled -----
+
+    pub(crate) fn peer_cancelled_len(&self) -> usize {
+        self.slots.count(Ns::PeerCancelled)
+    }
+
+    pub(crate) fn is_peer_cancelled(&self, key: Key<'_>) -> bool {
+        self.slots.contains(Ns::PeerCancelled, key)
+    }
+
+    /// Moves the peer's request of `key` from in flight to cancelled: its record. Past the
+    /// capacity, the oldest cancelled one is forgotten.
+    pub(crate) fn cancel_inbound(&mut self, key: Key<'_>) -> Option<Inbound> {
+        let s = self.slots.find(Ns::Inbound, key)?;
+        let slot = self.slots.slot(s);
+        let record = Inbound { method: self.slot_name(s).to_owned(), watched: slot.flags & WATCHED != 0 };
+        self.remove_peer_cancelled(key);
+        self.slots.rename(s, Ns::PeerCancelled);
+        if let Some(oldest) = self.peer_cancelled.push(&mut self.slots, Ns::PeerCancelled, s) {
+            let slot = self.slots.remove(oldest);
+            self.take_extra(slot.extra);
+        }
+        Some(record)
+    }
+
+    /// Forgets the peer's cancelled request of `key`: its method's name.
+    pub(crate) fn remove_peer_cancelled(&mut self, key: Key<'_>) -> Option<String> {
+        let s = self.slots.find(Ns::PeerCancelled, key)?;
+        Some(self.take_inbound(s).method)
+    }
+
+    // ----- tasks -----
+
+    pub(crate) fn tasks_len(&self) -> usize {
+        self.slots.count(Ns::Task)
+    }
+
+    /// The slot of task `task_id`.
+    pub(crate) fn task(&self, task_id: &str) -> Option<u32> {
+        self.slots.find(Ns::Task, str_key(task_id))
+    }
+
+    /// The slot of the task of our request `key` (whose request id still names that request).
+    pub(crate) fn task_of(&self, key: Key<'_>) -> Option<u32> {
+        self.slots.find(Ns::TaskOf, key).map(|t| self.slots.slot(t).link)
+    }
+
+    pub(crate) fn has_tasks_of_requests(&self) -> bool {
+        self.slots.count(Ns::TaskOf) > 0
+    }
+
+    /// Task `t`'s id.
+    pub(crate) fn task_id(&self, t: u32) -> String {
+        match self.slots.slot(t).key.as_key().to_request_id() {
+            RequestId::String(s) => s,
+            RequestId::Number(_) => String::new(),
+        }
+    }
+
+    /// Task `t`'s method's name.
+    pub(crate) fn task_method(&self, t: u32) -> &str {
+        self.slot_name(t)
+    }
+
+    /// The id of the request that started task `t`.
+    pub(crate) fn task_request(&self, t: u32) -> Option<RequestId> {
+        let extra = self.extra(self.slots.slot(t).extra)?;
+        extra.request.as_ref().map(|k| k.as_key().to_request_id())
+    }
+
+    /// Whether task `t`'s request id still names the request that started it.
+    pub(crate) fn task_is_of_request(&self, t: u32) -> bool {
+        self.slots.slot(t).link != NONE
+    }
+
+    pub(crate) fn task_flags(&self, t: u32) -> u16 {
+        self.slots.slot(t).flags
+    }
+
+    pub(crate) fn set_task_flags(&mut self, t: u32, flags: u16) {
+        self.slots.slot_mut(t).flags = flags;
+    }
+
+    /// Starts task `task_id` of our request `request` (which names it now): the task that had
+    /// this id before, if any, is given back (its request, whether that request still named
+    /// it, whether it was watched) and forgotten.
+    pub(crate) fn insert_task(
+        &mut self,
+        task_id: &str,
+        request: Key<'_>,
+        method: &str,
+        watched: bool,
+    ) -> Option<(RequestId, bool, bool)> {
+        let old = self.task(task_id).map(|t| {
+            let owner = self.task_request(t).unwrap_or(RequestId::Number(0));
+            let named = self.task_is_of_request(t);
+            let watched = self.task_flags(t) & WATCHED != 0;
+            self.remove_task(t);
+            (owner, named, watched)
+        });
+        // The request's earlier task (if any) is no longer the one its id names.
+        if let Some(earlier) = self.task_of(request) {
+            self.unname_task(earlier);
+        }
+        let (code, name) = super::requests::method_code(method);
+        let extra = Extra { name, request: Some(request.to_owned()), ..Extra::default() };
+        let extra = self.put_extra(Some(extra));
+        let t = self.slots.insert(Ns::Task, str_key(task_id), code, if watched { WATCHED } else { 0 }, extra);
+        let of = self.slots.insert(Ns::TaskOf, request, 0, 0, NONE);
+        self.slots.slot_mut(of).link = t;
+        self.slots.slot_mut(t).link = of;
+        old
+    }
+
+    /// Task `t`'s request id no longer names it (the id names another request now).
+    pub(crate) fn unname_task(&mut self, t: u32) {
+        let of = self.slots.slot(t).link;
+        if of != NONE {
+            self.slots.remove(of);
+            self.slots.slot_mut(t).link = NONE;
+        }
+    }
+
+    /// Forgets task `t` (and that its request id names it).
+    pub(crate) fn remove_task(&mut self, t: u32) {
+        self.unname_task(t);
+        let slot = self.slots.remove(t);
+        self.take_extra(slot.extra);
+    }
+
+    /// The tasks of our requests: (task slot, whether its request still names it).
+    pub(crate) fn tasks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter(Ns::Task).map(|(t, _)| t)
+    }
+
+    /// Whether `cancel` on task `t` has nothing more to send.
+    pub(crate) fn task_cancel_sent(&self, t: u32) -> bool {
+        self.task_flags(t) & CANCEL_SENT != 0
+    }
+}
+
+/// The integer of an integer's key.
+#[inline]
+fn number_of(key: Key<'_>) -> Option<i64> {
+    match key {
+        Key::Packed(p) => p.number(),
+        Key::Text(_) => None,
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use std::collections::{HashMap, VecDeque};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::core::requests::Kind;
+
+    /// An id the tables see often: small counter integers (the window), negatives and large
+    /// ones (slots), short strings (packed) and long ones (text).
+    fn id() -> impl Strategy<Value = RequestId> {
+        prop_oneof![
+            6 => (0i64..40).prop_map(RequestId::Number),
+            1 => (-3i64..0).prop_map(RequestId::Number),
+            1 => (2000i64..2004).prop_map(RequestId::Number),
+            2 => (0u8..5).prop_map(|n| RequestId::String(format!("r{n}"))),
+            1 => (0u8..3).prop_map(|n| RequestId::String(format!("a-request-id-longer-than-packed-{n}"))),
+        ]
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Our request: plain (`None`) or with an extra holding task id `"t<n>"`.
+        Track(RequestId, Option<u8>),
+        Remove(RequestId),
+        RemovePlain(RequestId),
+        Watch(RequestId),
+        /// A tombstone, with progress token `p<n>`.
+        Tombstone(RequestId, Option<u8>),
+        Untomb(RequestId),
+        Inbound(RequestId),
+        CancelInbound(RequestId),
+        RemoveInbound(RequestId),
+        Clear,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            5 => (id(), prop::option::of(0u8..4)).prop_map(|(id, t)| Op::Track(id, t)),
+            2 => id().prop_map(Op::Remove),
+            2 => id().prop_map(Op::RemovePlain),
+            1 => id().prop_map(Op::Watch),
+            2 => (id(), prop::option::of(0u8..3)).prop_map(|(id, t)| Op::Tombstone(id, t)),
+            1 => id().prop_map(Op::Untomb),
+            2 => id().prop_map(Op::Inbound),
+            1 => id().prop_map(Op::CancelInbound),
+            1 => id().prop_map(Op::RemoveInbound),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    /// What the store should hold, in plain maps.
+    #[derive(Default)]
+    struct Model {
+        /// Our requests: (watched, task id of the extra).
+        outbound: HashMap<RequestId, (bool, Option<u8>)>,
+        /// Tombstones, oldest first, with their progress tokens; and the tokens' tombstones.
+        tombstones: VecDeque<(RequestId, Option<u8>)>,
+        dead_tokens: HashMap<u8, RequestId>,
+        inbound: VecDeque<RequestId>,
+        cancelled: VecDeque<RequestId>,
+    }
+
+    const CAPACITY: usize = 3;
+
+    impl Model {
+        fn forget_tombstone(&mut self, id: &RequestId) {
+            if let Some(at) = self.tombstones.iter().position(|(t, _)| t == id) {
+                let (_, token) = self.tombstones.remove(at).unwrap();
+                if let Some(token) = token {
+                    if self.dead_tokens.get(&token) == Some(id) {
+                        self.dead_tokens.remove(&token);
+                    }
+                }
+            }
+        }
+    }
+
+    fn check(store: &Store, model: &Model) -> Result<(), TestCaseError> {
+        prop_assert_eq!(store.outbound_len(), model.outbound.len());
+        for (id, (watched, t)) in &model.outbound {
+            let (at, request) = store.outbound(Key::of(id)).unwrap();
+            prop_assert_eq!(request.watched, *watched);
+            prop_assert_eq!(store.outbound_name(at), "tools/call");
+            let task = store.outbound_extra(at).and_then(|e| e.task_id.clone());
+            prop_assert_eq!(task, t.map(|t| format!("t{t}")));
+        }
+        let listed: HashMap<RequestId, bool> = store.outbounds().map(|(id, r)| (id, r.watched)).collect();
+        prop_assert_eq!(listed.len(), model.outbound.len());
+        prop_assert_eq!(store.tombstones_len(), model.tombstones.len());
+        for (id, _) in &model.tombstones {
+            prop_assert_eq!(store.tombstone_method(Key::of(id)), Some("tools/call"));
+        }
+        for token in 0..3u8 {
+            let key = RequestId::String(format!("p{token}"));
+            let got = store.tombstone_of_token(Key::of(&key)).map(|s| store.tombstone_at(s).0);
+            prop_assert_eq!(got.as_ref(), model.dead_tokens.get(&token));
+        }
+        prop_assert_eq!(store.inbound_len(), model.inbound.len());
+        for id in &model.inbound {
+            prop_assert!(store.has_inbound(Key::of(id)));
+        }
+        prop_assert_eq!(store.peer_cancelled_len(), model.cancelled.len());
+        for id in &model.cancelled {
+            prop_assert!(store.is_peer_cancelled(Key::of(id)));
+        }
+        // Nothing is kept that no record holds: every extra in use belongs to a live slot.
+        prop_assert!(
+            store.extras.len() - store.free_extras.len()
+                <= store.outbound_len() + store.tombstones_len() + store.inbound_len() + store.peer_cancelled_len()
+        );
+        Ok(())
+    }
+
+    proptest! {
+        /// Against plain maps: every record is found by its id, in the window or a slot; an
+        /// extra leaves with its record; a request with an extra is never taken as plain;
+        /// bounded namespaces forget their oldest first; a tombstone's progress token is the
+        /// newest tombstone's that has it, and leaves with it.
+        #[test]
+        fn the_store_keeps_what_it_is_given(ops in prop::collection::vec(op(), 1..200)) {
+            let mut store = Store::new(CAPACITY, CAPACITY, 7);
+            let mut model = Model::default();
+            let plain = Outbound::new(Some(Method::ToolsCall), Kind::Plain, false);
+            for op in ops {
+                match op {
+                    Op::Track(id, t) => {
+                        if model.outbound.contains_key(&id) {
+                            prop_assert!(store.has_outbound(Key::of(&id)));
+                            if t.is_none() {
+                                prop_assert!(!store.insert_plain(Key::of(&id), plain));
+                            }
+                            continue;
+                        }
+                        match t {
+                            None => prop_assert!(store.insert_plain(Key::of(&id), plain)),
+                            Some(t) => {
+                                let extra = Extra { task_id: Some(format!("t{t}")), ..Extra::default() };
+                                store.insert_outbound(Key::of(&id), plain, Some(extra));
+                            }
+                        }
+                        model.outbound.insert(id, (false, t));
+                    }
+                    Op::Remove(id) => {
+                        let got = store.remove_outbound(Key::of(&id));
+                        let want = model.outbound.remove(&id);
+                        prop_assert_eq!(got.is_some(), want.is_some());
+                        if let (Some(got), Some((watched, t))) = (got, want) {
+                            prop_assert_eq!(got.watched, watched);
+                            prop_assert_eq!(got.task_id(), t.map(|t| format!("t{t}")).unwrap_or_default());
+                        }
+                    }
+                    Op::RemovePlain(id) => {
+                        let got = store.remove_plain(Key::of(&id)).is_some();
+                        let want = model.outbound.get(&id).is_some_and(|(_, t)| t.is_none());
+                        prop_assert_eq!(got, want);
+                        if want {
+                            model.outbound.remove(&id);
+                        }
+                    }
+                    Op::Watch(id) => {
+                        if let Some((at, _)) = store.outbound(Key::of(&id)) {
+                            store.watch_outbound(at);
+                        }
+                        if let Some((watched, _)) = model.outbound.get_mut(&id) {
+                            *watched = true;
+                        }
+                    }
+                    Op::Tombstone(id, token) => {
+                        let key = token.map(|t| Key::of(&RequestId::String(format!("p{t}"))).to_owned());
+                        store.insert_tombstone(Key::of(&id), Some(Method::ToolsCall), None, key);
+                        model.forget_tombstone(&id);
+                        model.tombstones.push_back((id.clone(), token));
+                        if let Some(t) = token {
+                            model.dead_tokens.insert(t, id);
+                        }
+                        if model.tombstones.len() > CAPACITY {
+                            let (oldest, _) = model.tombstones.front().cloned().unwrap();
+                            model.forget_tombstone(&oldest);
+                        }
+                    }
+                    Op::Untomb(id) => {
+                        let got = store.remove_tombstone(Key::of(&id)).is_some();
+                        prop_assert_eq!(got, model.tombstones.iter().any(|(t, _)| *t == id));
+                        model.forget_tombstone(&id);
+                    }
+                    Op::Inbound(id) => {
+                        if model.inbound.contains(&id) {
+                            continue;
+                        }
+                        store.remove_peer_cancelled(Key::of(&id));
+                        model.cancelled.retain(|c| *c != id);
+                        let evicted = store.insert_inbound(Key::of(&id), Some(Method::ToolsCall), None, false);
+                        model.inbound.push_back(id);
+                        let want = (model.inbound.len() > CAPACITY).then(|| model.inbound.pop_front().unwrap());
+                        prop_assert_eq!(evicted.map(|(id, _)| id), want);
+                    }
+                    Op::CancelInbound(id) => {
+                        let got = store.cancel_inbound(Key::of(&id)).is_some();
+                        let at = model.inbound.iter().position(|i| *i == id);
+                        prop_assert_eq!(got, at.is_some());
+                        if let Some(at) = at {
+                            model.inbound.remove(at);
+                            model.cancelled.push_back(id);
+                            if model.cancelled.len() > CAPACITY {
+                                model.cancelled.pop_front();
+                            }
+                        }
+                    }
+                    Op::RemoveInbound(id) => {
+                        let got = store.remove_inbound(Key::of(&id)).is_some();
+                        let at = model.inbound.iter().position(|i| *i == id);
+                        prop_assert_eq!(got, at.is_some());
+                        if let Some(at) = at {
+                            model.inbound.remove(at);
+                        }
+                    }
+                    Op::Clear => {
+                        store.clear();
+                        model = Model::default();
+                    }
+                }
+                check(&store, &model)?;
+            }
+        }
+    }
+
+    #[test]
+    fn tasks_keep_their_request_and_are_named_by_its_id_once() {
+        let mut store = Store::new(4, 4, 1);
+        let (r1, r2) = (RequestId::Number(1), RequestId::from("two"));
+        assert_eq!(store.insert_task("t", Key::of(&r1), "tools/call", true), None);
+        let t = store.task("t").unwrap();
+        assert_eq!(store.task_of(Key::of(&r1)), Some(t));
+        assert_eq!(store.task_request(t), Some(r1.clone()));
+        assert_eq!(store.task_method(t), "tools/call");
+        // Another request gives the same task id: the first task is given back and goes.
+        assert_eq!(store.insert_task("t", Key::of(&r2), "custom/run", false), Some((r1.clone(), true, true)));
+        assert_eq!(store.task_of(Key::of(&r1)), None);
+        let t = store.task("t").unwrap();
+        assert_eq!(store.task_method(t), "custom/run");
+        // Its request id names another request now: the task stays, its id no longer names it.
+        store.unname_task(t);
+        assert_eq!(store.task_of(Key::of(&r2)), None);
+        assert!(!store.task_is_of_request(t));
+        assert_eq!(store.task_request(t), Some(r2));
+        store.remove_task(t);
+        assert_eq!(store.tasks_len(), 0);
+        assert_eq!(store.slots.count(Ns::TaskOf), 0);
+    }
+}
