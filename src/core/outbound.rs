@@ -260,12 +260,11 @@ impl Session {
                 now,
             );
         }
-        let key = Key::of_ref(id);
         // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
         if self.store.tombstones_len() > 0 {
-            self.store.remove_tombstone(key);
+            self.store.remove_tombstone(Key::of_ref(id));
         }
-        if self.store.insert_plain(key, Outbound::new(Some(method), Kind::Plain, watch)) {
+        if self.store.insert_plain(id, Outbound::new(Some(method), Kind::Plain, watch)) {
             Ok(())
         } else {
             Err(UsageError::AlreadyInFlight(id.to_request_id()))
@@ -280,7 +279,7 @@ impl Session {
     #[inline(always)]
     fn response_plain(&mut self, id: IdRef<'_>) -> (Verdict, bool) {
         if !self.tasks_extension() {
-            if let Some(request) = self.store.remove_plain(Key::of_ref(id)) {
+            if let Some(request) = self.store.remove_plain(id) {
                 if !request.watched {
                     return (Verdict::Pass, false);
                 }
@@ -549,7 +548,7 @@ impl Session {
             return FastOwnCancel::General;
         }
         let key = Key::of_ref(id);
-        let Some(request) = self.store.remove_plain(key) else { return FastOwnCancel::General };
+        let Some(request) = self.store.remove_plain(id) else { return FastOwnCancel::General };
         self.store.insert_tombstone(key, request.method, None, None);
         FastOwnCancel::Notify { watched: request.watched }
     }

@@ -113,6 +113,7 @@ impl Outbound {
 
     /// Whether it is a plain request with nothing else: what the window holds, and what the
     /// fast paths take.
+    #[inline]
     pub(crate) fn is_plain(&self) -> bool {
         self.kind == Kind::Plain && !self.extra && !self.is(Method::Initialize)
     }

@@ -96,19 +96,26 @@ const FREE: Slot = Slot {
 
 /// The hash of `key` in namespace `ns` (foldhash, seeded per session: see `core::IdMap` for
 /// the flooding trade-off, which is this table's).
+#[inline]
 fn hash(hasher: &FixedState, ns: Ns, key: Key<'_>) -> u64 {
-    let mut h = hasher.build_hasher();
     match key {
+        // One write of 128 bits (the packed key takes 96, the namespace goes above them):
+        // one multiply, as for a map of packed keys alone.
         Key::Packed(p) => {
-            let k = p.get();
-            h.write_u64(k as u64 ^ (ns as u64) << 56);
-            h.write_u32((k >> 64) as u32);
+            let mut h = hasher.build_hasher();
+            h.write_u128(p.get() | (ns as u128) << 120);
+            h.finish()
         }
-        Key::Text(text) => {
-            h.write_u8(ns as u8);
-            h.write(text.as_bytes());
-        }
+        Key::Text(text) => hash_text(hasher, ns, text),
     }
+}
+
+/// [`hash`] of a string longer than a packed key.
+#[inline(never)]
+fn hash_text(hasher: &FixedState, ns: Ns, text: &str) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write_u8(ns as u8);
+    h.write(text.as_bytes());
     h.finish()
 }
 
@@ -136,6 +143,12 @@ impl Slots {
         }
     }
 
+    /// The hash of `key` in `ns`, for a table beside this one with the same hasher.
+    #[inline]
+    pub(crate) fn hash_of(&self, ns: Ns, key: Key<'_>) -> u64 {
+        hash(&self.hasher, ns, key)
+    }
+
     /// The slot of `key` in `ns`.
     #[inline]
     pub(crate) fn find(&self, ns: Ns, key: Key<'_>) -> Option<u32> {
@@ -151,7 +164,7 @@ impl Slots {
 
     #[inline]
     pub(crate) fn contains(&self, ns: Ns, key: Key<'_>) -> bool {
-        self.find(ns, key).is_some()
+        self.count(ns) > 0 && self.find(ns, key).is_some()
     }
 
     #[inline]
@@ -183,6 +196,62 @@ impl Slots {
         self.add_count(ns, 1);
         self.link_index(s);
         s
+    }
+
+    /// Puts `key` in `ns` unless it is there: its slot, or `Err` with the slot that holds it.
+    /// One probe of the index.
+    #[inline]
+    pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16) -> Result<u32, u32> {
+        let (slots, hasher) = (&self.slots, &self.hasher);
+        let h = hash(hasher, ns, key);
+        let entry = self.index.entry(
+            h,
+            |&s| slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key),
+            |&x| slots.get(x as usize).map_or(0, |slot| hash(hasher, slot.ns, slot.key.as_key())),
+        );
+        let vacant = match entry {
+            hashbrown::hash_table::Entry::Occupied(held) => return Err(*held.get()),
+            hashbrown::hash_table::Entry::Vacant(vacant) => vacant,
+        };
+        let slot = Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra: NONE };
+        let s = match self.free.pop() {
+            Some(s) => {
+                if let Some(free) = self.slots.get_mut(s as usize) {
+                    *free = slot;
+                }
+                s
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        vacant.insert(s);
+        self.add_count(ns, 1);
+        Ok(s)
+    }
+
+    /// Takes the slot of `key` in `ns` out when `take` accepts it (see [`Self::remove`]).
+    /// One probe of the index.
+    #[inline]
+    pub(crate) fn remove_if(&mut self, ns: Ns, key: Key<'_>, take: impl FnOnce(&Slot) -> bool) -> Option<Slot> {
+        if self.count(ns) == 0 {
+            return None;
+        }
+        let slots = &self.slots;
+        let h = hash(&self.hasher, ns, key);
+        let entry = self
+            .index
+            .find_entry(h, |&s| slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key))
+            .ok()?;
+        let s = *entry.get();
+        if !take(self.slots.get(s as usize)?) {
+            return None;
+        }
+        entry.remove();
+        self.add_count(ns, -1);
+        self.free.push(s);
+        Some(::core::mem::replace(self.slot_mut(s), FREE))
     }
 
     /// Takes slot `s` out of its namespace: its key, method, flags and extra (the slot is free).

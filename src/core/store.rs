@@ -8,17 +8,19 @@
 
 use crate::prelude::*;
 
-use super::id::RequestId;
-use super::keys::{number_key, str_key, Key, OwnedKey};
+use super::id::{IdRef, RequestId};
+use super::keys::{number_key, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
 use super::requests::{code_of, name_of, Extra, Inbound, Outbound, Taken, CANCEL_SENT, TASK, WATCHED};
 use super::slots::{Fifo, Ns, Slots, NONE};
 use super::window::Window;
 
-/// Where our request in flight is: in the window (by its id) or in a slot.
+/// Where our request in flight is: in the window (by its id), among the plain requests
+/// with packed string ids (by its key), or in a slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum At {
     Window(i64),
+    Plain(Packed),
     Slot(u32),
 }
 
@@ -28,6 +30,13 @@ pub(crate) struct Store {
     extras: Vec<Extra>,
     free_extras: Vec<u32>,
     window: Window<Outbound>,
+    /// Our plain requests ([`Outbound::is_plain`]) whose string id packs (`"req-42"`: most
+    /// string ids), with the key beside the record: the hot path of string ids (one probe,
+    /// no slot to read through; issue #24, 1b with string ids).
+    plain: hashbrown::HashTable<(Packed, Outbound)>,
+    /// Above every integer id of our requests in slots (none at or past it): the window
+    /// takes the counter's next id without a look at the slots.
+    slot_ints_top: i64,
     tombstones: Fifo,
     inbound: Fifo,
     peer_cancelled: Fifo,
@@ -42,6 +51,8 @@ impl Store {
             extras: Vec::new(),
             free_extras: Vec::new(),
             window: Window::new(),
+            plain: hashbrown::HashTable::new(),
+            slot_ints_top: 0,
             tombstones: Fifo::new(tombstones),
             inbound: Fifo::new(inbound),
             peer_cancelled: Fifo::new(tombstones),
@@ -54,6 +65,8 @@ impl Store {
         self.extras.clear();
         self.free_extras.clear();
         self.window.clear();
+        self.plain.clear();
+        self.slot_ints_top = 0;
         self.tombstones.clear();
         self.inbound.clear();
         self.peer_cancelled.clear();
@@ -97,17 +110,26 @@ impl Store {
 
     /// How many of our requests are in flight.
     pub(crate) fn outbound_len(&self) -> usize {
-        self.window.len() + self.slots.count(Ns::Outbound)
+        self.window.len() + self.plain.len() + self.slots.count(Ns::Outbound)
     }
 
     /// Our request in flight with `key`.
     #[inline]
     pub(crate) fn outbound(&self, key: Key<'_>) -> Option<(At, Outbound)> {
         if let Key::Packed(p) = key {
-            if let Some(n) = p.number() {
-                if let Some(request) = self.window.get(n) {
-                    return Some((At::Window(n), request));
+            match p.number() {
+                Some(n) => {
+                    if let Some(request) = self.window.get(n) {
+                        return Some((At::Window(n), request));
+                    }
                 }
+                None if !self.plain.is_empty() => {
+                    let h = self.slots.hash_of(Ns::Outbound, key);
+                    if let Some((_, request)) = self.plain.find(h, |(k, _)| *k == p) {
+                        return Some((At::Plain(p), *request));
+                    }
+                }
+                None => {}
             }
         }
         let s = self.slots.find(Ns::Outbound, key)?;
@@ -128,6 +150,7 @@ impl Store {
     pub(crate) fn outbound_name(&self, at: At) -> &str {
         match at {
             At::Window(n) => name_of(self.window.get(n).and_then(|r| r.method), None),
+            At::Plain(p) => name_of(self.plain_get(p).and_then(|r| r.method), None),
             At::Slot(s) => self.slot_name(s),
         }
     }
@@ -135,14 +158,14 @@ impl Store {
     /// Its extra (only a request in a slot has one).
     pub(crate) fn outbound_extra(&self, at: At) -> Option<&Extra> {
         match at {
-            At::Window(_) => None,
+            At::Window(_) | At::Plain(_) => None,
             At::Slot(s) => self.extra(self.slots.slot(s).extra),
         }
     }
 
     pub(crate) fn outbound_extra_mut(&mut self, at: At) -> Option<&mut Extra> {
         match at {
-            At::Window(_) => None,
+            At::Window(_) | At::Plain(_) => None,
             At::Slot(s) => {
                 let i = self.slots.slot(s).extra;
                 self.extras.get_mut(i as usize)
@@ -155,6 +178,12 @@ impl Store {
         match at {
             At::Window(n) => {
                 if let Some(request) = self.window.get_mut(n) {
+                    request.watched = true;
+                }
+            }
+            At::Plain(p) => {
+                let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
+                if let Some((_, request)) = self.plain.find_mut(h, |(k, _)| *k == p) {
                     request.watched = true;
                 }
             }
@@ -175,46 +204,139 @@ impl Store {
     pub(crate) fn insert_outbound(&mut self, key: Key<'_>, mut request: Outbound, extra: Option<Extra>) -> Option<u32> {
         request.extra = extra.is_some();
         if request.is_plain() {
-            if let Some(n) = number_of(key) {
-                if self.put_in_window(n, request) {
-                    return None;
+            if let Key::Packed(p) = key {
+                match p.number() {
+                    Some(n) if self.put_in_window(n, request) => return None,
+                    Some(_) => {}
+                    None => {
+                        self.put_plain(p, request);
+                        return None;
+                    }
                 }
             }
         }
         let extra = self.put_extra(extra);
+        self.note_slot_key(key);
         Some(self.slots.insert(Ns::Outbound, key, code_of(request.method), request.flags(), extra))
     }
 
+    /// Keeps [`Self::slot_ints_top`] above the integer `key` going to a slot.
+    #[inline]
+    fn note_slot_key(&mut self, key: Key<'_>) {
+        if let Some(n) = number_of(key) {
+            if self.slots.count(Ns::Outbound) == 0 {
+                self.slot_ints_top = 0;
+            }
+            self.slot_ints_top = self.slot_ints_top.max(n.saturating_add(1));
+        }
+    }
+
     /// The window's `put`, what it slides past going to slots.
+    #[inline]
     fn put_in_window(&mut self, n: i64, request: Outbound) -> bool {
-        let slots = &mut self.slots;
+        let (slots, top) = (&mut self.slots, &mut self.slot_ints_top);
         self.window.put(n, request, |id, r| {
+            if slots.count(Ns::Outbound) == 0 {
+                *top = 0;
+            }
+            *top = (*top).max(id + 1);
             slots.insert(Ns::Outbound, number_key(id), code_of(r.method), r.flags(), NONE);
         })
     }
 
-    /// Puts our plain request unless one with its id is in flight (then `false`).
-    #[inline]
-    pub(crate) fn insert_plain(&mut self, key: Key<'_>, request: Outbound) -> bool {
-        if let Some(n) = number_of(key) {
-            if self.window.get(n).is_some() {
-                return false;
-            }
-            if self.slots.count(Ns::Outbound) == 0 && self.put_in_window(n, request) {
+    /// Puts our plain request unless one with its id is in flight (then `false`): the hot
+    /// path of `track`. A counter's id goes in the window when no slot has it (inlined into
+    /// the caller: the hot path of all); any other id costs one index probe.
+    #[inline(always)]
+    pub(crate) fn insert_plain(&mut self, id: IdRef<'_>, request: Outbound) -> bool {
+        if let IdRef::Number(n) = id {
+            let in_no_slot = n >= self.slot_ints_top || self.slots.count(Ns::Outbound) == 0;
+            if in_no_slot && self.window.get(n).is_none() && self.put_in_window(n, request) {
                 return true;
             }
         }
-        if self.slots.contains(Ns::Outbound, key) {
-            return false;
+        self.insert_plain_slow(id, request)
+    }
+
+    /// [`Self::insert_plain`] past the window's fast path.
+    #[inline(never)]
+    fn insert_plain_slow(&mut self, id: IdRef<'_>, request: Outbound) -> bool {
+        let key = match id {
+            IdRef::Number(n) => {
+                if self.window.get(n).is_some() {
+                    return false;
+                }
+                // The window only takes an id that no slot has.
+                if self.slots.contains(Ns::Outbound, number_key(n)) {
+                    return false;
+                }
+                if self.put_in_window(n, request) {
+                    return true;
+                }
+                number_key(n)
+            }
+            IdRef::Str(s) => match text_key(s) {
+                Key::Packed(p) => {
+                    if self.slots.contains(Ns::Outbound, Key::Packed(p)) {
+                        return false;
+                    }
+                    let slots = &self.slots;
+                    let h = slots.hash_of(Ns::Outbound, Key::Packed(p));
+                    let rehash = |(k, _): &(Packed, Outbound)| slots.hash_of(Ns::Outbound, Key::Packed(*k));
+                    return match self.plain.entry(h, |(k, _)| *k == p, rehash) {
+                        hashbrown::hash_table::Entry::Occupied(_) => false,
+                        hashbrown::hash_table::Entry::Vacant(vacant) => {
+                            vacant.insert((p, request));
+                            true
+                        }
+                    };
+                }
+                text => text,
+            },
+        };
+        self.note_slot_key(key);
+        self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags()).is_ok()
+    }
+
+    /// The plain request with packed string id `p`.
+    #[inline]
+    fn plain_get(&self, p: Packed) -> Option<Outbound> {
+        if self.plain.is_empty() {
+            return None;
         }
-        self.insert_outbound(key, request, None);
-        true
+        let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
+        self.plain.find(h, |(k, _)| *k == p).map(|(_, r)| *r)
+    }
+
+    /// Puts the plain request with packed string id `p` (in no place yet).
+    #[inline]
+    fn put_plain(&mut self, p: Packed, request: Outbound) {
+        let (slots, h) = (&self.slots, self.slots.hash_of(Ns::Outbound, Key::Packed(p)));
+        self.plain.insert_unique(h, (p, request), |(k, _)| slots.hash_of(Ns::Outbound, Key::Packed(*k)));
+    }
+
+    /// Takes the plain request with packed string id `p` out, when `take` accepts it.
+    #[inline]
+    fn take_plain(&mut self, p: Packed, take: impl FnOnce(&Outbound) -> bool) -> Option<Outbound> {
+        if self.plain.is_empty() {
+            return None;
+        }
+        let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
+        let entry = self.plain.find_entry(h, |(k, _)| *k == p).ok()?;
+        if !take(&entry.get().1) {
+            return None;
+        }
+        Some(entry.remove().0 .1)
     }
 
     /// Takes our request with `key` out, with its extra.
     pub(crate) fn remove_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
-        if let Some(n) = number_of(key) {
-            if let Some(request) = self.window.take_if(n, |_| true) {
+        if let Key::Packed(p) = key {
+            let request = match p.number() {
+                Some(n) => self.window.take_if(n, |_| true),
+                None => self.take_plain(p, |_| true),
+            };
+            if let Some(request) = request {
                 return Some(Taken { request, extra: None });
             }
         }
@@ -224,27 +346,43 @@ impl Store {
         Some(Taken { request, extra: self.take_extra(slot.extra) })
     }
 
-    /// Takes our request with `key` out when it is plain ([`Outbound::is_plain`]).
-    #[inline]
-    pub(crate) fn remove_plain(&mut self, key: Key<'_>) -> Option<Outbound> {
-        if let Some(n) = number_of(key) {
+    /// Takes our request `id` out when it is plain ([`Outbound::is_plain`]): the hot path of
+    /// a response (the window's part inlined into the caller; any other id costs one index
+    /// probe).
+    #[inline(always)]
+    pub(crate) fn remove_plain(&mut self, id: IdRef<'_>) -> Option<Outbound> {
+        if let IdRef::Number(n) = id {
             if let Some(request) = self.window.take_if(n, Outbound::is_plain) {
                 return Some(request);
             }
         }
-        let s = self.slots.find(Ns::Outbound, key)?;
-        let request = self.outbound_at(s);
-        if !request.is_plain() {
-            return None;
-        }
-        self.slots.remove(s);
-        Some(request)
+        self.remove_plain_slot(id)
+    }
+
+    /// [`Self::remove_plain`] of a request in a slot.
+    #[inline(never)]
+    fn remove_plain_slot(&mut self, id: IdRef<'_>) -> Option<Outbound> {
+        let key = match id {
+            IdRef::Number(n) => number_key(n),
+            IdRef::Str(s) => match text_key(s) {
+                Key::Packed(p) => match self.take_plain(p, Outbound::is_plain) {
+                    Some(request) => return Some(request),
+                    None => Key::Packed(p),
+                },
+                text => text,
+            },
+        };
+        let plain =
+            |slot: &super::slots::Slot| Outbound::from_slot(slot.method, slot.flags, slot.extra != NONE).is_plain();
+        let slot = self.slots.remove_if(Ns::Outbound, key, plain)?;
+        Some(Outbound::from_slot(slot.method, slot.flags, false))
     }
 
     /// Our requests in flight, with their ids.
     pub(crate) fn outbounds(&self) -> impl Iterator<Item = (RequestId, Outbound)> + '_ {
         let window = self.window.iter().map(|(n, r)| (RequestId::Number(n), *r));
-        window.chain(
+        let plain = self.plain.iter().map(|(p, r)| (Key::Packed(*p).to_request_id(), *r));
+        window.chain(plain).chain(
             self.slots.iter(Ns::Outbound).map(|(s, slot)| (slot.key.as_key().to_request_id(), self.outbound_at(s))),
         )
     }
@@ -699,12 +837,12 @@ mod tests {
                         if model.outbound.contains_key(&id) {
                             prop_assert!(store.has_outbound(Key::of(&id)));
                             if t.is_none() {
-                                prop_assert!(!store.insert_plain(Key::of(&id), plain));
+                                prop_assert!(!store.insert_plain(id.as_id_ref(), plain));
                             }
                             continue;
                         }
                         match t {
-                            None => prop_assert!(store.insert_plain(Key::of(&id), plain)),
+                            None => prop_assert!(store.insert_plain(id.as_id_ref(), plain)),
                             Some(t) => {
                                 let extra = Extra { task_id: Some(format!("t{t}")), ..Extra::default() };
                                 store.insert_outbound(Key::of(&id), plain, Some(extra));
@@ -722,7 +860,7 @@ mod tests {
                         }
                     }
                     Op::RemovePlain(id) => {
-                        let got = store.remove_plain(Key::of(&id)).is_some();
+                        let got = store.remove_plain(id.as_id_ref()).is_some();
                         let want = model.outbound.get(&id).is_some_and(|(_, t)| t.is_none());
                         prop_assert_eq!(got, want);
                         if want {

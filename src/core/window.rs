@@ -73,7 +73,27 @@ impl<V: Copy> Window<V> {
 
     /// Puts the record of `n` (in no place yet) in the window: `false` when the window does
     /// not take `n`. Records that the window slides past go to `evict`, with their ids.
-    pub(crate) fn put(&mut self, n: i64, value: V, mut evict: impl FnMut(i64, V)) -> bool {
+    #[inline]
+    pub(crate) fn put(&mut self, n: i64, value: V, evict: impl FnMut(i64, V)) -> bool {
+        // An empty window moves to `n` (see `put_moving`).
+        if self.live == 0 && (0..=super::id::MAX_SAFE_INTEGER).contains(&n) {
+            self.base = n;
+        }
+        // The counter's next id, most often: within the window.
+        if let Some(entry) = self.index(n).and_then(|i| self.ring.get_mut(i)) {
+            if entry.is_some() {
+                return false;
+            }
+            *entry = Some(value);
+            self.live += 1;
+            return true;
+        }
+        self.put_moving(n, value, evict)
+    }
+
+    /// [`Self::put`] for an `n` the window has to move or grow for.
+    #[inline(never)]
+    fn put_moving(&mut self, n: i64, value: V, mut evict: impl FnMut(i64, V)) -> bool {
         if !(0..=super::id::MAX_SAFE_INTEGER).contains(&n) {
             return false;
         }
