@@ -8,7 +8,7 @@
 
 use crate::prelude::*;
 
-use super::id::{IdRef, RequestId};
+use super::id::{IdRef, RequestId, StrId};
 use super::keys::{number_key, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
 use super::requests::{code_of, name_of, Extra, Inbound, Outbound, Taken, CANCEL_SENT, TASK, WATCHED};
@@ -249,13 +249,36 @@ impl Store {
     /// the caller: the hot path of all); any other id costs one index probe.
     #[inline(always)]
     pub(crate) fn insert_plain(&mut self, id: IdRef<'_>, request: Outbound) -> bool {
-        if let IdRef::Number(n) = id {
-            let in_no_slot = n >= self.slot_ints_top || self.slots.count(Ns::Outbound) == 0;
-            if in_no_slot && self.window.get(n).is_none() && self.put_in_window(n, request) {
-                return true;
+        match id {
+            IdRef::Number(n) => {
+                let in_no_slot = n >= self.slot_ints_top || self.slots.count(Ns::Outbound) == 0;
+                if in_no_slot && self.window.get(n).is_none() && self.put_in_window(n, request) {
+                    return true;
+                }
             }
+            IdRef::Str(StrId::Packed(p)) => return self.insert_plain_packed(Packed::new(p.key()), request),
+            IdRef::Str(StrId::Text(_)) => {}
         }
         self.insert_plain_slow(id, request)
+    }
+
+    /// [`Self::insert_plain`] of a string id that packs (a function of its own: the hot
+    /// path of string ids, kept small).
+    #[inline(never)]
+    fn insert_plain_packed(&mut self, p: Packed, request: Outbound) -> bool {
+        if self.slots.contains(Ns::Outbound, Key::Packed(p)) {
+            return false;
+        }
+        let slots = &self.slots;
+        let h = slots.hash_of(Ns::Outbound, Key::Packed(p));
+        let rehash = |(k, _): &(Packed, Outbound)| slots.hash_of(Ns::Outbound, Key::Packed(*k));
+        match self.plain.entry(h, |(k, _)| *k == p, rehash) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                vacant.insert((p, request));
+                true
+            }
+        }
     }
 
     /// [`Self::insert_plain`] past the window's fast path.
@@ -276,21 +299,7 @@ impl Store {
                 number_key(n)
             }
             IdRef::Str(s) => match text_key(s) {
-                Key::Packed(p) => {
-                    if self.slots.contains(Ns::Outbound, Key::Packed(p)) {
-                        return false;
-                    }
-                    let slots = &self.slots;
-                    let h = slots.hash_of(Ns::Outbound, Key::Packed(p));
-                    let rehash = |(k, _): &(Packed, Outbound)| slots.hash_of(Ns::Outbound, Key::Packed(*k));
-                    return match self.plain.entry(h, |(k, _)| *k == p, rehash) {
-                        hashbrown::hash_table::Entry::Occupied(_) => false,
-                        hashbrown::hash_table::Entry::Vacant(vacant) => {
-                            vacant.insert((p, request));
-                            true
-                        }
-                    };
-                }
+                Key::Packed(p) => return self.insert_plain_packed(p, request),
                 text => text,
             },
         };
@@ -351,12 +360,27 @@ impl Store {
     /// probe).
     #[inline(always)]
     pub(crate) fn remove_plain(&mut self, id: IdRef<'_>) -> Option<Outbound> {
-        if let IdRef::Number(n) = id {
-            if let Some(request) = self.window.take_if(n, Outbound::is_plain) {
-                return Some(request);
+        match id {
+            IdRef::Number(n) => {
+                if let Some(request) = self.window.take_if(n, Outbound::is_plain) {
+                    return Some(request);
+                }
             }
+            IdRef::Str(StrId::Packed(p)) => {
+                if let Some(request) = self.remove_plain_packed(Packed::new(p.key())) {
+                    return Some(request);
+                }
+            }
+            IdRef::Str(StrId::Text(_)) => {}
         }
         self.remove_plain_slot(id)
+    }
+
+    /// [`Self::remove_plain`] of a string id that packs, from `plain` (a function of its own:
+    /// the hot path of string ids, kept small).
+    #[inline(never)]
+    fn remove_plain_packed(&mut self, p: Packed) -> Option<Outbound> {
+        self.take_plain(p, Outbound::is_plain)
     }
 
     /// [`Self::remove_plain`] of a request in a slot.
