@@ -109,7 +109,7 @@ impl Session {
     #[must_use]
     pub fn cancellable(&self) -> usize {
         let store = &self.store;
-        let in_flight = store.outbounds().filter(|(_, o)| o.is_cancellable()).count();
+        let in_flight = store.outbound_records().filter(Outbound::is_cancellable).count();
         // The running tasks whose request id still names their request, and no longer a request in flight.
         let tasks = store
             .tasks()

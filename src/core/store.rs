@@ -402,6 +402,14 @@ impl Store {
         Some(Outbound::from_slot(slot.method, slot.flags, false))
     }
 
+    /// Our requests in flight, without their ids (no id is made: a string id's text would be
+    /// allocated).
+    pub(crate) fn outbound_records(&self) -> impl Iterator<Item = Outbound> + '_ {
+        let window = self.window.iter().map(|(_, r)| *r);
+        let plain = self.plain.iter().map(|(_, r)| *r);
+        window.chain(plain).chain(self.slots.iter(Ns::Outbound).map(|(s, _)| self.outbound_at(s)))
+    }
+
     /// Our requests in flight, with their ids.
     pub(crate) fn outbounds(&self) -> impl Iterator<Item = (RequestId, Outbound)> + '_ {
         let window = self.window.iter().map(|(n, r)| (RequestId::Number(n), *r));
