@@ -53,17 +53,18 @@ pub use wire::{
     PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,
 };
 
-/// The map of everything keyed by request id (and of task ids): `std`'s hash map with
-/// foldhash, seeded per session ([`Config::hash_seed`]).
+/// The relay's maps keyed by request id: hashbrown's hash map with foldhash, seeded per
+/// session ([`Config::hash_seed`]) — the hasher of the session's own table too (`slots`).
 ///
 /// Why this hasher: SipHash (std's default) was ~15% of the cost of a request in flight,
 /// and ids are short. The trade-off is flooding: the peer chooses the ids of its requests,
 /// and foldhash does not claim resistance to crafted collisions. What bounds the damage:
-/// the peer's requests, and its cancelled ones, are each held in a map of bounded size
+/// the peer's requests, and its cancelled ones, are each held in bounded numbers
 /// ([`Config::inbound_capacity`], [`Config::tombstone_capacity`]), so a flood of colliding
-/// ids makes each lookup at most that many comparisons, and never grows memory; the seed
-/// is per session and the wasm layer draws it from the host's random source, so an
-/// attacker cannot precompute collisions for it. Our own ids (outbound) are chosen by us.
+/// ids makes each lookup at most that many comparisons more (in the session's one table,
+/// a lookup of any kind of record), and never grows memory; the seed is per session and the
+/// wasm layer draws it from the host's random source, so an attacker cannot precompute
+/// collisions for it. Our own ids (outbound) are chosen by us.
 pub(crate) type IdMap<V> = hashbrown::HashMap<RequestId, V, foldhash::fast::FixedState>;
 
 /// An empty [`IdMap`] (or any map with the same hasher) seeded with `seed`.
