@@ -23,6 +23,7 @@ mod bindings;
 mod convert;
 mod errors;
 mod options;
+mod output;
 #[cfg(not(feature = "std"))]
 mod panic;
 #[cfg(feature = "relay")]
