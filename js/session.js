@@ -447,20 +447,27 @@ class Output {
   flush() {
     const core = this.core?.deref();
     if (core === undefined) return;
-    for (;;) {
-      const text = core.takeOutput();
-      if (text === undefined) break;
-      const records = JSON.parse(text);
-      const taken = this.take(records);
-      for (const r of records) this.do(r, taken);
-      // A callback closed the session.
-      if (this.core === undefined) return;
+    // The values of the call whose output this is; a call a callback makes gets none of them.
+    const call = this.call;
+    this.call = NO_CALL;
+    try {
+      for (;;) {
+        const text = core.takeOutput();
+        if (text === undefined) break;
+        const records = JSON.parse(text);
+        const taken = this.take(records, call);
+        for (const r of records) this.do(r, taken, call);
+        // A callback closed the session.
+        if (this.core === undefined) return;
+      }
+      this.arm(core);
+    } finally {
+      this.call = call;
     }
-    this.arm(core);
   }
 
   /** The JS objects of the requests `records` end, each once, taken before any callback runs. */
-  take(records) {
+  take(records, call) {
     const hooks = this.hooks;
     let taken;
     for (const r of records) {
@@ -471,27 +478,27 @@ class Output {
       taken ??= new Map();
       const key = side + typeof r.requestId + r.requestId;
       if (taken.has(key)) continue;
-      const id = this.id(r.requestId);
+      const id = ownId(call, r.requestId);
       taken.set(key, side === "o" ? hooks.take(id) : hooks.takeInbound(id));
     }
     return taken;
   }
 
-  do(r, taken) {
+  do(r, taken, call) {
     const hooks = this.hooks;
     const objects = (side) => taken?.get(side + typeof r.requestId + r.requestId);
     switch (r.o) {
       case "notify":
       case "tasksCancel":
-        if (this.call.keep && this.captured === undefined) {
+        if (call.keep && this.captured === undefined) {
           this.captured = r;
           return;
         }
-        return this.transmit(r);
+        return this.transmit(r, call);
       case "close":
-        return this.transmit(r);
+        return this.transmit(r, call);
       case "cancelled":
-        return this.cancelled(r, objects("o"));
+        return this.cancelled(r, objects("o"), call);
       case "settled": {
         const entry = objects("o");
         if (entry !== undefined) hooks.settled(entry);
@@ -500,7 +507,7 @@ class Output {
       case "peerCancelled": {
         const controller = r.watched ? objects("p") : undefined;
         // The peer's reason as is (what the MCP TypeScript SDK's handlers see).
-        if (controller !== undefined) hooks.peerCancelled(controller, this.text(r.reason));
+        if (controller !== undefined) hooks.peerCancelled(controller, ownText(call, r.reason));
         return;
       }
       case "event":
@@ -516,14 +523,14 @@ class Output {
   }
 
   /** Puts a cancel on the wire; what `send` or `closeStream` throws is a `send-failed` event. */
-  transmit(r) {
+  transmit(r, call) {
     try {
       if (r.o === "close") {
         if (this.closeStream === undefined) throw noExit("closeStream");
         this.closeStream(r.requestId);
       } else {
         if (this.send === undefined) throw noExit("send");
-        this.send(this.message(r));
+        this.send(this.message(r, call));
       }
     } catch (error) {
       this.sendFailed(r.requestId, error);
@@ -535,27 +542,26 @@ class Output {
    * `requestId` and `reason` are the caller's own values when they are the record's, or the
    * `tasks/cancel` request.
    */
-  message(r) {
+  message(r, call = this.call) {
     if (r.o === "tasksCancel") return this.hooks.tasksCancel(r.id, r.taskId);
-    const call = this.call;
     const reason = call.reasonText !== undefined && call.reasonText === r.reason ? call.reason : r.reason;
-    return this.hooks.cancelled(this.id(r.requestId), reason);
+    return this.hooks.cancelled(ownId(call, r.requestId), reason);
   }
 
   /** Our request was cancelled: abort its own signal; after a timeout, `onTimeout` too. */
-  cancelled(r, entry) {
+  cancelled(r, entry, call) {
     const hooks = this.hooks;
     if (r.timeout === undefined) {
       // The caller's reason (`undefined`: the default `AbortError`, made only when the
       // request's signal was asked for).
-      if (entry !== undefined) hooks.requestCancelled(entry, this.call.reason);
+      if (entry !== undefined) hooks.requestCancelled(entry, call.reason);
       return;
     }
     const error = timeoutException(r.message);
     if (entry !== undefined) hooks.requestCancelled(entry, error);
     if (this.onTimeout !== undefined) {
       try {
-        this.onTimeout(this.id(r.requestId), error);
+        this.onTimeout(ownId(call, r.requestId), error);
       } catch (thrown) {
         this.sendFailed(r.requestId, thrown);
       }
@@ -569,19 +575,6 @@ class Output {
     } catch {}
   }
 
-  /** Request id `id` of a record: the caller's own value when it is the call's id. */
-  id(id) {
-    const own = this.call.id;
-    if (typeof id === "string" && typeof own === "string" && (own === id || wellFormedCopy(own) === id)) return own;
-    return id;
-  }
-
-  /** A string of the peer's in a record: its own value when it is the call's. */
-  text(text) {
-    const own = this.call.text;
-    if (typeof text === "string" && typeof own === "string" && (own === text || wellFormedCopy(own) === text)) return own;
-    return text;
-  }
 
   /** Keeps the one timer armed for the core's next deadline (in steps of at most 2^31 − 1 ms). */
   arm(core) {
@@ -602,6 +595,20 @@ class Output {
 
 /** No call in progress: no values to give back. */
 const NO_CALL = Object.freeze({ id: undefined, reason: undefined, text: undefined, keep: false, reasonText: undefined });
+
+/** Request id `id` of a record: the caller's own value when it is `call`'s id. */
+function ownId(call, id) {
+  const own = call.id;
+  if (typeof id === "string" && typeof own === "string" && (own === id || wellFormedCopy(own) === id)) return own;
+  return id;
+}
+
+/** A string of the peer's in a record: its own value when it is `call`'s. */
+function ownText(call, text) {
+  const own = call.text;
+  if (typeof text === "string" && typeof own === "string" && (own === text || wellFormedCopy(own) === text)) return own;
+  return text;
+}
 
 /** `s` as its UTF-8 copy in wasm memory reads: each unpaired surrogate U+FFFD. */
 function wellFormedCopy(s) {

@@ -22,6 +22,7 @@
 mod bindings;
 mod convert;
 mod errors;
+mod json;
 mod options;
 mod output;
 #[cfg(not(feature = "std"))]

@@ -5,7 +5,7 @@
 
 use crate::prelude::*;
 
-use super::bindings::Json;
+use super::json::Json;
 use crate::core::{CancelAction, CancelCause, Event, EventKind, Output, RequestId, TimeoutKind};
 
 /// Writes `output` as a record: `{"o":…,"requestId":…,…}` (the members
