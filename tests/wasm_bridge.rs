@@ -410,7 +410,8 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.watch(8.into()).unwrap());
     let delay = session.next_deadline();
-    assert!((0.0..=20.0).contains(&delay), "armed for the deadline: {delay} ms");
+    // The deadline is in whole ms of the host's clock, which may have a fraction.
+    assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
     assert_eq!(session.next_deadline(), -2.0, "where it is");
     sleep(60).await;
     session.fire_timer();
