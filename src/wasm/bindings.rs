@@ -125,7 +125,7 @@ impl SessionCore {
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
     /// `constantsJson().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
     /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string `undefined`),
-    /// `exits` the [`exit`] bits of the cancel's exits the session has (`send`,
+    /// `exits` the `exit` bits of the cancel's exits the session has (`send`,
     /// `closeStream`), `events` whether the JS layer shows events (`onEvent`), `seed` a random
     /// number for the table's hasher, and `flush` the JS layer's function that does the
     /// core's output ([`Self::take_output`]) and arms the session's timer
