@@ -3,8 +3,10 @@
 // This file decides nothing. It reads the members of a message that the core names (by
 // method code, from the core's own tables, or when the core answers "need fields"), makes
 // one call into wasm per message with numbers and strings, and maps the number it gets
-// back. Every rule — what a message is, which is the handshake, what a revision forbids,
-// what to drop — is in the Rust core (src/core/message.rs).
+// back; and it does what the core's output says (`Output`: send a cancel, abort or release
+// a request's JS objects, call `onTimeout` and `onEvent`, arm the one timer). Every rule —
+// what a message is, which is the handshake, what a revision forbids, what to drop, what a
+// cancel carries — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, cancelledMessage, codeOf, isObject, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
@@ -37,7 +39,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     #inbound = new Map();
     /** Releases the JS objects of our watched request `id` (the `settled` hook). */
     #settled;
-    /** The hooks the core's output calls (the fast paths call two of them themselves). */
+    /** What the core's output does with the JS objects (`Output` calls them; the fast paths two). */
     #hooks;
     /** See `[SENT_REQUEST]()`. */
     #sentRequest = false;
@@ -45,16 +47,16 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     #scratch;
     /** The `send` option (the fast path of our cancels calls it, `cancelFast`). */
     #send;
+    /** What does the core's output (`Output`). */
+    #output;
 
     constructor(options) {
       constants();
       const watched = this.#watched;
       const inbound = this.#inbound;
-      /** What the core's output asks of the JS objects (see `JsHooks` in src/wasm/convert.rs). */
       const w = wire;
       const hooks = {
-        // The messages the session puts on the wire, built from the members the core chose
-        // (one object literal each, instead of a wasm call per member).
+        // The messages the session puts on the wire, built from the members the core chose.
         cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
         tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
         // Our watched request's JS objects (the entry of `watched`: the controller of its own
@@ -62,26 +64,25 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         // ends the request, before any callback of that output runs: a callback (`send`,
         // `onEvent`, `onTimeout`, a listener of the request's own signal) may track a new
         // request with the same id, whose entry the ended request's hooks must not touch.
-        // The core then gives `requestCancelled` and `settled` what this returned.
         take: (id) => takeFrom(watched, id),
         requestCancelled: (entry, reason) => abortOwn(entry, reason),
         settled: (entry) => unlisten(entry),
-        // A response settled our watched request `id` on a fast path (the core called no
-        // hook, the verdict says `SETTLED`): release its objects.
+        // A response settled our watched request `id` on a fast path (the core queued no
+        // output, the verdict says `SETTLED`): release its objects.
         settledId: (id) => {
           const entry = hooks.take(id);
           if (entry !== undefined) unlisten(entry);
         },
         // The peer's watched request's controller, taken out of `inbound` when the request
-        // is over, before any callback of that output runs (as `take`: an `onEvent` may take
-        // a new request of the peer with the same id and ask for its signal); the core then
-        // gives `peerCancelled` what this returned.
+        // is over, before any callback of that output runs (as `take`).
         takeInbound: (id) => takeFrom(inbound, id),
         peerCancelled: (controller, reason) => controller.abort(reason),
       };
       this.#settled = hooks.settledId;
       this.#hooks = hooks;
       const s = sessionSettings(adjustOptions(options), w);
+      const output = new Output(w, s, hooks);
+      const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
       const core = new SessionCore(
         s.flags,
         s.tombstoneCapacity,
@@ -92,21 +93,16 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         s.genericReason,
         s.timeoutReason,
         s.protocolVersion,
-        s.send,
-        s.closeStream,
-        s.onTimeout,
-        s.onEvent,
+        exits,
+        s.onEvent !== undefined,
         Math.random() * 2 ** 52,
-        hooks.cancelled,
-        hooks.tasksCancel,
-        hooks.requestCancelled,
-        hooks.settled,
-        hooks.peerCancelled,
-        hooks.takeInbound,
-        hooks.take,
+        output.flushing,
       );
       this.#core = core;
+      this.#output = output;
       this.#send = s.send;
+      // The output of the settings (a protocol version's event): done now, `core` known.
+      output.attach(core);
       // The scratch buffer's address is asked for the first time an id needs it (`putId`):
       // most sessions never do, and the first session of a process starts sooner (issue #24).
       this.#scratch = { core, SessionCore, at: 0, bytes: 0, view: new Uint8Array(0) };
@@ -184,7 +180,13 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         if (cancelFast(core, wire, send, hooks, id, reason)) return;
         // The id was a number or a string: the core tracked it.
         const str = typeof id === "string";
-        core.signalAborted(id, str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+        const output = this.#output;
+        const outer = output.enter(id, reason, undefined, false);
+        try {
+          core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+        } finally {
+          output.leave(outer);
+        }
       };
       try {
         onAbort(signal, listener);
@@ -225,7 +227,16 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return undefined;
       if (cancelFast(core, wire, this.#send, this.#hooks, id, reason)) return undefined;
       const tag = callerTag(wire, id);
-      return core.cancel(id, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+      // Without `send` (sans-IO), the cancel's message is returned, not sent.
+      const output = this.#output;
+      const outer = output.enter(id, reason, undefined, this.#send === undefined);
+      try {
+        core.cancel(id, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+        const captured = output.captured;
+        return captured === undefined ? undefined : output.message(captured);
+      } finally {
+        output.leave(outer);
+      }
     }
 
     shouldDropResponse(response) {
@@ -256,7 +267,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
       let verdict;
       try {
-        verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch);
+        verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch, this.#output);
       } catch {
         // A member whose getter throws is not JSON from a peer: not ours to judge.
         return message;
@@ -276,7 +287,23 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         return out;
       }
       const w = wire;
-      const verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+      // The SDK's own `notifications/cancelled`: the cancel the core makes of it (if any) is
+      // sent in its place (`replacement`), not through `send`.
+      const output = this.#output;
+      const ownCancel = message !== null && typeof message === "object" && methodOf(w, message.method) === CANCELLED;
+      let verdict;
+      if (ownCancel) {
+        const outer = output.enter(undefined, undefined, undefined, true);
+        try {
+          verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+          const captured = output.captured;
+          if (captured !== undefined) return replacement(w, message, captured);
+        } finally {
+          output.leave(outer);
+        }
+      } else {
+        verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+      }
       // Our response settled the peer's watched request (a fast path): release its controller.
       if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
       const v = verdict & 0x1f;
@@ -287,7 +314,6 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       }
       // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
       if (v === w.verdicts.aborted) throw reasonOf(signal);
-      if (v === w.verdicts.replace) return core.replacement(message);
       return undefined;
     }
 
@@ -326,6 +352,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return;
       this.#core = undefined;
       core.close(); // every watched request settles: its listener goes
+      this.#output.detach();
       core.free();
       this.#watched.clear();
       this.#inbound.clear();
@@ -348,6 +375,275 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       return core;
     }
   };
+}
+
+/**
+ * Does the core's output (`SessionCore.takeOutput()`: records, oldest first) — what the wasm
+ * layer did before issue #24 moved it here, in the same order and with the same guarantees
+ * — and keeps the session's one timer armed for the core's next deadline. The core calls
+ * `flushing()` whenever there is output or a new next deadline.
+ *
+ * - Every queued record is taken before any callback runs: a callback may call the session,
+ *   and that call's own flush sees only what it queued itself.
+ * - The JS objects of the requests the records end are taken out of the session's maps
+ *   (`take`, `takeInbound`) before any callback runs (see the hooks).
+ * - The call in progress gives back its own values (`enter`): the caller's id and reason
+ *   (`cancel()`, an abort) or the peer's `requestId` and `reason` (its cancel), which the
+ *   records carry as copies out of wasm memory (an unpaired surrogate there is U+FFFD); and
+ *   without `send` the first message is kept for the caller (`captured`), not sent.
+ *
+ * It holds the core weakly: the core holds `flushing`, and a session nobody holds must be
+ * collected with its core.
+ */
+class Output {
+  constructor(w, s, hooks) {
+    this.w = w;
+    this.send = s.send;
+    this.closeStream = s.closeStream;
+    this.onTimeout = s.onTimeout;
+    this.onEvent = s.onEvent;
+    this.hooks = hooks;
+    /** @type {WeakRef<any> | undefined} */
+    this.core = undefined;
+    /** The values of the call in progress (`enter`). */
+    this.call = NO_CALL;
+    /** The first message the call in progress kept (`enter`'s `keep`). */
+    this.captured = undefined;
+    this.timer = undefined;
+    const output = this;
+    this.flushing = () => output.flush();
+  }
+
+  /** The session's core is `core`: does what its settings left (a protocol version's event). */
+  attach(core) {
+    this.core = new WeakRef(core);
+    this.flush();
+  }
+
+  /** The session closed: no more output, no timer. */
+  detach() {
+    this.core = undefined;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * The values of a call that starts (`id` and `reason` the caller's, `text` the peer's
+   * reason; `keep`: keep its first message instead of sending it); returns the outer call's,
+   * for `leave`.
+   */
+  enter(id, reason, text, keep) {
+    const outer = { call: this.call, captured: this.captured };
+    this.call = { id, reason, text, keep, reasonText: typeof reason === "string" && !wellFormedCopy(reason).includes("\uFFFD") ? reason : undefined };
+    this.captured = undefined;
+    return outer;
+  }
+
+  leave(outer) {
+    this.call = outer.call;
+    this.captured = outer.captured;
+  }
+
+  flush() {
+    const core = this.core?.deref();
+    if (core === undefined) return;
+    // The values of the call whose output this is; a call a callback makes gets none of them.
+    const call = this.call;
+    this.call = NO_CALL;
+    try {
+      for (;;) {
+        const text = core.takeOutput();
+        if (text === undefined) break;
+        const records = JSON.parse(text);
+        const taken = this.take(records, call);
+        for (const r of records) this.do(r, taken, call);
+        // A callback closed the session.
+        if (this.core === undefined) return;
+      }
+      this.arm(core);
+    } finally {
+      this.call = call;
+    }
+  }
+
+  /** The JS objects of the requests `records` end, each once, taken before any callback runs. */
+  take(records, call) {
+    const hooks = this.hooks;
+    let taken;
+    for (const r of records) {
+      let side;
+      if (r.o === "cancelled" || r.o === "settled") side = "o";
+      else if ((r.o === "peerCancelled" && r.watched) || r.o === "inboundSettled") side = "p";
+      else continue;
+      taken ??= new Map();
+      const key = side + typeof r.requestId + r.requestId;
+      if (taken.has(key)) continue;
+      const id = ownId(call, r.requestId);
+      taken.set(key, side === "o" ? hooks.take(id) : hooks.takeInbound(id));
+    }
+    return taken;
+  }
+
+  do(r, taken, call) {
+    const hooks = this.hooks;
+    const objects = (side) => taken?.get(side + typeof r.requestId + r.requestId);
+    switch (r.o) {
+      case "notify":
+      case "tasksCancel":
+        if (call.keep && this.captured === undefined) {
+          this.captured = r;
+          return;
+        }
+        return this.transmit(r, call);
+      case "close":
+        return this.transmit(r, call);
+      case "cancelled":
+        return this.cancelled(r, objects("o"), call);
+      case "settled": {
+        const entry = objects("o");
+        if (entry !== undefined) hooks.settled(entry);
+        return;
+      }
+      case "peerCancelled": {
+        const controller = r.watched ? objects("p") : undefined;
+        // The peer's reason as is (what the MCP TypeScript SDK's handlers see).
+        if (controller !== undefined) hooks.peerCancelled(controller, ownText(call, r.reason));
+        return;
+      }
+      case "event":
+        if (this.onEvent !== undefined) {
+          // A throwing handler must not break the session: its error is dropped.
+          try {
+            this.onEvent(r.event);
+          } catch {}
+        }
+        return;
+      // "inboundSettled": its objects were taken, nothing else to do.
+    }
+  }
+
+  /** Puts a cancel on the wire; what `send` or `closeStream` throws is a `send-failed` event. */
+  transmit(r, call) {
+    try {
+      if (r.o === "close") {
+        if (this.closeStream === undefined) throw noExit("closeStream");
+        this.closeStream(r.requestId);
+      } else {
+        if (this.send === undefined) throw noExit("send");
+        this.send(this.message(r, call));
+      }
+    } catch (error) {
+      this.sendFailed(r.requestId, error);
+    }
+  }
+
+  /**
+   * The message of a `notify` or `tasksCancel` record: a `notifications/cancelled` whose
+   * `requestId` and `reason` are the caller's own values when they are the record's, or the
+   * `tasks/cancel` request.
+   */
+  message(r, call = this.call) {
+    if (r.o === "tasksCancel") return this.hooks.tasksCancel(r.id, r.taskId);
+    const reason = call.reasonText !== undefined && call.reasonText === r.reason ? call.reason : r.reason;
+    return this.hooks.cancelled(ownId(call, r.requestId), reason);
+  }
+
+  /** Our request was cancelled: abort its own signal; after a timeout, `onTimeout` too. */
+  cancelled(r, entry, call) {
+    const hooks = this.hooks;
+    if (r.timeout === undefined) {
+      // The caller's reason (`undefined`: the default `AbortError`, made only when the
+      // request's signal was asked for).
+      if (entry !== undefined) hooks.requestCancelled(entry, call.reason);
+      return;
+    }
+    const error = timeoutException(r.message);
+    if (entry !== undefined) hooks.requestCancelled(entry, error);
+    if (this.onTimeout !== undefined) {
+      try {
+        this.onTimeout(ownId(call, r.requestId), error);
+      } catch (thrown) {
+        this.sendFailed(r.requestId, thrown);
+      }
+    }
+  }
+
+  sendFailed(requestId, error) {
+    if (this.onEvent === undefined) return;
+    try {
+      this.onEvent({ direction: "outbound", type: "send-failed", requestId, error });
+    } catch {}
+  }
+
+
+  /** Keeps the one timer armed for the core's next deadline (in steps of at most 2^31 − 1 ms). */
+  arm(core) {
+    const delay = core.nextDeadline();
+    if (delay === -2) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (delay < 0) return;
+    const output = this;
+    this.timer = setTimeout(() => {
+      output.timer = undefined;
+      output.core?.deref()?.fireTimer();
+    }, delay);
+    // Node: a pending timeout must not keep the process alive by itself.
+    this.timer?.unref?.();
+  }
+}
+
+/** No call in progress: no values to give back. */
+const NO_CALL = Object.freeze({ id: undefined, reason: undefined, text: undefined, keep: false, reasonText: undefined });
+
+/** Request id `id` of a record: the caller's own value when it is `call`'s id. */
+function ownId(call, id) {
+  const own = call.id;
+  if (typeof id === "string" && typeof own === "string" && (own === id || wellFormedCopy(own) === id)) return own;
+  return id;
+}
+
+/** A string of the peer's in a record: its own value when it is `call`'s. */
+function ownText(call, text) {
+  const own = call.text;
+  if (typeof text === "string" && typeof own === "string" && (own === text || wellFormedCopy(own) === text)) return own;
+  return text;
+}
+
+/** `s` as its UTF-8 copy in wasm memory reads: each unpaired surrogate U+FFFD. */
+function wellFormedCopy(s) {
+  return s.toWellFormed?.() ?? s;
+}
+
+function noExit(option) {
+  return new Error(`mcp-cancel: a cancel was made, but the session has no \`${option}\` option`);
+}
+
+/** A `TimeoutError` `DOMException` with `message` (the core's text). */
+function timeoutException(message) {
+  if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
+  const error = new Error(message);
+  error.name = "TimeoutError";
+  return error;
+}
+
+/**
+ * What goes on the wire in place of the SDK's own `notifications/cancelled` `message`: the
+ * cancel the core made of it — the same object when its reason is the one the reason policy
+ * sends, else a copy with that reason (every other member kept, e.g. the 2026-07-28
+ * `_meta`) — or the `tasks/cancel` of a task.
+ */
+function replacement(w, message, r) {
+  if (r.o === "tasksCancel") return tasksCancelMessage(w, r.id, r.taskId);
+  const params = message.params;
+  const given = typeof params?.reason === "string" ? params.reason : undefined;
+  if (given === r.reason) return message;
+  const copy = Object.assign({}, message);
+  const rewritten = Object.assign({}, params);
+  if (r.reason === undefined) delete rewritten.reason;
+  else rewritten.reason = r.reason;
+  copy.params = rewritten;
+  return copy;
 }
 
 const EMPTY = Object.freeze({});
@@ -514,7 +810,7 @@ function prepare(c) {
   return t;
 }
 
-function incoming(core, w, message, hooks, scratch) {
+function incoming(core, w, message, hooks, scratch, output) {
   const method = message.method;
   const code = methodOf(w, method);
   if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settledId, scratch);
@@ -548,9 +844,16 @@ function incoming(core, w, message, hooks, scratch) {
     return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
   }
   const r = readParams(w, message, need, true);
-  // A message whose reason the core reads (a cancel): a hook for it gets its strings back as they are.
-  if (need & w.fields.reason) core.echo(r.argStr, r.reason);
-  return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
+  const call = () => core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
+  if ((need & w.fields.reason) === 0) return call();
+  // A message whose reason the core reads (a cancel): its output gets the peer's strings
+  // back as they are (`Output.enter`).
+  const outer = output.enter(r.argStr, undefined, r.reason, false);
+  try {
+    return call();
+  } finally {
+    output.leave(outer);
+  }
 }
 
 /** The words of the last string id `packWords` packed (bytes 0–3, 4–7, 8–10, little-endian). */

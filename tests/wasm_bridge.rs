@@ -1,14 +1,16 @@
-//! The AbortSignal bridge of the wasm `SessionCore` (the class the package's JS
-//! `CancellationSession` drives), in a real JS engine: Node (`wasm-pack test --node`) and
-//! headless Chromium (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`).
-//! Each test asserts what was handed to `send`. The entry points take tagged scalars; the
-//! helpers below pass them as the package's JS reader does.
+//! The wasm `SessionCore` (the class the package's JS `CancellationSession` drives), in a
+//! real JS engine: Node (`wasm-pack test --node`) and headless Chromium
+//! (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`). The entry points take
+//! tagged scalars, as the package's JS reader passes them; what the core says to do comes out
+//! of `takeOutput()` as records, which these tests read (the JS layer that does them, js/session.js,
+//! is tested in pkg-tests against real peers).
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use mcp_cancel::core::{MessageFields, Method};
 use mcp_cancel::wasm::SessionCore;
+use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -21,37 +23,15 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
     f.apply(&JsValue::UNDEFINED, &arr).unwrap()
 }
 
-/// A session whose `send` and `onEvent` push into arrays, and whose JS hooks (what the
-/// package's JS layer does with a watched request's objects) record their calls as
-/// `"hook id reason"` strings (`take` and `takeInbound` give a request's id as its objects); returns
-/// (session, sent, events, hook calls).
-fn session_with(extra: &str) -> (SessionCore, Array, Array, Array) {
-    let sent = Array::new();
-    let events = Array::new();
-    let calls = Array::new();
-    let options = js(
-        &format!("return {{ send: (m) => a.push(m), onEvent: (e) => b.push(e), {extra} }};"),
-        &[sent.clone().into(), events.clone().into()],
-    );
-    let hooks = js(
-        "const r = (v) => v === undefined ? 'undefined' : typeof v === 'string' ? v : v.name; \
-         return { take: (id) => id, \
-                  requestCancelled: (id, why) => a.push(`requestCancelled ${id} ${r(why)}`), \
-                  settled: (id) => a.push(`settled ${id}`), \
-                  takeInbound: (id) => id, \
-                  peerCancelled: (id, why) => a.push(`peerCancelled ${id} ${r(why)}`) };",
-        &[calls.clone().into()],
-    );
-    let session = with_hooks(options, &hooks);
-    (session, sent, events, calls)
-}
-
-/// The member `name` of `o` as a function, if it is one.
-fn function(o: &JsValue, name: &str) -> Option<Function> {
-    if !o.is_object() {
-        return None;
-    }
-    Reflect::get(o, &name.into()).ok().and_then(|f| f.dyn_into::<Function>().ok())
+/// A session with the settings of `extra` (members of an options object, as js/options.js
+/// reads them), `send` as its exit, events on, and a `flush` that counts its calls; returns
+/// (session, the counter object: `n` calls).
+fn session_with(extra: &str) -> (SessionCore, JsValue) {
+    let options = js(&format!("return {{ {extra} }};"), &[]);
+    let counter = js("return { n: 0 };", &[]);
+    let flush: Function = js("return () => { a.n++; };", std::slice::from_ref(&counter)).unchecked_into();
+    let session = with_options(&options, 1, Some(flush));
+    (session, counter)
 }
 
 /// The member `name` of `o` as a number (`NaN` when it is not one), as js/options.js passes
@@ -61,65 +41,69 @@ fn number(o: &JsValue, name: &str) -> f64 {
     Reflect::get(o, &name.into()).ok().and_then(|v| v.as_f64()).unwrap_or(f64::NAN)
 }
 
-/// The bit of the core's `optionFlags` named `name` (`SessionCore.constantsJson()`, as the JS
-/// layer reads it).
-fn option_flag(name: &str) -> u32 {
+/// The member `path` of `SessionCore.constantsJson()`, as the JS layer reads it.
+fn constant(path: &str) -> JsValue {
     let constants = js_sys::JSON::parse(&SessionCore::constants_json()).unwrap();
-    let flags = Reflect::get(&constants, &"optionFlags".into()).unwrap();
-    number(&flags, name) as u32
+    js(&format!("return a.{path};"), &[constants])
 }
 
 /// The `optionFlags` of `o`'s `exposeErrorReasons` and timeouts (`role`/`transport`: the
 /// defaults in these tests).
 fn flags(o: &JsValue) -> u32 {
+    let flag = |name: &str| constant(&format!("optionFlags.{name}")).as_f64().unwrap() as u32;
     let member = |name: &str| Reflect::get(o, &name.into()).unwrap_or(JsValue::UNDEFINED);
     let mut flags = 0;
     if let Some(expose) = member("exposeErrorReasons").as_bool() {
-        flags |= option_flag("exposeGiven") | if expose { option_flag("expose") } else { 0 };
+        flags |= flag("exposeGiven") | if expose { flag("expose") } else { 0 };
     }
     let reset = member("resetTimeoutOnProgress").as_bool();
     if !number(o, "timeout").is_nan() || !number(o, "maxTotalTimeout").is_nan() || reset.is_some() {
-        flags |= option_flag("timeoutGiven");
+        flags |= flag("timeoutGiven");
     }
     if reset == Some(true) {
-        flags |= option_flag("resetOnProgress");
+        flags |= flag("resetOnProgress");
     }
     flags
 }
 
 /// `new SessionCore` with the settings of the options object `options` as the JS layer
-/// reads them (js/options.js), and the hooks that are functions among the members of
-/// `hooks` (as the JS layer passes its own: `cancelled`, `tasksCancel`, `requestCancelled`,
-/// `settled`, `peerCancelled`, `takeInbound`, `take`).
-fn with_hooks(options: JsValue, hooks: &JsValue) -> SessionCore {
-    let hook = |name: &str| function(hooks, name);
+/// reads them (js/options.js), `exits` (`constantsJson().exits` bits), events on.
+fn with_options(options: &JsValue, exits: u32, flush: Option<Function>) -> SessionCore {
     SessionCore::new(
-        flags(&options),
-        number(&options, "tombstoneCapacity"),
-        number(&options, "inboundCapacity"),
-        number(&options, "maxReasonBytes"),
-        number(&options, "timeout"),
-        number(&options, "maxTotalTimeout"),
+        flags(options),
+        number(options, "tombstoneCapacity"),
+        number(options, "inboundCapacity"),
+        number(options, "maxReasonBytes"),
+        number(options, "timeout"),
+        number(options, "maxTotalTimeout"),
         None,
         None,
         None,
-        function(&options, "send"),
-        function(&options, "closeStream"),
-        function(&options, "onTimeout"),
-        function(&options, "onEvent"),
+        exits,
+        true,
         1.0,
-        hook("cancelled"),
-        hook("tasksCancel"),
-        hook("requestCancelled"),
-        hook("settled"),
-        hook("peerCancelled"),
-        hook("takeInbound"),
-        hook("take"),
+        flush,
     )
 }
 
-fn calls_of(calls: &Array) -> String {
-    calls.join("; ").as_string().unwrap()
+/// The records `takeOutput()` gives now (none: an empty list).
+fn records(s: &SessionCore) -> Vec<Value> {
+    match s.take_output() {
+        None => Vec::new(),
+        Some(text) => match serde_json::from_str(&text).unwrap() {
+            Value::Array(records) => records,
+            other => panic!("not an array: {other}"),
+        },
+    }
+}
+
+/// What each record says to do, as `o` (an event: `event <type>`).
+fn kinds(records: &[Value]) -> Vec<String> {
+    let kind = |r: &Value| match r["o"].as_str().unwrap() {
+        "event" => format!("event {}", r["event"]["type"].as_str().unwrap()),
+        o => o.to_owned(),
+    };
+    records.iter().map(kind).collect()
 }
 
 /// (tag, number, string) of an id, as the JS reader passes it.
@@ -133,16 +117,15 @@ fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
     }
 }
 
-/// `signalAborted` as the JS layer's listener calls it: the id and a string reason as
-/// scalars too.
+/// `signalAborted` as the JS layer's listener calls it: the id and a string reason as scalars.
 fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
     let (t, n, st) = tagged(&id);
     let text = reason.as_string();
-    s.signal_aborted(id, t, n, st, reason, text);
+    s.signal_aborted(t, n, st, reason, text);
 }
 
 /// `cancel` as the JS class calls it.
-fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<JsValue, JsValue> {
+fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
     let (t, n, st) = tagged(&id);
     let text = reason.as_string();
     s.cancel(id, t, n, st, reason, text)
@@ -181,17 +164,17 @@ fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result
     )
 }
 
-fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
-    response_verdict(s, id) & !SETTLED == 1
-}
-
 /// `verdicts.settled` of `SessionCore.constantsJson()`: added to a response's verdict when it
-/// settled a watched request (the JS layer then releases its objects; no `settled` hook).
+/// settled a watched request (the JS layer then releases its objects itself).
 const SETTLED: u32 = 0x80;
 
 fn response_verdict(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
     s.response(t, n, st)
+}
+
+fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
+    response_verdict(s, id) & !SETTLED == 1
 }
 
 fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
@@ -207,29 +190,12 @@ fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
     s.incoming(code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
 }
 
-/// A `notifications/cancelled { requestId, reason }` from the peer (the id and reason
-/// strings also as values, as the JS reader passes them).
+/// A `notifications/cancelled { requestId, reason }` from the peer.
 fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
-    s.echo(id.clone(), JsValue::from_str(reason));
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
-    s.incoming(
-        code("notifications/cancelled"),
-        None,
-        0,
-        0.0,
-        None,
-        read,
-        6,
-        t,
-        n,
-        st,
-        4,
-        Some(reason.to_owned()),
-        None,
-        None,
-        false,
-    )
+    let name = code("notifications/cancelled");
+    s.incoming(name, None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None, false)
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
@@ -247,10 +213,6 @@ fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
     o.into()
 }
 
-fn json(v: &JsValue) -> String {
-    js_sys::JSON::stringify(v).unwrap().as_string().unwrap()
-}
-
 async fn sleep(ms: u32) {
     let p: Promise = js("return new Promise((r) => setTimeout(r, a));", &[ms.into()]).unchecked_into();
     JsFuture::from(p).await.unwrap();
@@ -258,36 +220,37 @@ async fn sleep(ms: u32) {
 
 #[wasm_bindgen_test]
 fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_entry_points_return() {
-    let c = js_sys::JSON::parse(&SessionCore::constants_json()).unwrap();
-    let get = |path: &str| js(&format!("return a.{path};"), std::slice::from_ref(&c));
-    let methods: Array = get("methods").dyn_into().unwrap();
+    let methods: Array = constant("methods").dyn_into().unwrap();
     assert_eq!(methods.length() as usize, Method::ALL.len());
     for m in Method::ALL {
         assert_eq!(methods.get(m.code() - 1).as_string().as_deref(), Some(m.name()));
-        let fields = get(&format!("incoming[{}]", m.code())).as_f64().unwrap();
+        let fields = constant(&format!("incoming[{}]", m.code())).as_f64().unwrap();
         assert_eq!(fields as u32, Method::fields(Some(m), true).0, "{}", m.name());
     }
-    assert_eq!(get("incoming.length").as_f64(), Some((Method::ALL.len() + 1) as f64));
-    assert_eq!(get("fields.reason").as_f64(), Some(f64::from(MessageFields::REASON.0)));
-    assert_eq!(get("tags.oversized").as_f64(), Some(7.0));
-    assert_eq!(get("verdicts.settled").as_f64(), Some(f64::from(SETTLED)));
-    assert_eq!(get("maxPeerString").as_f64(), Some(1024.0));
-    assert_eq!(get("maxReasonBytes").as_f64(), Some(4096.0));
-    assert_eq!(get("fields.metaProtocolVersion").as_f64(), Some(f64::from(MessageFields::META_PROTOCOL_VERSION.0)));
-    let text = |path: &str| get(path).as_string();
+    assert_eq!(constant("incoming.length").as_f64(), Some((Method::ALL.len() + 1) as f64));
+    assert_eq!(constant("fields.reason").as_f64(), Some(f64::from(MessageFields::REASON.0)));
+    assert_eq!(constant("tags.oversized").as_f64(), Some(7.0));
+    assert_eq!(constant("verdicts.settled").as_f64(), Some(f64::from(SETTLED)));
+    assert_eq!(constant("maxPeerString").as_f64(), Some(1024.0));
+    assert_eq!(constant("maxReasonBytes").as_f64(), Some(4096.0));
+    let meta = constant("fields.metaProtocolVersion").as_f64();
+    assert_eq!(meta, Some(f64::from(MessageFields::META_PROTOCOL_VERSION.0)));
+    let text = |path: &str| constant(path).as_string();
     assert_eq!(text("names.cancelled").as_deref(), Some("notifications/cancelled"));
     assert_eq!(text("names.tasksCancel").as_deref(), Some("tasks/cancel"));
     assert_eq!(text("names.metaProtocolVersion").as_deref(), Some("io.modelcontextprotocol/protocolVersion"));
-    assert_eq!(get("timeoutError.code").as_f64(), Some(-32001.0));
+    assert_eq!(constant("timeoutError.code").as_f64(), Some(-32001.0));
     assert_eq!(text("timeoutError.message").as_deref(), Some("Request timed out"));
     for (name, value) in [("aborted", 4.0), ("tracked", 32.0), ("watched", 64.0)] {
-        assert_eq!(get(&format!("verdicts.{name}")).as_f64(), Some(value), "{name}");
+        assert_eq!(constant(&format!("verdicts.{name}")).as_f64(), Some(value), "{name}");
     }
+    assert_eq!(constant("exits.send").as_f64(), Some(1.0));
+    assert_eq!(constant("exits.closeStream").as_f64(), Some(2.0));
 }
 
 #[wasm_bindgen_test]
 fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_request() {
-    let (s, sent, ..) = session_with("");
+    let (s, _) = session_with("");
     let read = Method::fields(None, false).0;
     let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
@@ -302,7 +265,7 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     assert!(s.is_in_flight(JsValue::from(2)) && s.is_in_flight(JsValue::from(3)));
     // A notification with an aborted signal is sent: no signal can belong to it.
     assert_eq!(send(&s, "notifications/progress", None, 2), 0);
-    assert_eq!(sent.length(), 0);
+    assert_eq!(records(&s), Vec::<Value>::new());
     // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
     // watched like any other, and the JS layer is told so.
     let all = u32::MAX;
@@ -313,34 +276,36 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
 }
 
 #[wasm_bindgen_test]
-fn an_already_aborted_signal_throws_its_reason_and_sends_nothing() {
-    let (session, sent, _, _) = session_with("");
+fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
+    let (session, flushes) = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
     let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
     assert_eq!(err, JsValue::from("early"));
-    assert_eq!(sent.length(), 0);
+    assert_eq!(records(&session), Vec::<Value>::new());
+    assert_eq!(number(&flushes, "n"), 0.0);
     assert!(!session.is_in_flight(1.into()));
 }
 
 #[wasm_bindgen_test]
-fn a_signal_aborting_during_the_request_sends_one_cancel_with_the_string_reason() {
-    let (session, sent, events, calls) = session_with("");
+fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason() {
+    let (session, flushes) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
     signal_aborted(&session, 7.into(), "user pressed stop".into());
+    assert_eq!(number(&flushes, "n"), 1.0, "the core called the JS layer's flush()");
+    let out = records(&session);
+    assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
+    assert_eq!(
+        out[0]["event"],
+        json!({"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"})
+    );
+    assert_eq!(out[1], json!({"o":"notify","requestId":7,"reason":"user pressed stop"}));
+    assert_eq!(out[2], json!({"o":"cancelled","requestId":7}));
+    assert_eq!(out[3], json!({"o":"settled","requestId":7}));
+    // Again: nothing more goes on the wire (an event says why).
     signal_aborted(&session, 7.into(), "again".into());
-    assert_eq!(sent.length(), 1);
-    assert_eq!(
-        json(&sent.get(0)),
-        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user pressed stop"}}"#
-    );
-    assert_eq!(
-        json(&events.get(0)),
-        r#"{"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"}"#
-    );
-    // The request's objects: its signal aborts with the caller's reason, then they go.
-    assert_eq!(calls_of(&calls), "requestCancelled 7 user pressed stop; settled 7");
+    assert_eq!(kinds(&records(&session)), ["event cancel-not-sent"]);
     // Late progress and the late result are dropped.
     assert!(should_drop_progress(&session, 7.into()));
     assert!(should_drop_response(&session, 7.into()));
@@ -348,62 +313,59 @@ fn a_signal_aborting_during_the_request_sends_one_cancel_with_the_string_reason(
 
 #[wasm_bindgen_test]
 fn the_default_abort_error_is_not_sent_to_the_peer() {
-    let (session, sent, _, _) = session_with("");
+    let notify = |s: &SessionCore| records(s).into_iter().find(|r| r["o"] == "notify").unwrap();
+    let (session, _) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
-    signal_aborted(
-        &session,
-        "a".into(),
-        js("return new DOMException('This operation was aborted', 'AbortError');", &[]),
-    );
-    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request cancelled"));
+    let abort = js("return new DOMException('This operation was aborted', 'AbortError');", &[]);
+    signal_aborted(&session, "a".into(), abort);
+    assert_eq!(notify(&session)["reason"], "Request cancelled");
 
-    let (open, sent, _, _) = session_with("exposeErrorReasons: true");
+    let (open, _) = session_with("exposeErrorReasons: true");
     track(&open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
     signal_aborted(&open, "b".into(), js("return new Error('db password rejected');", &[]));
-    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Error: db password rejected"));
+    assert_eq!(notify(&open)["reason"], "Error: db password rejected");
+
+    let (timed, _) = session_with("");
+    track(&timed, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
+    signal_aborted(&timed, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
+    assert_eq!(notify(&timed)["reason"], "Request timed out");
 }
 
 #[wasm_bindgen_test]
 fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
-    let (session, sent, _, calls) = session_with("");
+    let (session, flushes) = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
     assert_eq!(response_verdict(&session, 1.into()), SETTLED, "delivered, and it settled the watched request");
-    assert_eq!(calls_of(&calls), "", "no hook call: the JS layer removes the listener itself, told by the verdict");
+    assert_eq!(number(&flushes, "n"), 0.0, "no output: the JS layer removes the listener itself, told by the verdict");
     signal_aborted(&session, 1.into(), "late".into());
-    assert_eq!(sent.length(), 0);
+    assert_eq!(kinds(&records(&session)), ["event cancel-not-sent"]);
 }
 
 #[wasm_bindgen_test]
-fn a_timeout_error_reason_sends_the_timeout_reason() {
-    let (session, sent, _, _) = session_with("");
-    let signal = js("return new AbortController().signal;", &[]);
-    track(&session, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
-    signal_aborted(&session, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
-    assert_eq!(sent.length(), 1);
-    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
-}
-
-#[wasm_bindgen_test]
-fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
-    let events = Array::new();
+fn the_js_layers_flush_may_call_back_into_the_session() {
     let holder = Object::new();
-    let options = js(
-        "return { send: (m) => { a.session.response(3, m.params.requestId, undefined); throw new Error('pipe closed'); }, \
-                  onEvent: (e) => b.push(e) };",
-        &[holder.clone().into(), events.clone().into()],
-    );
-    let session = with_hooks(options, &JsValue::UNDEFINED);
+    let seen = Array::new();
+    // flush() as the JS layer's: takes the output and, doing it, calls the session again.
+    let flush: Function = js(
+        "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of JSON.parse(t)) { \
+           b.push(r.o === 'event' ? r.event.type : r.o); \
+           if (r.o === 'notify') a.session.response(3, r.requestId, undefined); } };",
+        &[holder.clone().into(), seen.clone().into()],
+    )
+    .unchecked_into();
+    let session = with_options(&Object::new().into(), 1, Some(flush));
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     let controller = js("return new AbortController();", &[]);
     js(
-        "a.track(3, 9, undefined, 8, undefined, b.signal, undefined, NaN, NaN, 0, undefined); a.signalAborted(9, 3, 9, undefined, 'stop', 'stop');",
+        "a.track(3, 9, undefined, 8, undefined, b.signal, undefined, NaN, NaN, 0, undefined); a.signalAborted(3, 9, undefined, 'stop', 'stop');",
         &[session_js.clone(), controller],
     );
-    let types = js("return a.map((e) => e.type).join(',');", &[events.into()]);
-    assert_eq!(types, JsValue::from("cancel-sent,late-response-dropped,send-failed"));
+    // The nested call's output is done by its own flush(), before the rest of the outer one's.
+    let types = js("return a.join(',');", &[seen.into()]);
+    assert_eq!(types, JsValue::from("cancel-sent,notify,late-response-dropped,cancelled,settled"));
     // Still usable afterwards.
     js(
         "a.track(3, 10, undefined, 8, undefined, undefined, undefined, NaN, NaN, 0, undefined); if (!a.isInFlight(10)) throw new Error('not tracked');",
@@ -413,51 +375,61 @@ fn callbacks_may_call_back_into_the_session_and_a_throwing_send_is_reported() {
 
 #[wasm_bindgen_test]
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
-    let (session, _, events, calls) = session_with("");
+    let (session, _) = session_with("");
     assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
     assert!(session.watch_inbound(0.into()).unwrap(), "its signal was asked for");
     assert!(!session.watch_inbound(1.into()).unwrap(), "no such request");
     assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
-    assert_eq!(calls_of(&calls), "peerCancelled 0 user closed it");
+    let out = records(&session);
+    assert_eq!(kinds(&out), ["event cancel-received", "peerCancelled"]);
+    assert_eq!(out[1], json!({"o":"peerCancelled","requestId":0,"reason":"user closed it","watched":true}));
     assert_eq!(our_response(&session, 0.into()), 1, "our response is suppressed");
-    assert_eq!(
-        js("return a.map((e) => e.type).join(',');", &[events.into()]),
-        JsValue::from("cancel-received,response-suppressed")
-    );
+    assert_eq!(kinds(&records(&session)), ["event response-suppressed"]);
 }
 
 #[wasm_bindgen_test]
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
-    let (session, sent, _, calls) = session_with("");
+    let (session, _) = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.watch(5.into()).unwrap());
-    assert!(cancel(&session, 5.into(), "stop".into()).unwrap().is_undefined(), "with `send`, cancel() returns nothing");
-    assert_eq!(sent.length(), 1);
-    assert_eq!(calls_of(&calls), "requestCancelled 5 stop; settled 5");
+    assert!(cancel(&session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
+    let out = records(&session);
+    assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
+    assert_eq!(out[1]["reason"], "stop\n\"quoted\"\u{1}", "escaped in JSON, the same text");
     assert!(!session.watch(5.into()).unwrap(), "not in flight any more");
     // A completed request settles without being cancelled.
     track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.watch(6.into()).unwrap());
     assert_eq!(response_verdict(&session, 6.into()), SETTLED, "delivered; the verdict says it settled");
-    assert_eq!(calls_of(&calls), "requestCancelled 5 stop; settled 5");
+    assert_eq!(records(&session), Vec::<Value>::new());
 }
 
 #[wasm_bindgen_test]
-async fn a_timeout_cancels_on_the_wire_then_hands_a_timeout_error_to_the_js_layer_and_on_timeout() {
-    let (session, sent, _, calls) = session_with("onTimeout: (id, e) => a.push({ timeout: id, name: e.name }),");
-    let options = js("return { timeout: 20 };", &[]);
-    track(&session, 8.into(), "tools/call", options).unwrap();
+async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
+    let (session, _) = session_with("timeout: 20");
+    track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.watch(8.into()).unwrap());
-    sleep(120).await;
-    assert_eq!(sent.length(), 2, "the cancel, then onTimeout (it pushes into the same array here)");
-    assert_eq!(js("return a.params.reason;", &[sent.get(0)]), JsValue::from("Request timed out"));
-    assert_eq!(json(&sent.get(1)), r#"{"timeout":8,"name":"TimeoutError"}"#);
-    assert_eq!(calls_of(&calls), "requestCancelled 8 TimeoutError; settled 8");
+    let delay = session.next_deadline();
+    // The deadline is in whole ms of the host's clock, which may have a fraction.
+    assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
+    assert_eq!(session.next_deadline(), -2.0, "where it is");
+    sleep(60).await;
+    session.fire_timer();
+    let out = records(&session);
+    assert_eq!(kinds(&out), ["event timed-out", "event cancel-sent", "notify", "cancelled", "settled"]);
+    assert_eq!(out[2]["reason"], "Request timed out");
+    assert_eq!(out[3], json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out"}));
+    assert_eq!(session.next_deadline(), -2.0, "nothing left to time, and the timer that fired is gone");
+    // A deadline that goes away before its timer fires disarms it.
+    track(&session, 9.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    assert!(session.next_deadline() >= 0.0);
+    assert_eq!(response_verdict(&session, 9.into()), 0);
+    assert_eq!(session.next_deadline(), -1.0, "disarm it");
 }
 
 #[wasm_bindgen_test]
 fn bad_ids_throw_typed_errors() {
-    let (session, _, _, _) = session_with("");
+    let (session, _) = session_with("");
     for bad in
         [JsValue::from(1.5), JsValue::NULL, JsValue::from(true), JsValue::from(f64::NAN), JsValue::from(2f64.powi(53))]
     {

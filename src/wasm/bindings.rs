@@ -5,32 +5,33 @@
 //! with scalars only: numbers, and strings where the message has them. Nothing here, and
 //! nothing in JS, decides a protocol rule: every verdict is the core's
 //! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
-//! every consequence comes out of its one output queue ([`flush`]).
+//! every consequence comes out of its one output queue, which the JS class takes as records
+//! ([`SessionCore::take_output`]) and does: this layer calls no JS but the JS class's
+//! `flush()`, when there is output or a new next deadline (issue #24, size: the hooks, the
+//! timer's closure and the events' objects were a third of the `.wasm`).
 
 use crate::prelude::*;
 use ::core::cell::RefCell;
-use alloc::rc::{Rc, Weak};
 
-use js_sys::{Function, Object, Reflect};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, peer_value, tag, AbortSignal};
 use super::errors;
-use super::options::{self, Callbacks};
-use super::values::{id_to_js, key, set};
+use super::json::Json;
+use super::options;
+use super::output;
 use crate::core::{
-    CancelAction, CancelCause, FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName,
-    OutgoingResponseVerdict, Output, PackedStr, Reason, RequestId, Session, StrId, TimeoutKind, TrackRequest, Transmit,
-    Verdict,
+    FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
+    PackedStr, RequestId, Session, StrId, TrackRequest, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
-/// those members too and call again, `3` send the message `replacement()` gives instead.
+/// those members too and call again.
 mod code {
     pub const PASS: u32 = 0;
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
-    pub const REPLACE: u32 = 3;
     /// From `outgoing`: a request sent with a signal that has aborted: not tracked, not to
     /// be sent (the JS layer throws the signal's reason, as `fetch` does).
     pub const ABORTED: u32 = 4;
@@ -69,37 +70,26 @@ fn verdict_code(v: Verdict) -> u32 {
     }
 }
 
-/// The longest delay one `setTimeout` is armed with (2^31 − 1 ms, the hosts' limit): a
-/// longer timeout is re-armed in steps.
+/// The longest delay the JS layer's one timer is armed with (2^31 − 1 ms, the hosts' limit):
+/// a longer timeout is re-armed in steps.
 const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
 
-/// What the call in progress takes back instead of handing it to `send`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Capture {
-    /// Nothing: every cancel goes to `send`.
-    None,
-    /// The first cancel message (a `cancel()` without `send`, or the SDK's own cancel
-    /// through `outgoing`).
-    FirstMessage,
+/// Which exits of a cancel the session has (`new SessionCore`'s `exits`).
+pub(super) mod exit {
+    /// The `send` option.
+    pub const SEND: u32 = 1;
+    /// The `closeStream` option (read by JS from `constantsJson().exits`).
+    #[cfg_attr(not(any(test, feature = "relay")), allow(dead_code))]
+    pub const CLOSE_STREAM: u32 = 2;
 }
 
 struct State {
     core: Session,
-    /// Shared with each `flush` (cloning an `Rc`, not the handles: a clone of `Callbacks`
-    /// is an externref-table entry per function).
-    callbacks: Rc<Callbacks>,
-    /// The session's one timer: its handle and deadline (ms), and its callback.
-    timer: Option<(JsValue, u64)>,
-    /// Made for the first deadline.
-    timer_closure: Option<Closure<dyn FnMut()>>,
-    /// The JS values of the call in progress, given back by its own output.
-    echoes: Echoes,
-    /// What [`SessionCore::echo`] gave for the next `incoming` call.
-    echo: Option<(JsValue, JsValue)>,
-    /// The cancel the call in progress took back ([`Capture::FirstMessage`]).
-    captured: Option<Transmit>,
-    /// An empty buffer for [`flush`] (no allocation per flush).
-    spare_outputs: Vec<Output>,
+    /// The deadline the JS layer's timer is armed for (what [`SessionCore::next_deadline`]
+    /// last gave).
+    armed: Option<u64>,
+    /// [`exit`] bits.
+    exits: u32,
     /// Where JS writes a string id's UTF-8 before `trackScratch`/`responseScratch`
     /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
     /// with no allocation and no second copy.
@@ -110,64 +100,13 @@ struct State {
 /// numbers-only path (longer ones cross as strings).
 const SCRATCH_BYTES: usize = 256;
 
-/// The JS values the call in progress was given — the id and reason of `cancel()` or of
-/// an abort, the `requestId` and `reason` of a peer's cancel (`echo`) — with the texts they
-/// crossed as: the output of that call that names the same text gets the value itself
-/// ([`id_value`], [`text_value`], [`message_of`]), not a copy out of wasm memory (which also
-/// turned each unpaired surrogate into U+FFFD), and the request it cancels aborts its own
-/// signal with the caller's `reason` ([`cancelled`]). Set by a call for its own flush and put
-/// back after it, so a nested call (a callback calling the session) or a later output (a
-/// timeout) never gets another call's value.
-#[derive(Default)]
-struct Echoes {
-    id: Option<(RequestId, JsValue)>,
-    text: Option<(String, JsValue)>,
-    /// The caller's reason of `cancel()` or an abort (`undefined`: none, or another call).
-    reason: JsValue,
-    /// `reason` as text when it is a string the reason policy may leave as it is.
-    reason_text: Option<String>,
-}
-
-impl Echoes {
-    fn is_empty(&self) -> bool {
-        self.id.is_none() && self.text.is_none() && self.reason.is_undefined() && self.reason_text.is_none()
-    }
-}
-
 impl State {
-    /// Cancels our request `request_id` for the call in progress (`cancel()` or an abort),
-    /// with the caller's `reason` (`reason_text`: it when it is a string), and makes the
-    /// caller's values that call's [`Echoes`]. Returns the core's answer and the echoes to
-    /// put back when the call is done.
-    fn cancel_for_caller(
-        &mut self,
-        request_id: RequestId,
-        id: JsValue,
-        reason: JsValue,
-        reason_text: Option<String>,
-    ) -> (Result<bool, crate::core::UsageError>, Echoes) {
-        let policy_reason = convert::reason_from_js(&reason, reason_text);
-        let result = self.core.cancel(&request_id, &policy_reason);
-        let mine = Echoes { id: Some((request_id, id)), text: None, reason, reason_text: caller_text(policy_reason) };
-        (result, ::core::mem::replace(&mut self.echoes, mine))
-    }
-
-    /// Whether the call just made left work for [`SessionCore::flush_if_needed`]: output
-    /// to do, or the session timer to re-arm for a changed next deadline. Read inside the
-    /// call's own borrow: the hot entry points skip the second borrow when there is none.
+    /// Whether the call just made left work for the JS layer's `flush()`: output to do, or
+    /// the timer to re-arm for a changed next deadline. Read inside the call's own borrow:
+    /// the hot entry points skip the JS call when there is none.
     #[inline]
     fn busy(&self) -> bool {
-        self.core.has_output() || self.core.poll_timeout() != self.timer.as_ref().map(|(_, at)| *at)
-    }
-}
-
-impl Drop for State {
-    /// The session is gone (freed, or collected): its timer must not call the closure
-    /// dropped with it.
-    fn drop(&mut self) {
-        if let Some((handle, _)) = self.timer.take() {
-            convert::clear_timeout(&handle);
-        }
+        self.core.has_output() || self.core.poll_timeout() != self.armed
     }
 }
 
@@ -175,7 +114,9 @@ impl Drop for State {
 /// `CancellationSession` (which documents the public API): not meant to be used directly.
 #[wasm_bindgen(js_name = SessionCore, skip_typescript)]
 pub struct SessionCore {
-    state: Rc<RefCell<State>>,
+    state: RefCell<State>,
+    /// The JS layer's `flush()` (see [`SessionCore::take_output`]).
+    flush: Option<Function>,
 }
 
 #[wasm_bindgen(js_class = SessionCore)]
@@ -183,25 +124,18 @@ impl SessionCore {
     /// A session with the settings of `new CancellationSession(options)` as js/options.js
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
     /// `constantsJson().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
-    /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string or function
-    /// `undefined`; the callbacks `send(message)`, `closeStream(requestId)`,
-    /// `onTimeout(requestId, error)`, `onEvent(event)`), `seed` a random number for the id
-    /// maps' hasher, then the JS layer's hooks (`convert::JsHooks`), each a function or
-    /// `undefined`: `cancelled(requestId, reason)` and `tasksCancel(id, taskId)` build the
-    /// messages the session puts on the wire; `requestCancelled(request, reason)`,
-    /// `settled(request)` and `peerCancelled(request, reason)` do what the core's output says
-    /// with the JS objects of a watched request (its signal's controller, the caller's
-    /// signal's listener), which live in JS, not in wasm memory; `takeInbound(id)` (the peer's
-    /// request) and `take(id)` (ours) take a request's objects out of the JS layer's maps
-    /// before any callback runs, and what they return is what those hooks are given as
-    /// `request` (nothing returned, or no take hook: they are not called). Everything crosses
-    /// as arguments, not as members of an object: no property read and no name crossing at a
-    /// session's start (issue #24, start-up).
+    /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string `undefined`),
+    /// `exits` the `exit` bits of the cancel's exits the session has (`send`,
+    /// `closeStream`), `events` whether the JS layer shows events (`onEvent`), `seed` a random
+    /// number for the table's hasher, and `flush` the JS layer's function that does the
+    /// core's output ([`Self::take_output`]) and arms the session's timer
+    /// ([`Self::next_deadline`]), called with no argument whenever there is output or a new
+    /// next deadline.
     ///
     /// Nothing is refused here: every value of the right type gives a session (a capacity or
     /// a reason limit beyond the core's bounds is brought within them).
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::too_many_arguments)] // the settings and the seven hooks, positional
+    #[allow(clippy::too_many_arguments)] // the settings, positional
     #[must_use]
     pub fn new(
         flags: u32,
@@ -213,18 +147,10 @@ impl SessionCore {
         generic_reason: Option<String>,
         timeout_reason: Option<String>,
         protocol_version: Option<String>,
-        send: Option<Function>,
-        close_stream: Option<Function>,
-        on_timeout: Option<Function>,
-        on_event: Option<Function>,
+        exits: u32,
+        events: bool,
         seed: f64,
-        cancelled: Option<Function>,
-        tasks_cancel: Option<Function>,
-        request_cancelled: Option<Function>,
-        settled: Option<Function>,
-        peer_cancelled: Option<Function>,
-        take_inbound: Option<Function>,
-        take: Option<Function>,
+        flush: Option<Function>,
     ) -> SessionCore {
         let mut config = options::Scalars {
             flags,
@@ -235,45 +161,81 @@ impl SessionCore {
             max_total_ms,
             generic_reason,
             timeout_reason,
-            events: on_event.is_some(),
+            events,
         }
         .config();
         config.hash_seed = seed.to_bits();
-        let callbacks = Callbacks {
-            send,
-            close_stream,
-            on_timeout,
-            on_event,
-            messages: convert::JsHooks::new([
-                cancelled,
-                tasks_cancel,
-                request_cancelled,
-                settled,
-                peer_cancelled,
-                take_inbound,
-                take,
-            ]),
-        };
         let mut core = Session::new(config);
         if let Some(version) = &protocol_version {
             core.set_protocol_version(version);
         }
-        let state = Rc::new(RefCell::new(State {
-            core,
-            callbacks: Rc::new(callbacks),
-            timer: None,
-            timer_closure: None,
-            echoes: Echoes::default(),
-            echo: None,
-            spare_outputs: Vec::new(),
-            captured: None,
-            scratch: vec![0; SCRATCH_BYTES],
-        }));
-        let session = SessionCore { state };
-        // Nothing to do yet, most often: `flush` (a large function, compiled by V8 at its
-        // first call) waits for the first output, the timer's closure for the first deadline.
-        session.flush_if_needed();
-        session
+        let state = RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES] });
+        // The output of the settings (a protocol version's event) waits for the JS layer's
+        // first `flush()`, once it has this session.
+        SessionCore { state, flush }
+    }
+
+    /// The core's output queued since the last call, as JSON text — an array of records,
+    /// oldest first — or `undefined` when there is none. Each record is an object whose `o`
+    /// says what to do (`requestId` is the request it is about, a number or a string):
+    /// - `"notify"`: send `notifications/cancelled` for `requestId` with `reason` (absent: none);
+    /// - `"close"`: close the response stream of `requestId` (2026-07-28 Streamable HTTP);
+    /// - `"tasksCancel"`: send the `tasks/cancel` request `id` for task `taskId`, the cancel of
+    ///   `requestId`;
+    /// - `"cancelled"`: our request `requestId` was cancelled; after a timeout `timeout` is
+    ///   `"timeout"` or `"max-total"` and `message` the `TimeoutError`'s text;
+    /// - `"settled"`: our watched request `requestId` can no longer be cancelled;
+    /// - `"inboundSettled"`: the peer's watched request `requestId` is over;
+    /// - `"peerCancelled"`: the peer cancelled its request `requestId` with `reason` (absent:
+    ///   none); `watched` whether its signal was asked for;
+    /// - `"event"`: `event`, the event object for `onEvent` (`{ direction, type, … }`, the
+    ///   members the README lists).
+    ///
+    /// A string crosses as UTF-8, so an unpaired surrogate of the caller's is U+FFFD here.
+    #[wasm_bindgen(js_name = takeOutput)]
+    #[must_use]
+    pub fn take_output(&self) -> Option<String> {
+        let mut st = self.state.try_borrow_mut().ok()?;
+        if !st.core.has_output() {
+            return None;
+        }
+        let mut json = Json(String::with_capacity(128));
+        json.0.push('[');
+        let mut first = true;
+        while let Some(o) = st.core.poll_output() {
+            if !first {
+                json.0.push(',');
+            }
+            first = false;
+            output::record(&mut json, &o);
+        }
+        json.0.push(']');
+        Some(json.0)
+    }
+
+    /// Where the JS layer's one timer goes: `-2` where it is (the next deadline did not
+    /// change), `-1` nowhere (no deadline: disarm it), else the delay to arm it with, in ms
+    /// (at most 2^31 − 1: a later deadline is re-armed in steps, a step finding nothing due).
+    #[wasm_bindgen(js_name = nextDeadline)]
+    #[must_use]
+    pub fn next_deadline(&self) -> f64 {
+        let Ok(mut st) = self.state.try_borrow_mut() else { return -2.0 };
+        let next = st.core.poll_timeout();
+        if next == st.armed {
+            return -2.0;
+        }
+        st.armed = next;
+        next.map_or(-1.0, |at| (at as f64 - convert::now()).clamp(0.0, MAX_TIMER_DELAY_MS))
+    }
+
+    /// The JS layer's timer fired: expires what is due (the output goes to `flush()`).
+    #[wasm_bindgen(js_name = fireTimer)]
+    pub fn fire_timer(&self) {
+        if let Ok(mut st) = self.state.try_borrow_mut() {
+            st.armed = None;
+            st.core.handle_timeout(convert::now_ms());
+        }
+        self.flush_if_needed();
     }
 
     /// Everything the JS reader needs to know to read a message for the core, defined
@@ -321,9 +283,7 @@ impl SessionCore {
     /// `methodCode` −1: no `method`, −2: not a string), its id, and the members `read`
     /// (each member as a tag, see `convert::tag`, with its number or string: `arg` is
     /// `params.requestId`, `params.progressToken` or `params._meta.progressToken`,
-    /// whichever `read` names). After [`Self::echo`], the hooks called for this message get
-    /// `arg_str` and `reason` back as the JS strings they were, where the core passes the
-    /// same text on (no copy out of wasm memory).
+    /// whichever `read` names).
     /// Returns the verdict number (see `code`). Never throws.
     #[allow(clippy::too_many_arguments)]
     pub fn incoming(
@@ -355,42 +315,16 @@ impl SessionCore {
         );
         message.status = status.as_deref();
         message.task = task;
-        let (verdict, busy, previous) = {
+        let (verdict, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
             let verdict = st.core.handle_incoming(&message, now);
-            // The JS reader calls `echo` right before each message that reads a reason, so
-            // only such a message pairs its texts with what `echo` gave (one left by a call
-            // that returned early is dropped here). This call's output gets them (`Echoes`).
-            let echo = st.echo.take().filter(|_| message.read.contains(Fields::REASON));
-            let previous = if echo.is_some() || !st.echoes.is_empty() {
-                let mut mine = Echoes::default();
-                if let Some((arg_value, reason_value)) = echo {
-                    mine.id = arg_str.filter(|_| arg_value.is_string()).map(|t| (RequestId::String(t), arg_value));
-                    mine.text = reason.filter(|_| reason_value.is_string()).map(|t| (t, reason_value));
-                }
-                Some(::core::mem::replace(&mut st.echoes, mine))
-            } else {
-                None
-            };
-            (verdict, st.busy(), previous)
+            (verdict, st.busy())
         };
         if busy {
             self.flush_if_needed();
         }
-        if let Some(previous) = previous {
-            self.restore_echoes(previous);
-        }
         verdict_code(verdict)
-    }
-
-    /// The JS strings of the `arg` and `reason` members the next [`Self::incoming`] call
-    /// passes (a peer's `notifications/cancelled`: its `requestId` and `reason`), for its
-    /// hooks to get back as they are. A separate call so that no other message pays for it.
-    pub fn echo(&self, arg: JsValue, reason: JsValue) {
-        if let Ok(mut st) = self.state.try_borrow_mut() {
-            st.echo = Some((arg, reason));
-        }
     }
 
     /// A response from the peer, by id only (the first call: the core answers `2 | fields
@@ -455,7 +389,8 @@ impl SessionCore {
     /// object; `signal` the signal it is sent with: `0` none, `1` live, `2` aborted). A
     /// request is tracked (`0 | TRACKED`, and `| WATCHED` with a live signal), or with an
     /// aborted signal not (`4`: not to be sent); the SDK's own `notifications/cancelled` is
-    /// `3` (send `replacement(message)` instead) or `1` (send nothing).
+    /// `1` (not to be sent as it is: the cancel it made, if any, is the first record of the
+    /// output, which the JS layer sends in its place).
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` for a request whose id or progress
@@ -495,55 +430,27 @@ impl SessionCore {
             return Ok(code::ABORTED);
         }
         let watch = request && signal == send_signal::LIVE;
-        let (result, busy, previous) = {
+        let (result, busy) = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
             let result = st.core.handle_outgoing(&message, now, watch);
-            // This call was given no JS values: a nested one sees none of the outer call's.
-            let previous = (!st.echoes.is_empty()).then(|| ::core::mem::take(&mut st.echoes));
-            (result, st.busy(), previous)
+            (result, st.busy())
         };
-        let code = match result {
+        if busy {
+            self.flush_if_needed();
+        }
+        match result {
             Err(e) => {
                 let token = convert::js_value_of(arg_tag, arg_num, arg_str.as_deref());
                 Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token))
             }
-            Ok(verdict) => {
-                let captured = if matches!(message.method, MethodName::Known(Method::Cancelled)) {
-                    flush(&self.state, Capture::FirstMessage);
-                    self.state.try_borrow().map(|st| st.captured.is_some()).unwrap_or(false)
-                } else {
-                    if busy {
-                        self.flush_if_needed();
-                    }
-                    false
-                };
-                Ok(match verdict {
-                    _ if captured => code::REPLACE,
-                    // A request (even one named `notifications/cancelled`: it has an id).
-                    Verdict::Pass if watch => code::PASS | code::TRACKED | code::WATCHED,
-                    Verdict::Pass if request => code::PASS | code::TRACKED,
-                    _ => verdict_code(verdict),
-                })
-            }
-        };
-        if let Some(previous) = previous {
-            self.restore_echoes(previous);
-        }
-        code
-    }
-
-    /// The message that replaces `message` (the SDK's own cancel, after `outgoing` gave
-    /// `3`): the same object, a copy with the reason policy applied, or a `tasks/cancel`.
-    pub fn replacement(&self, message: JsValue) -> JsValue {
-        let Some(transmit) = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take()) else {
-            return JsValue::UNDEFINED;
-        };
-        match transmit.action {
-            CancelAction::Notify(n) => convert::rewrite_cancel(&message, n.reason.as_deref()),
-            CancelAction::CancelTask(r) => self.callbacks().messages.tasks_cancel(&r),
-            _ => JsValue::UNDEFINED,
+            Ok(verdict) => Ok(match verdict {
+                // A request (even one named `notifications/cancelled`: it has an id).
+                Verdict::Pass if watch => code::PASS | code::TRACKED | code::WATCHED,
+                Verdict::Pass if request => code::PASS | code::TRACKED,
+                _ => verdict_code(verdict),
+            }),
         }
     }
 
@@ -752,7 +659,9 @@ impl SessionCore {
             let id = crossed_id(num, len, w0, w1, w2)?;
             let mut st = self.state.try_borrow_mut().ok()?;
             // Without `send`, `cancel` returns the message: the general path.
-            st.callbacks.send.as_ref()?;
+            if st.exits & exit::SEND == 0 {
+                return None;
+            }
             let verdict = match st.core.cancel_fast(id, reason_bound(reason_bytes)) {
                 FastOwnCancel::Notify { watched: true } => code::PASS | code::WATCHED,
                 FastOwnCancel::Notify { watched: false } => code::PASS,
@@ -822,7 +731,7 @@ impl SessionCore {
         let (tracked, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
             // A signal's abort sends a cancel: `track` says what is missing.
-            if watch && st.callbacks.send.is_none() && st.callbacks.close_stream.is_none() {
+            if watch && st.exits == 0 {
                 return 1;
             }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
@@ -889,7 +798,7 @@ impl SessionCore {
         {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
-            let has_exit = st.callbacks.send.is_some() || st.callbacks.close_stream.is_some();
+            let has_exit = st.exits != 0;
             if (signal.is_some() || request.timeout.is_some_and(|t| t.is_set())) && !has_exit {
                 return Err(errors::send_required(&id_js));
             }
@@ -955,7 +864,6 @@ impl SessionCore {
     #[wasm_bindgen(js_name = signalAborted)]
     pub fn signal_aborted(
         &self,
-        id: JsValue,
         id_tag: u32,
         id_num: f64,
         id_str: Option<String>,
@@ -963,21 +871,21 @@ impl SessionCore {
         reason_text: Option<String>,
     ) {
         let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
-        let Ok(mut st) = self.state.try_borrow_mut() else { return };
-        // The handshake is refused by the core, and reported as an event.
-        let (_, previous) = st.cancel_for_caller(request_id, id, reason, reason_text);
-        drop(st);
-        flush(&self.state, Capture::None);
-        self.restore_echoes(previous);
+        {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return };
+            // The handshake is refused by the core, and reported as an event.
+            let _ = st.core.cancel(&request_id, &convert::reason_from_js(&reason, reason_text));
+        }
+        self.flush_if_needed();
     }
 
-    /// Cancels our request `id` with `reason` (the one cancel path). Returns the message to
-    /// send when the session has no `send` option, else `undefined` (it went to `send`).
+    /// Cancels our request `id` with `reason` (the one cancel path): `true` when a cancel
+    /// was made (its message is in the output: the JS layer sends it, or without `send`
+    /// returns it from `cancel()`).
     ///
-    /// `id` crosses as the caller's value and as scalars (`id_tag`, a `tag`, with `id_num`
-    /// or `id_str`): the core reads the scalars, and the messages and hooks it makes for
-    /// that id carry the caller's value (no copy out of wasm memory). `reason_text` is
-    /// `reason` when it is a string, else `undefined`.
+    /// `id` crosses as the caller's value (for the error) and as scalars (`id_tag`, a `tag`,
+    /// with `id_num` or `id_str`), which the core reads. `reason_text` is `reason` when it is
+    /// a string, else `undefined`.
     ///
     /// # Errors
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`; `UsageError`
@@ -990,23 +898,15 @@ impl SessionCore {
         id_str: Option<String>,
         reason: JsValue,
         reason_text: Option<String>,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<bool, JsValue> {
         let request_id =
             owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("cancel(): request id", e, &id))?;
-        let (result, capture, previous) = {
+        let result = {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-            let capture = if st.callbacks.send.is_none() { Capture::FirstMessage } else { Capture::None };
-            let (result, previous) = st.cancel_for_caller(request_id, id, reason, reason_text);
-            (result, capture, previous)
+            st.core.cancel(&request_id, &convert::reason_from_js(&reason, reason_text))
         };
-        flush(&self.state, capture);
-        let captured = self.state.try_borrow_mut().ok().and_then(|mut st| st.captured.take());
-        let message = match (&result, captured) {
-            (Ok(_), Some(transmit)) => message_of(&self.state, &transmit.action, &self.callbacks()),
-            _ => JsValue::UNDEFINED,
-        };
-        self.restore_echoes(previous);
-        result.map(|_| message).map_err(|e| errors::usage(&e))
+        self.flush_if_needed();
+        result.map_err(|e| errors::usage(&e))
     }
 
     /// Follows the rules of protocol `version`; returns the revision followed.
@@ -1026,7 +926,7 @@ impl SessionCore {
             let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
             st.core.set_protocol_version(&v)
         };
-        flush(&self.state, Capture::None);
+        self.flush_if_needed();
         Ok(revision.as_str().to_owned())
     }
 
@@ -1069,29 +969,20 @@ impl SessionCore {
         if let Ok(mut st) = self.state.try_borrow_mut() {
             st.core.close();
         }
-        flush(&self.state, Capture::None);
+        self.flush_if_needed();
     }
 }
 
 impl SessionCore {
-    fn callbacks(&self) -> Rc<Callbacks> {
-        self.state.try_borrow().map(|st| Rc::clone(&st.callbacks)).unwrap_or_default()
-    }
-
-    /// Puts back the echoes of the call that was running before this one ([`Echoes`]).
-    fn restore_echoes(&self, previous: Echoes) {
-        if let Ok(mut st) = self.state.try_borrow_mut() {
-            st.echoes = previous;
-        }
-    }
-
-    /// Does the core's output, if any; re-arms the timer when the next deadline changed.
+    /// Calls the JS layer's `flush()` when the call just made left output, or a new next
+    /// deadline (outside any borrow: `flush()` calls the session).
     fn flush_if_needed(&self) {
-        let pending = self.state.try_borrow().map(|st| st.core.has_output()).unwrap_or(false);
-        if pending {
-            flush(&self.state, Capture::None);
-        } else {
-            rearm_timer(&self.state);
+        let busy = self.state.try_borrow().map(|st| st.busy()).unwrap_or(false);
+        if busy {
+            if let Some(flush) = &self.flush {
+                // What the JS layer's `flush()` throws is its own (it catches its callbacks').
+                let _ = flush.call0(&JsValue::UNDEFINED);
+            }
         }
     }
 }
@@ -1200,289 +1091,6 @@ fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsVal
     Ok(())
 }
 
-/// The caller's reason as the text a cancel may carry as the caller's JS string itself: not
-/// when it has U+FFFD, which may stand for an unpaired surrogate of the JS string (its
-/// conversion to UTF-8 replaced it; the copy out of wasm memory sends the replacement).
-fn caller_text(reason: Reason) -> Option<String> {
-    match reason {
-        // U+FFFD in UTF-8 (a byte scan: `str::contains` brought 10 KB of searcher code).
-        Reason::Text(text) if !text.as_bytes().windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) => Some(text),
-        _ => None,
-    }
-}
-
-/// The message of a cancel action (`undefined` for a stream close). A
-/// `notifications/cancelled` whose reason is the caller's own text, left as it is by the
-/// reason policy, carries the caller's JS string itself: no copy out of wasm memory.
-fn message_of(state: &Rc<RefCell<State>>, action: &CancelAction, callbacks: &Callbacks) -> JsValue {
-    match action {
-        CancelAction::Notify(n) => {
-            let caller = state.try_borrow().ok().and_then(|st| match (&st.echoes.reason_text, &n.reason) {
-                (Some(text), Some(reason)) if text == reason => Some(st.echoes.reason.clone()),
-                _ => None,
-            });
-            callbacks.messages.cancelled(n, &id_value(state, &n.request_id), caller.as_ref())
-        }
-        CancelAction::CancelTask(r) => callbacks.messages.tasks_cancel(r),
-        _ => JsValue::UNDEFINED,
-    }
-}
-
-/// Request `id` as a JS value: the one the call in progress was given for it ([`Echoes`]),
-/// else a copy out of wasm memory.
-fn id_value(state: &Rc<RefCell<State>>, id: &RequestId) -> JsValue {
-    if let RequestId::String(_) = id {
-        if let Ok(st) = state.try_borrow() {
-            if let Some((local, value)) = &st.echoes.id {
-                if local == id {
-                    return value.clone();
-                }
-            }
-        }
-    }
-    id_to_js(id)
-}
-
-/// `text` from the peer as a JS value: the string the call in progress was given for it
-/// ([`Echoes`]), else a copy out of wasm memory.
-fn text_value(state: &Rc<RefCell<State>>, text: &str) -> JsValue {
-    if let Ok(st) = state.try_borrow() {
-        if let Some((kept, value)) = &st.echoes.text {
-            if kept == text {
-                return value.clone();
-            }
-        }
-    }
-    JsValue::from_str(text)
-}
-
-/// The session timer fired: expire what is due.
-fn on_timer(weak: &Weak<RefCell<State>>) {
-    let Some(state) = weak.upgrade() else { return };
-    {
-        let Ok(mut st) = state.try_borrow_mut() else { return };
-        st.timer = None;
-        st.core.handle_timeout(convert::now_ms());
-    }
-    flush(&state, Capture::None);
-}
-
-/// Does what the core's output queue says, outside any borrow, until it is empty; then
-/// re-arms the session timer. With [`Capture::FirstMessage`], the first cancel message
-/// is kept in `captured` instead of going to `send`.
-fn flush(state: &Rc<RefCell<State>>, mut capture: Capture) {
-    loop {
-        // Everything queued so far, before any callback runs: a callback may call the
-        // session, and that call's own flush must see only what it queued itself (a
-        // sans-IO `cancel()` returns the first message of its own).
-        let (mut outputs, callbacks) = {
-            let Ok(mut st) = state.try_borrow_mut() else { return };
-            if !st.core.has_output() {
-                break;
-            }
-            let st = &mut *st;
-            // The buffer of the last flush (none while one runs: a nested flush makes its own).
-            let mut outputs = ::core::mem::take(&mut st.spare_outputs);
-            outputs.extend(::core::iter::from_fn(|| st.core.poll_output()));
-            (outputs, Rc::clone(&st.callbacks))
-        };
-        let taken = take_requests(state, &callbacks, &outputs);
-        for output in outputs.drain(..) {
-            match output {
-                Output::Transmit(t) => {
-                    if capture == Capture::FirstMessage && !matches!(t.action, CancelAction::CloseStream(_)) {
-                        capture = Capture::None;
-                        if let Ok(mut st) = state.try_borrow_mut() {
-                            st.captured = Some(t);
-                        }
-                        continue;
-                    }
-                    transmit(state, &callbacks, &t);
-                }
-                Output::Cancelled { request_id, cause } => {
-                    let request = request_of(&taken, Side::Ours, &request_id);
-                    cancelled(state, &callbacks, &request_id, cause, request.as_ref());
-                }
-                Output::Settled(id) => {
-                    if let Some(request) = request_of(&taken, Side::Ours, &id) {
-                        callbacks.messages.settled(&request);
-                    }
-                }
-                // Its objects were taken: nothing else to do.
-                Output::InboundSettled(_) => {}
-                Output::PeerCancelled { request_id, reason, watched: true } => {
-                    if let Some(request) = request_of(&taken, Side::Peer, &request_id) {
-                        // The peer's reason as is (what the MCP TypeScript SDK's handlers
-                        // see): the JS layer aborts the request's signal with it.
-                        let reason = reason.map_or(JsValue::UNDEFINED, |r| text_value(state, &r));
-                        callbacks.messages.peer_cancelled(&request, &reason);
-                    }
-                }
-                // No signal was made for it: nothing in JS to abort.
-                Output::PeerCancelled { watched: false, .. } => {}
-                Output::Event(event) => {
-                    if let Some(on_event) = &callbacks.on_event {
-                        // A throwing handler must not break the session: its error is dropped.
-                        let _ = on_event.call1(&JsValue::UNDEFINED, &convert::event_to_js(&event));
-                    }
-                }
-            }
-        }
-        if let Ok(mut st) = state.try_borrow_mut() {
-            st.spare_outputs = outputs;
-        }
-    }
-    rearm_timer(state);
-}
-
-/// Whose request an id of [`take_requests`] names: the same id may be ours and the peer's.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Ours,
-    Peer,
-}
-
-/// The JS objects of the requests that `outputs` end — ours cancelled or settled, the peer's
-/// watched ones cancelled or over — taken out of the JS layer's maps before any callback of
-/// these outputs runs ([`convert::JsHooks`] says why): `(side, id, what the `take` or
-/// `takeInbound` hook gave)`, each request once. None for a side without its hook.
-fn take_requests(
-    state: &Rc<RefCell<State>>,
-    callbacks: &Callbacks,
-    outputs: &[Output],
-) -> Vec<(Side, RequestId, JsValue)> {
-    let mut taken: Vec<(Side, RequestId, JsValue)> = Vec::new();
-    for output in outputs {
-        let (side, id) = match output {
-            Output::Cancelled { request_id: id, .. } | Output::Settled(id) => (Side::Ours, id),
-            Output::PeerCancelled { request_id: id, watched: true, .. } | Output::InboundSettled(id) => {
-                (Side::Peer, id)
-            }
-            _ => continue,
-        };
-        if taken.iter().any(|(s, t, _)| *s == side && t == id) {
-            continue;
-        }
-        let id_js = id_value(state, id);
-        let objects = match side {
-            Side::Ours => callbacks.messages.take(&id_js),
-            Side::Peer => callbacks.messages.take_inbound(&id_js),
-        };
-        if let Some(objects) = objects {
-            taken.push((side, id.clone(), objects));
-        }
-    }
-    taken
-}
-
-/// What the `requestCancelled`, `settled` and `peerCancelled` hooks are given for the
-/// request `id` of `side`: its objects as taken ([`take_requests`]); `None` when it had none
-/// (or there is no take hook for that side): nothing to do.
-fn request_of(taken: &[(Side, RequestId, JsValue)], side: Side, id: &RequestId) -> Option<JsValue> {
-    let (_, _, objects) = taken.iter().find(|(s, t, _)| *s == side && t == id)?;
-    (!objects.is_undefined()).then(|| objects.clone())
-}
-
-/// Puts a cancel on the wire through the callbacks.
-fn transmit(state: &Rc<RefCell<State>>, callbacks: &Callbacks, t: &Transmit) {
-    let result = match &t.action {
-        CancelAction::CloseStream(id) => match &callbacks.close_stream {
-            Some(close) => close.call1(&JsValue::UNDEFINED, &id_to_js(id)).map(|_| ()),
-            None => Err(no_exit("closeStream")),
-        },
-        action => match &callbacks.send {
-            Some(send) => send.call1(&JsValue::UNDEFINED, &message_of(state, action, callbacks)).map(|_| ()),
-            None => Err(no_exit("send")),
-        },
-    };
-    if let Err(error) = result {
-        report_send_failed(state, callbacks, &t.request_id, &error);
-    }
-}
-
-fn no_exit(option: &str) -> JsValue {
-    js_sys::Error::new(&["mcp-cancel: a cancel was made, but the session has no `", option, "` option"].concat()).into()
-}
-
-/// Our request was cancelled: abort its own signal (if one was asked for; `request` as
-/// [`request_of`] gives it); a timeout also goes to `onTimeout`.
-fn cancelled(
-    state: &Rc<RefCell<State>>,
-    callbacks: &Callbacks,
-    id: &RequestId,
-    cause: CancelCause,
-    request: Option<&JsValue>,
-) {
-    let kind = match cause {
-        CancelCause::TimedOut(kind) => kind,
-        _ => {
-            // The caller's reason (`undefined`: the JS layer makes the default `AbortError`,
-            // and only when the request's signal was asked for).
-            if let Some(request) = request {
-                let reason = state.try_borrow().map(|st| st.echoes.reason.clone()).unwrap_or(JsValue::UNDEFINED);
-                callbacks.messages.request_cancelled(request, &reason);
-            }
-            return;
-        }
-    };
-    let id_js = id_value(state, id);
-    let mut message = "Request ".to_owned();
-    id.push_to(&mut message);
-    message.push_str(match kind {
-        TimeoutKind::MaxTotal => " exceeded its maximum total timeout",
-        _ => " timed out",
-    });
-    let error = convert::dom_exception(&message, "TimeoutError");
-    if let Some(request) = request {
-        callbacks.messages.request_cancelled(request, &error);
-    }
-    if let Some(on_timeout) = &callbacks.on_timeout {
-        if let Err(err) = on_timeout.call2(&JsValue::UNDEFINED, &id_js, &error) {
-            report_send_failed(state, callbacks, id, &err);
-        }
-    }
-}
-
-fn report_send_failed(_state: &Rc<RefCell<State>>, callbacks: &Callbacks, id: &RequestId, error: &JsValue) {
-    if let Some(on_event) = &callbacks.on_event {
-        let event = Object::new();
-        set(&event, &key("direction"), &key("outbound"));
-        set(&event, &key("type"), &key("send-failed"));
-        set(&event, &key("requestId"), &id_to_js(id));
-        set(&event, &key("error"), error);
-        let _ = on_event.call1(&JsValue::UNDEFINED, &event);
-    }
-}
-
-/// Keeps the one session timer armed for the core's next deadline (in steps of at most
-/// [`MAX_TIMER_DELAY_MS`]: a step that fires early finds nothing due and re-arms).
-fn rearm_timer(state: &Rc<RefCell<State>>) {
-    let Ok(mut st) = state.try_borrow_mut() else { return };
-    let next = st.core.poll_timeout();
-    let current = st.timer.as_ref().map(|(_, at)| *at);
-    if next == current {
-        return;
-    }
-    if let Some((handle, _)) = st.timer.take() {
-        convert::clear_timeout(&handle);
-    }
-    let Some(at) = next else { return };
-    if st.timer_closure.is_none() {
-        let weak = Rc::downgrade(state);
-        st.timer_closure = Some(Closure::<dyn FnMut()>::new(move || on_timer(&weak)));
-    }
-    let Some(closure) = st.timer_closure.as_ref() else { return };
-    let delay = (at as f64 - convert::now()).clamp(0.0, MAX_TIMER_DELAY_MS);
-    let handle = convert::set_timeout(closure.as_ref().unchecked_ref(), delay);
-    // Node: a pending timeout must not keep the process alive by itself.
-    if let Ok(unref) = Reflect::get(&handle, &key("unref")) {
-        if let Some(unref) = unref.dyn_ref::<Function>() {
-            let _ = unref.call0(&handle);
-        }
-    }
-    st.timer = Some((handle, at));
-}
-
 /// The text of [`SessionCore::constants_json`], written out: building it at run time took
 /// 3.9 KB of the session's `.wasm` for a call made once per process (issue #24). The test
 /// `constants_json_is_the_core_tables` checks it against [`constants_with`], which reads
@@ -1507,7 +1115,7 @@ const CONSTANTS_JSON: &str = concat!(
     r#","metaProtocolVersion":"io.modelcontextprotocol/protocolVersion"}"#,
     r#","timeoutError":{"code":-32001,"message":"Request timed out"}"#,
     r#","tags":{"absent":0,"null":1,"boolean":2,"number":3,"string":4,"array":5,"object":6,"oversized":7}"#,
-    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"replace":3,"aborted":4,"tracked":32"#,
+    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"aborted":4,"tracked":32"#,
     r#","watched":64,"settled":128}"#,
     r#","maxPeerString":1024"#,
     r#","maxReasonBytes":4096"#,
@@ -1515,7 +1123,8 @@ const CONSTANTS_JSON: &str = concat!(
     r#","numberId":4294967295"#,
     r#","watchBit":256"#,
     r#","optionFlags":{"server":1,"streamableHttp":2,"exposeGiven":4,"expose":8,"timeoutGiven":16"#,
-    r#","resetOnProgress":32}}"#,
+    r#","resetOnProgress":32}"#,
+    r#","exits":{"send":1,"closeStream":2}}"#,
 );
 
 /// The JSON of [`SessionCore::constants_json`] with `more` members written before its
@@ -1576,7 +1185,6 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
             ("pass", code::PASS),
             ("drop", code::DROP),
             ("needFields", code::NEED_FIELDS),
-            ("replace", code::REPLACE),
             ("aborted", code::ABORTED),
             ("tracked", code::TRACKED),
             ("watched", code::WATCHED),
@@ -1604,88 +1212,10 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
             ("resetOnProgress", options::flag::RESET_ON_PROGRESS),
         ],
     );
+    json.object("exits", &[("send", exit::SEND), ("closeStream", exit::CLOSE_STREAM)]);
     more(&mut json);
     json.0.push('}');
     json.0
-}
-
-/// JSON text of [`SessionCore::constants_json`]: names are ASCII, values strings or small
-/// integers (written with `itoa`, without `core::fmt`).
-#[cfg(any(test, feature = "relay"))]
-pub(super) struct Json(pub(super) String);
-
-#[cfg(any(test, feature = "relay"))]
-impl Json {
-    fn string(&mut self, text: &str) {
-        self.0.push('"');
-        for c in text.chars() {
-            if c == '"' || c == '\\' {
-                self.0.push('\\');
-            }
-            self.0.push(c);
-        }
-        self.0.push('"');
-    }
-
-    /// `,"name":` (every key follows a value).
-    fn key(&mut self, name: &str) {
-        self.0.push(',');
-        self.string(name);
-        self.0.push(':');
-    }
-
-    fn number(&mut self, n: impl itoa::Integer) {
-        self.0.push_str(itoa::Buffer::new().format(n));
-    }
-
-    /// `[…]` of `items`, each written by `each`.
-    fn array<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
-        self.0.push('[');
-        self.items(items, each);
-        self.0.push(']');
-    }
-
-    /// `,"name":{"member":value,…}`, each value written by `value`.
-    fn members<V>(&mut self, name: &str, members: &[(&str, V)], value: impl Fn(&mut Self, &V)) {
-        self.key(name);
-        self.0.push('{');
-        self.items(members, |json, (member, v)| {
-            json.string(member);
-            json.0.push(':');
-            value(json, v);
-        });
-        self.0.push('}');
-    }
-
-    /// `,"name":{"member":"text",…}`.
-    fn strings(&mut self, name: &str, members: &[(&str, &str)]) {
-        self.members(name, members, |json, v| json.string(v));
-    }
-
-    /// `,"name":{"member":number,…}`.
-    pub(super) fn object(&mut self, name: &str, members: &[(&str, u32)]) {
-        self.members(name, members, |json, v| json.number(*v));
-    }
-
-    /// `,"name":{"code":…,"message":"…"}`: the JSON-RPC error of `failure`.
-    pub(super) fn failure(&mut self, name: &str, failure: crate::core::Failure) {
-        self.key(name);
-        self.0.push_str("{\"code\":");
-        self.number(failure.code());
-        self.key("message");
-        self.string(failure.message());
-        self.0.push('}');
-    }
-
-    /// `items` separated by commas, each written by `each`.
-    fn items<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
-        for (i, item) in items.into_iter().enumerate() {
-            if i > 0 {
-                self.0.push(',');
-            }
-            each(self, item);
-        }
-    }
 }
 
 #[cfg(test)]

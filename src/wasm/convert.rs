@@ -1,14 +1,19 @@
-//! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, the
-//! messages a session puts on the wire, and events.
+//! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, and the
+//! relay's events.
 
 use crate::prelude::*;
-use js_sys::{Function, Object, Reflect};
+#[cfg(any(test, feature = "relay"))]
+use js_sys::Object;
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::core::{float, CancelNotification, Event, EventKind, PeerValue, Reason, RequestId};
+use crate::core::{float, PeerValue, Reason, RequestId};
+#[cfg(any(test, feature = "relay"))]
+use crate::core::{Event, EventKind};
 
-use super::values::{id_to_js, key, set};
+use super::values::key;
+#[cfg(any(test, feature = "relay"))]
+use super::values::{id_to_js, set};
 
 #[wasm_bindgen]
 extern "C" {
@@ -31,24 +36,10 @@ extern "C" {
     /// start-up: V8 compiles a wrapper per import signature when it instantiates the module).
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> JsValue;
-    #[wasm_bindgen(js_name = setTimeout)]
-    pub fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    pub fn clear_timeout(handle: &JsValue);
 
-    /// `DOMException` (WebIDL).
-    #[wasm_bindgen(js_name = DOMException)]
-    pub type DomException;
-    #[wasm_bindgen(constructor, catch, js_class = DOMException)]
-    pub fn new(message: &JsValue, name: &JsValue) -> Result<DomException, JsValue>;
-
-    /// `Reflect.deleteProperty` of a member of an object the session made (it cannot throw
-    /// there). Declared here with a JS value for its result, and `element` with the index as
-    /// a number: imports of signatures other imports have (Node 20's V8 compiles one wrapper
-    /// per distinct import signature when the module is instantiated, issue #24).
-    #[wasm_bindgen(js_namespace = Reflect, js_name = deleteProperty)]
-    fn delete_member(target: &Object, key: &JsValue) -> JsValue;
-    /// `Reflect.get(array, index)`: element `index` of an array.
+    /// `Reflect.get(array, index)`: element `index` of an array (declared with the index as a
+    /// number: an import of a signature other imports have; Node 20's V8 compiles one
+    /// wrapper per distinct import signature when the module is instantiated, issue #24).
     #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
     pub fn element(array: &JsValue, index: f64) -> JsValue;
 }
@@ -165,137 +156,11 @@ fn reason_from_js_object(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
-/// The JS layer's helpers (the arguments of `new SessionCore` after `seed`): builders of the
-/// messages a session puts on the wire, each one call that returns an object literal (a
-/// crossing per member otherwise); and what to do with the JS objects the JS layer keeps for
-/// a watched request — the controller of its signal, the listener on the caller's signal —
-/// when the core's output says so. Those objects live in JS, not in wasm memory. Without
-/// the helpers (the wasm tests drive `SessionCore` directly) messages are built member by
-/// member and there are no such objects.
-///
-/// A request's objects are taken (`take` for ours, `takeInbound` for the peer's) before any
-/// callback of the output that ends it runs: a callback — `send`, `onEvent`, `onTimeout`, a
-/// listener of the request's own signal — may track a new request with the same id (or, for
-/// the peer's, take a new request of the peer with the same id and ask for its signal),
-/// whose objects the ended request's hooks must not abort or release.
-#[derive(Clone, Default)]
-pub struct JsHooks {
-    cancelled: Option<Hook>,
-    tasks_cancel: Option<Hook>,
-    request_cancelled: Option<Hook>,
-    settled: Option<Hook>,
-    peer_cancelled: Option<Hook>,
-    take_inbound: Option<Hook>,
-    take: Option<Hook>,
-}
-
-impl JsHooks {
-    /// `[cancelled, tasksCancel, requestCancelled, settled, peerCancelled, takeInbound,
-    /// take]`, each a function or none.
-    pub fn new(hooks: [Option<Function>; 7]) -> Self {
-        let [cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, take_inbound, take] =
-            hooks.map(|f| f.map(JsCast::unchecked_into::<Hook>));
-        Self { cancelled, tasks_cancel, request_cancelled, settled, peer_cancelled, take_inbound, take }
-    }
-
-    /// Our request was cancelled: abort its signal (if one was made) with `reason`. `request`
-    /// is what [`Self::take`] gave for it.
-    pub fn request_cancelled(&self, request: &JsValue, reason: &JsValue) {
-        call(self.request_cancelled.as_ref(), request, reason);
-    }
-
-    /// Our watched request settled: release its objects (the listener goes). `request` as in
-    /// [`Self::request_cancelled`].
-    pub fn settled(&self, request: &JsValue) {
-        call(self.settled.as_ref(), request, &JsValue::UNDEFINED);
-    }
-
-    /// The JS objects of our request `id`, taken out of the JS layer's map (`undefined`:
-    /// it has none): what [`Self::request_cancelled`] and [`Self::settled`] are then given for
-    /// it. `None` when there is no `take` hook (then neither is called).
-    pub fn take(&self, id: &JsValue) -> Option<JsValue> {
-        take_with(self.take.as_ref(), id)
-    }
-
-    /// The peer cancelled its watched request: abort its signal with `reason`. `request` is
-    /// what [`Self::take_inbound`] gave for it.
-    pub fn peer_cancelled(&self, request: &JsValue, reason: &JsValue) {
-        call(self.peer_cancelled.as_ref(), request, reason);
-    }
-
-    /// The JS objects of the peer's watched request `id` (the controller of its signal), taken
-    /// out of the JS layer's map when the request is over (cancelled by the peer, answered,
-    /// forgotten): what [`Self::peer_cancelled`] is then given for it (`undefined`: it has
-    /// none). `None` when there is no `takeInbound` hook.
-    pub fn take_inbound(&self, id: &JsValue) -> Option<JsValue> {
-        take_with(self.take_inbound.as_ref(), id)
-    }
-
-    /// The `notifications/cancelled` of `n`, whose `requestId` is `id` (`n.request_id` as a
-    /// JS value); `caller_reason`: the caller's JS string when it is `n.reason` (no copy of
-    /// it out of wasm memory).
-    pub fn cancelled(&self, n: &CancelNotification, id: &JsValue, caller_reason: Option<&JsValue>) -> JsValue {
-        let Some(build) = &self.cancelled else { return notification_to_js(n) };
-        let copied;
-        let reason = match caller_reason {
-            Some(r) => r,
-            None => {
-                copied = n.reason.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
-                &copied
-            }
-        };
-        build.call_hook(&JsValue::UNDEFINED, id, reason)
-    }
-
-    /// The `tasks/cancel` request of `r`.
-    pub fn tasks_cancel(&self, r: &crate::core::TaskCancelRequest) -> JsValue {
-        let Some(build) = &self.tasks_cancel else { return task_cancel_to_js(r) };
-        build.call_hook(&JsValue::UNDEFINED, &id_to_js(&r.id), &JsValue::from_str(&r.task_id))
-    }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Function.prototype.call` with two arguments, for the JS layer's own hooks, which do
-    /// not throw (they build an object literal, abort a controller — whose listeners' errors
-    /// the host reports, they never reach the caller — or remove a listener). Not wrapped to
-    /// catch: `call2` of js-sys makes a closure and an `arguments` object per call.
-    #[wasm_bindgen(extends = Function, typescript_type = "Function")]
-    #[derive(Clone)]
-    pub type Hook;
-    #[wasm_bindgen(method, js_name = call)]
-    fn call_hook(this: &Hook, context: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
-}
-
-/// What the take hook `hook` gives for request `id`; `None` without the hook.
-fn take_with(hook: Option<&Hook>, id: &JsValue) -> Option<JsValue> {
-    hook.map(|f| f.call_hook(&JsValue::UNDEFINED, id, &JsValue::UNDEFINED))
-}
-
-/// Calls a hook of the JS layer, if there is one.
-fn call(hook: Option<&Hook>, a: &JsValue, b: &JsValue) {
-    if let Some(f) = hook {
-        f.call_hook(&JsValue::UNDEFINED, a, b);
-    }
-}
-
-/// The `notifications/cancelled` message object.
-pub fn notification_to_js(n: &CancelNotification) -> JsValue {
-    let params = Object::new();
-    set(&params, &key("requestId"), &id_to_js(&n.request_id));
-    if let Some(reason) = &n.reason {
-        set(&params, &key("reason"), &reason.into());
-    }
-    let msg = Object::new();
-    set(&msg, &key("jsonrpc"), &key("2.0"));
-    set(&msg, &key("method"), &key(crate::core::CANCELLED_METHOD));
-    set(&msg, &key("params"), &params);
-    msg.into()
-}
-
 /// An event as a plain JS object: `{ direction, type, requestId, … }`, the members in the
 /// order and with the names the core's `Serialize` gives them (absent options left out).
-/// Built by hand: serde and a serializer for JS values were a tenth of the `.wasm`.
+/// Built by hand: serde and a serializer for JS values were a tenth of the `.wasm`. (The
+/// relay's; the session's events reach JS as JSON text, `wasm::output`.)
+#[cfg(any(test, feature = "relay"))]
 pub fn event_to_js(event: &Event) -> JsValue {
     let obj = Object::new();
     let member = |name: &'static str, value: &JsValue| set(&obj, &key(name), value);
@@ -372,30 +237,6 @@ pub fn event_to_js(event: &Event) -> JsValue {
     obj.into()
 }
 
-/// A `DOMException` named `name` (a plain `Error` with that name where there is none).
-pub fn dom_exception(message: &str, name: &'static str) -> JsValue {
-    match DomException::new(&JsValue::from_str(message), &key(name)) {
-        Ok(e) => e.into(),
-        Err(_) => {
-            let e = js_sys::Error::new(message);
-            set(&e, &key("name"), &key(name));
-            e.into()
-        }
-    }
-}
-
-/// The `tasks/cancel` request object.
-pub fn task_cancel_to_js(r: &crate::core::TaskCancelRequest) -> JsValue {
-    let params = Object::new();
-    set(&params, &key("taskId"), &r.task_id.as_str().into());
-    let msg = Object::new();
-    set(&msg, &key("jsonrpc"), &key("2.0"));
-    set(&msg, &key("id"), &id_to_js(&r.id));
-    set(&msg, &key("method"), &key(crate::core::TASKS_CANCEL_METHOD));
-    set(&msg, &key("params"), &params);
-    msg.into()
-}
-
 /// Now on the host's monotonic clock (`performance.now()`), in ms (0 if the host's is not a number).
 pub fn now() -> f64 {
     performance_now().as_f64().unwrap_or(0.0)
@@ -409,28 +250,6 @@ pub fn now_ms() -> u64 {
     } else {
         0
     }
-}
-
-/// The caller's `notifications/cancelled` with its `reason` replaced by what the reason
-/// policy sends (`None`: left out), every other member kept (e.g. the 2026-07-28 `_meta`);
-/// the same object when the reason is unchanged.
-pub fn rewrite_cancel(message: &JsValue, reason: Option<&str>) -> JsValue {
-    let params = get(message, "params");
-    if get(&params, "reason").as_string().as_deref() == reason {
-        return message.clone();
-    }
-    let copy = Object::assign(&Object::new(), &Object::from(message.clone()));
-    let new_params = Object::assign(&Object::new(), &Object::from(params));
-    match reason {
-        Some(r) => {
-            set(&new_params, &key("reason"), &r.into());
-        }
-        None => {
-            delete_member(&new_params, &key("reason"));
-        }
-    }
-    set(&copy, &key("params"), &new_params);
-    copy.into()
 }
 
 /// The JS value a tagged member stood for (for error messages).

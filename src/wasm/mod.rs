@@ -22,7 +22,9 @@
 mod bindings;
 mod convert;
 mod errors;
+mod json;
 mod options;
+mod output;
 #[cfg(not(feature = "std"))]
 mod panic;
 #[cfg(feature = "relay")]

@@ -11,7 +11,6 @@
 //! `.wasm`, compiled at a process's first session (issue #24, size and start-up).
 
 use crate::prelude::*;
-use js_sys::Function;
 
 use crate::core::{float, Config, Millis, Role, Timeout, TransportKind};
 
@@ -30,21 +29,6 @@ pub mod flag {
     pub const TIMEOUT_GIVEN: u32 = 16;
     /// `resetTimeoutOnProgress: true`.
     pub const RESET_ON_PROGRESS: u32 = 32;
-}
-
-/// The callbacks of a session.
-#[derive(Clone, Default)]
-pub struct Callbacks {
-    /// `send(message)`: every cancel message the session makes.
-    pub send: Option<Function>,
-    /// `closeStream(requestId)`: the 2026-07-28 Streamable HTTP cancel.
-    pub close_stream: Option<Function>,
-    /// `onTimeout(requestId, error)`.
-    pub on_timeout: Option<Function>,
-    /// `onEvent(event)`.
-    pub on_event: Option<Function>,
-    /// The JS layer's helpers: message builders, and the JS objects of watched requests.
-    pub messages: super::convert::JsHooks,
 }
 
 /// A session's settings as JS passes them (js/options.js `Settings`).

@@ -7,8 +7,9 @@ use crate::prelude::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::bindings::{constants_with, owned_id, read_message, Json};
+use super::bindings::{constants_with, owned_id, read_message};
 use super::convert::{self, peer_value};
+use super::json::Json;
 use super::options;
 use super::values::{self, id_to_js};
 use crate::core::{
