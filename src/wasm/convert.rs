@@ -1,19 +1,12 @@
-//! JS values ↔ core values at the boundary: the extern JS types, ids, reasons, and the
-//! relay's events.
+//! JS values ↔ core values at the boundary: the extern JS types, ids and reasons.
 
 use crate::prelude::*;
-#[cfg(any(test, feature = "relay"))]
-use js_sys::Object;
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::core::{float, PeerValue, Reason, RequestId};
-#[cfg(any(test, feature = "relay"))]
-use crate::core::{Event, EventKind};
 
 use super::values::key;
-#[cfg(any(test, feature = "relay"))]
-use super::values::{id_to_js, set};
 
 #[wasm_bindgen]
 extern "C" {
@@ -156,87 +149,6 @@ fn reason_from_js_object(v: &JsValue) -> Reason {
     Reason::Error(text)
 }
 
-/// An event as a plain JS object: `{ direction, type, requestId, … }`, the members in the
-/// order and with the names the core's `Serialize` gives them (absent options left out).
-/// Built by hand: serde and a serializer for JS values were a tenth of the `.wasm`. (The
-/// relay's; the session's events reach JS as JSON text, `wasm::output`.)
-#[cfg(any(test, feature = "relay"))]
-pub fn event_to_js(event: &Event) -> JsValue {
-    let obj = Object::new();
-    let member = |name: &'static str, value: &JsValue| set(&obj, &key(name), value);
-    let text = |name: &'static str, value: &str| member(name, &JsValue::from_str(value));
-    let opt_text = |name: &'static str, value: &Option<String>| {
-        if let Some(v) = value {
-            text(name, v);
-        }
-    };
-    member("direction", &key(event.direction.as_str()));
-    member("type", &key(event.kind.type_name()));
-    match &event.kind {
-        EventKind::CancelSent { request_id, method, via, reason, task_id } => {
-            member("requestId", &id_to_js(request_id));
-            text("method", method);
-            member("via", &key(via.as_str()));
-            opt_text("reason", reason);
-            opt_text("taskId", task_id);
-        }
-        EventKind::CancelDeferred { request_id, method }
-        | EventKind::LateResponseDropped { request_id, method }
-        | EventKind::ResponseSuppressed { request_id, method }
-        | EventKind::DuplicateRequestId { request_id, method }
-        | EventKind::InboundForgotten { request_id, method } => {
-            member("requestId", &id_to_js(request_id));
-            text("method", method);
-        }
-        EventKind::TimedOut { request_id, method, kind } => {
-            member("requestId", &id_to_js(request_id));
-            text("method", method);
-            member("kind", &key(kind.as_str()));
-        }
-        EventKind::TaskCancelAnswered { request_id, task_id, outcome, code } => {
-            member("requestId", &id_to_js(request_id));
-            text("taskId", task_id);
-            member("outcome", &key(outcome.as_str()));
-            if let Some(code) = code {
-                member("code", &JsValue::from_f64(*code as f64));
-            }
-        }
-        EventKind::ListenEnded { request_id, reason } => {
-            member("requestId", &id_to_js(request_id));
-            opt_text("reason", reason);
-        }
-        EventKind::RevisionNegotiated { version, revision, known } => {
-            text("version", version);
-            member("revision", &key(revision.as_str()));
-            member("known", &JsValue::from_bool(*known));
-        }
-        EventKind::CancelNotSent { request_id, method, why } => {
-            member("requestId", &id_to_js(request_id));
-            opt_text("method", method);
-            member("why", &key(why.as_str()));
-        }
-        EventKind::CancelReceived { request_id, method, reason } => {
-            member("requestId", &id_to_js(request_id));
-            text("method", method);
-            opt_text("reason", reason);
-        }
-        EventKind::CancelIgnored { request_id, why, detail, reason } => {
-            if let Some(id) = request_id {
-                member("requestId", &id_to_js(id));
-            }
-            member("why", &key(why.as_str()));
-            opt_text("detail", detail);
-            opt_text("reason", reason);
-        }
-        EventKind::LateProgressDropped { request_id, method, progress_token } => {
-            member("requestId", &id_to_js(request_id));
-            text("method", method);
-            member("progressToken", &id_to_js(progress_token));
-        }
-    }
-    obj.into()
-}
-
 /// Now on the host's monotonic clock (`performance.now()`), in ms (0 if the host's is not a number).
 pub fn now() -> f64 {
     performance_now().as_f64().unwrap_or(0.0)
@@ -282,29 +194,4 @@ pub fn response_info(
         protocol_version,
         error_code: has_error.then_some(error_code),
     })
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
-mod tests {
-    use wasm_bindgen_test::wasm_bindgen_test;
-
-    use super::event_to_js;
-    use crate::core::{
-        Direction, Event, EventKind, Ignored, NotSent, RequestId, Revision, TaskCancelOutcome, TimeoutKind, Via,
-    };
-
-    include!("../../tests/common/every_event.rs");
-
-    /// The event schema is written once, by the core's `Serialize` (which the typings are
-    /// checked against, tests/typings.rs); the objects `onEvent` gets are built by hand
-    /// here, so this checks them against it, member by member and value by value.
-    #[wasm_bindgen_test]
-    fn every_event_reaches_on_event_as_the_core_serializes_it() {
-        for event in every_kind() {
-            let text = js_sys::JSON::stringify(&event_to_js(&event)).unwrap().as_string().unwrap();
-            let shipped: serde_json::Value = serde_json::from_str(&text).unwrap();
-            assert_eq!(shipped, serde_json::to_value(&event).unwrap());
-        }
-    }
 }

@@ -85,6 +85,14 @@ fn text(json: &mut Json, name: &str, text: Option<&str>) {
     }
 }
 
+/// An event as JSON text (the relay's events, `wasm::relay`).
+#[cfg(feature = "relay")]
+pub(super) fn event_json(e: &Event) -> String {
+    let mut json = Json(String::with_capacity(96));
+    event(&mut json, e);
+    json.0
+}
+
 /// An event as the object `onEvent` gets: `{ direction, type, requestId, … }`, the members in
 /// the order and with the names the core's `Serialize` gives them (absent options left out).
 fn event(json: &mut Json, event: &Event) {

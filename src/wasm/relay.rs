@@ -644,7 +644,10 @@ impl RelayCore {
             RelayOutput::Event(s, event) => {
                 set("type", &JsValue::from_str("event"));
                 side(s);
-                set("event", &convert::event_to_js(&event));
+                // The session's events as the session's JS layer gets them: parsed from the
+                // core's JSON (`wasm::output`).
+                let text = super::output::event_json(&event);
+                set("event", &js_sys::JSON::parse(&text).unwrap_or(JsValue::UNDEFINED));
             }
             RelayOutput::ClientEvent(link, event) => {
                 set("type", &JsValue::from_str("event"));
