@@ -78,7 +78,7 @@ impl Session {
             return false;
         }
         if self.store.peer_cancelled_len() > 0 {
-            self.store.remove_peer_cancelled(id);
+            self.store.remove_peer_cancelled(id, false);
         }
         let other = if method.is_none() { Some(name.into()) } else { None };
         if let Some((old, request)) = self.store.insert_inbound(id, method, other, task) {
@@ -208,11 +208,11 @@ impl Session {
             None if self.store.is_peer_cancelled(id) => Ignored::AlreadyCancelled,
             None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
-            Some((method, _)) if Some(method) == handshake => Ignored::Handshake,
-            Some((_, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
+            Some((_, method, _)) if Some(method) == handshake => Ignored::Handshake,
+            Some((_, _, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
                 Ignored::TaskAugmented
             }
-            Some(_) => return self.store.cancel_inbound(id).ok_or(Ignored::NotInFlight),
+            Some((s, ..)) => return Ok(self.store.cancel_inbound(s, self.config.events)),
         };
         Err(why)
     }
@@ -241,7 +241,7 @@ impl Session {
         if self.store.peer_cancelled_len() == 0 {
             return (OutgoingResponseVerdict::Send, false);
         }
-        match self.store.remove_peer_cancelled(key) {
+        match self.store.remove_peer_cancelled(key, self.config.events) {
             Some(method) => {
                 self.emit(|| Event::inbound(EventKind::ResponseSuppressed { request_id: id.to_request_id(), method }));
                 (OutgoingResponseVerdict::Suppress, false)

@@ -539,10 +539,10 @@ impl Store {
         self.slots.contains(Ns::Inbound, key)
     }
 
-    /// The peer's request of `key`: its method's name, and whether it is task-augmented.
-    pub(crate) fn inbound(&self, key: Key<'_>) -> Option<(&str, bool)> {
+    /// The peer's request of `key`: its slot, its method's name, and whether it is task-augmented.
+    pub(crate) fn inbound(&self, key: Key<'_>) -> Option<(u32, &str, bool)> {
         let s = self.slots.find(Ns::Inbound, key)?;
-        Some((self.slot_name(s), self.slots.slot(s).flags & TASK != 0))
+        Some((s, self.slot_name(s), self.slots.slot(s).flags & TASK != 0))
     }
 
     /// Records the peer's request (not in flight yet); past the capacity, the oldest is
@@ -558,7 +558,7 @@ impl Store {
         let s = self.slots.insert(Ns::Inbound, key, code_of(method), if task { TASK } else { 0 }, extra);
         let oldest = self.inbound.push(&mut self.slots, Ns::Inbound, s)?;
         let id = self.slots.slot(oldest).key.as_key().to_request_id();
-        Some((id, self.take_inbound(oldest)))
+        Some((id, self.take_inbound(oldest, true)))
     }
 
     /// Sets a flag (`WATCHED`, `TASK`) of the peer's request of `key`: `false` when it is not in flight.
@@ -568,13 +568,16 @@ impl Store {
         true
     }
 
+    /// Takes the peer's request of `key` out (its method's name left empty: our response to it
+    /// needs none).
     pub(crate) fn remove_inbound(&mut self, key: Key<'_>) -> Option<Inbound> {
         let s = self.slots.find(Ns::Inbound, key)?;
-        Some(self.take_inbound(s))
+        Some(self.take_inbound(s, false))
     }
 
-    fn take_inbound(&mut self, s: u32) -> Inbound {
-        let method = self.slot_name(s).to_owned();
+    /// Takes slot `s` (the peer's request) out; its method's name copied when `named`.
+    fn take_inbound(&mut self, s: u32, named: bool) -> Inbound {
+        let method = if named { self.slot_name(s).to_owned() } else { String::new() };
         let slot = self.slots.remove(s);
         self.take_extra(slot.extra);
         Inbound { method, watched: slot.flags & WATCHED != 0 }
@@ -596,25 +599,25 @@ impl Store {
         self.slots.contains(Ns::PeerCancelled, key)
     }
 
-    /// Moves the peer's request of `key` from in flight to cancelled: its record. Past the
-    /// capacity, the oldest cancelled one is forgotten.
-    pub(crate) fn cancel_inbound(&mut self, key: Key<'_>) -> Option<Inbound> {
-        let s = self.slots.find(Ns::Inbound, key)?;
-        let slot = self.slots.slot(s);
-        let record = Inbound { method: self.slot_name(s).to_owned(), watched: slot.flags & WATCHED != 0 };
-        self.remove_peer_cancelled(key);
+    /// Moves the peer's request in slot `s` (found by [`Self::inbound`]) from in flight to
+    /// cancelled: its record (its method's name copied when `named`). Past the capacity, the
+    /// oldest cancelled one is forgotten. (No cancelled request has its id: one is forgotten
+    /// when a request with its id is recorded.)
+    pub(crate) fn cancel_inbound(&mut self, s: u32, named: bool) -> Inbound {
+        let method = if named { self.slot_name(s).to_owned() } else { String::new() };
+        let record = Inbound { method, watched: self.slots.slot(s).flags & WATCHED != 0 };
         self.slots.rename(s, Ns::PeerCancelled);
         if let Some(oldest) = self.peer_cancelled.push(&mut self.slots, Ns::PeerCancelled, s) {
             let slot = self.slots.remove(oldest);
             self.take_extra(slot.extra);
         }
-        Some(record)
+        record
     }
 
-    /// Forgets the peer's cancelled request of `key`: its method's name.
-    pub(crate) fn remove_peer_cancelled(&mut self, key: Key<'_>) -> Option<String> {
+    /// Forgets the peer's cancelled request of `key`: its method's name (copied when `named`).
+    pub(crate) fn remove_peer_cancelled(&mut self, key: Key<'_>, named: bool) -> Option<String> {
         let s = self.slots.find(Ns::PeerCancelled, key)?;
-        Some(self.take_inbound(s).method)
+        Some(self.take_inbound(s, named).method)
     }
 
     // ----- tasks -----
@@ -929,7 +932,7 @@ mod tests {
                         if model.inbound.contains(&id) {
                             continue;
                         }
-                        store.remove_peer_cancelled(Key::of(&id));
+                        store.remove_peer_cancelled(Key::of(&id), false);
                         model.cancelled.retain(|c| *c != id);
                         let evicted = store.insert_inbound(Key::of(&id), Some(Method::ToolsCall), None, false);
                         model.inbound.push_back(id);
@@ -937,7 +940,7 @@ mod tests {
                         prop_assert_eq!(evicted.map(|(id, _)| id), want);
                     }
                     Op::CancelInbound(id) => {
-                        let got = store.cancel_inbound(Key::of(&id)).is_some();
+                        let got = store.inbound(Key::of(&id)).map(|(s, ..)| s).map(|s| store.cancel_inbound(s, true)).is_some();
                         let at = model.inbound.iter().position(|i| *i == id);
                         prop_assert_eq!(got, at.is_some());
                         if let Some(at) = at {
