@@ -81,7 +81,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       this.#settled = hooks.settledId;
       this.#hooks = hooks;
       const s = sessionSettings(adjustOptions(options), w);
-      const output = new Output(w, s, hooks);
+      const output = new Output(s, hooks);
       const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
       const core = new SessionCore(
         s.flags,
@@ -396,8 +396,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
  * collected with its core.
  */
 class Output {
-  constructor(w, s, hooks) {
-    this.w = w;
+  constructor(s, hooks) {
     this.send = s.send;
     this.closeStream = s.closeStream;
     this.onTimeout = s.onTimeout;
@@ -478,7 +477,7 @@ class Output {
       taken ??= new Map();
       const key = side + typeof r.requestId + r.requestId;
       if (taken.has(key)) continue;
-      const id = ownId(call, r.requestId);
+      const id = ownValue(call.id, r.requestId);
       taken.set(key, side === "o" ? hooks.take(id) : hooks.takeInbound(id));
     }
     return taken;
@@ -507,7 +506,7 @@ class Output {
       case "peerCancelled": {
         const controller = r.watched ? objects("p") : undefined;
         // The peer's reason as is (what the MCP TypeScript SDK's handlers see).
-        if (controller !== undefined) hooks.peerCancelled(controller, ownText(call, r.reason));
+        if (controller !== undefined) hooks.peerCancelled(controller, ownValue(call.text, r.reason));
         return;
       }
       case "event":
@@ -545,7 +544,7 @@ class Output {
   message(r, call = this.call) {
     if (r.o === "tasksCancel") return this.hooks.tasksCancel(r.id, r.taskId);
     const reason = call.reasonText !== undefined && call.reasonText === r.reason ? call.reason : r.reason;
-    return this.hooks.cancelled(ownId(call, r.requestId), reason);
+    return this.hooks.cancelled(ownValue(call.id, r.requestId), reason);
   }
 
   /** Our request was cancelled: abort its own signal; after a timeout, `onTimeout` too. */
@@ -561,7 +560,7 @@ class Output {
     if (entry !== undefined) hooks.requestCancelled(entry, error);
     if (this.onTimeout !== undefined) {
       try {
-        this.onTimeout(ownId(call, r.requestId), error);
+        this.onTimeout(ownValue(call.id, r.requestId), error);
       } catch (thrown) {
         this.sendFailed(r.requestId, thrown);
       }
@@ -596,18 +595,13 @@ class Output {
 /** No call in progress: no values to give back. */
 const NO_CALL = Object.freeze({ id: undefined, reason: undefined, text: undefined, keep: false, reasonText: undefined });
 
-/** Request id `id` of a record: the caller's own value when it is `call`'s id. */
-function ownId(call, id) {
-  const own = call.id;
-  if (typeof id === "string" && typeof own === "string" && (own === id || wellFormedCopy(own) === id)) return own;
-  return id;
-}
-
-/** A string of the peer's in a record: its own value when it is `call`'s. */
-function ownText(call, text) {
-  const own = call.text;
-  if (typeof text === "string" && typeof own === "string" && (own === text || wellFormedCopy(own) === text)) return own;
-  return text;
+/**
+ * A request id or a peer's string of a record (`copy`, out of wasm memory): the call's own
+ * value `own` when `copy` is its copy, else `copy`.
+ */
+function ownValue(own, copy) {
+  if (typeof copy === "string" && typeof own === "string" && (own === copy || wellFormedCopy(own) === copy)) return own;
+  return copy;
 }
 
 /** `s` as its UTF-8 copy in wasm memory reads: each unpaired surrogate U+FFFD. */

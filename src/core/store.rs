@@ -199,8 +199,9 @@ impl Store {
         }
     }
 
-    /// Puts our request (in no place yet): a plain one with a counter id in the window, any
-    /// other in a slot. Returns its slot, `None` for the window.
+    /// Puts our request (in no place yet): a plain one with a counter id in the window, one
+    /// with a packed string id in `plain`, any other in a slot. Returns its slot, `None` for
+    /// the window or `plain`.
     pub(crate) fn insert_outbound(&mut self, key: Key<'_>, mut request: Outbound, extra: Option<Extra>) -> Option<u32> {
         request.extra = extra.is_some();
         if request.is_plain() {
@@ -224,10 +225,7 @@ impl Store {
     #[inline]
     fn note_slot_key(&mut self, key: Key<'_>) {
         if let Some(n) = number_of(key) {
-            if self.slots.count(Ns::Outbound) == 0 {
-                self.slot_ints_top = 0;
-            }
-            self.slot_ints_top = self.slot_ints_top.max(n.saturating_add(1));
+            raise_top(&self.slots, &mut self.slot_ints_top, n);
         }
     }
 
@@ -236,10 +234,7 @@ impl Store {
     fn put_in_window(&mut self, n: i64, request: Outbound) -> bool {
         let (slots, top) = (&mut self.slots, &mut self.slot_ints_top);
         self.window.put(n, request, |id, r| {
-            if slots.count(Ns::Outbound) == 0 {
-                *top = 0;
-            }
-            *top = (*top).max(id + 1);
+            raise_top(slots, top, id);
             slots.insert(Ns::Outbound, number_key(id), code_of(r.method), r.flags(), NONE);
         })
     }
@@ -728,6 +723,16 @@ impl Store {
     pub(crate) fn task_cancel_sent(&self, t: u32) -> bool {
         self.task_flags(t) & CANCEL_SENT != 0
     }
+}
+
+/// Raises `top` (a store's `slot_ints_top`) above integer id `n` going to a slot of ours;
+/// with none there yet, it starts again from `n`.
+#[inline]
+fn raise_top(slots: &Slots, top: &mut i64, n: i64) {
+    if slots.count(Ns::Outbound) == 0 {
+        *top = 0;
+    }
+    *top = (*top).max(n.saturating_add(1));
 }
 
 /// The integer of an integer's key.

@@ -38,10 +38,10 @@ mod code {
     /// Added to `PASS` by `outgoing`: the message is a request, now tracked.
     pub const TRACKED: u32 = 0x20;
     /// Added to `PASS` by `outgoing` with a live signal: the request is watched (the JS
-    /// layer listens to the signal until the `settled` hook).
+    /// layer listens to the signal until the request's `settled` record).
     pub const WATCHED: u32 = 0x40;
-    /// Added to `PASS` or `DROP` by `response`: the response settled a watched request,
-    /// whose `settled` hook is not called (the JS layer releases its objects itself).
+    /// Added to `PASS` or `DROP` by `response`: the response settled a watched request, for
+    /// which no `settled` record is queued (the JS layer releases its objects itself).
     pub const SETTLED: u32 = 0x80;
 }
 
@@ -330,7 +330,7 @@ impl SessionCore {
     /// A response from the peer, by id only (the first call: the core answers `2 | fields
     /// << 8` when it needs members of the result or error, then `incomingResponse`). With
     /// `code::SETTLED` added when it settled a watched request and that was all the output:
-    /// the `settled` hook is not called for it.
+    /// no `settled` record is queued for it.
     pub fn response(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
         let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
         let (verdict, settled, busy) = {
@@ -620,7 +620,7 @@ impl SessionCore {
     /// `params.requestId` crossed as numbers (as [`Self::peer_request`]), with
     /// `reason_bytes` `0` when it has no `reason`, else `1 +` an upper bound of its string
     /// `reason`'s length in bytes of UTF-8 (any other `reason`: call `incoming`): decided as
-    /// [`Self::incoming`] would, without a hook ([`Session::handle_cancelled_fast`]).
+    /// [`Self::incoming`] would, queuing no output ([`Session::handle_cancelled_fast`]).
     /// `0` (pass): the peer's request is cancelled, abort its work with the reason as the
     /// peer sent it — with `WATCHED` added when it was watched (JS holds its controller);
     /// `1` (drop): ignored; `2` (`NEED_FIELDS` with no field): not taken, nothing changed,
@@ -645,11 +645,11 @@ impl SessionCore {
     /// caller — `cancel(id, reason)`, or the abort of the signal it was tracked with — with
     /// `reason_bytes` `0` when it has no reason, else `1 +` an upper bound of its string
     /// reason's length in bytes of UTF-8 (any other reason: call `cancel`/`signalAborted`):
-    /// decided as they would, without a hook ([`Session::cancel_fast`]), the fast path of
+    /// decided as they would, queuing no output ([`Session::cancel_fast`]), the fast path of
     /// scenario 2 (issue #24). `0` (pass): cancelled — JS sends `notifications/cancelled`
     /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
-    /// the request's own signal and releases its listener (wasm calls no hook: JS does what
-    /// the `requestCancelled` and `settled` hooks do); `2` (`NEED_FIELDS` with no field): not taken,
+    /// the request's own signal and releases its listener (what the `cancelled` and `settled`
+    /// records would make JS do); `2` (`NEED_FIELDS` with no field): not taken,
     /// nothing changed, call `cancel`/`signalAborted` (also when the session has no `send`).
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements".
@@ -676,7 +676,7 @@ impl SessionCore {
     /// crossed as numbers (as [`Self::peer_request`]): as [`Self::outgoing`] would, the
     /// fast path of our responses (issue #24). `0` (pass): send it; `1` (drop): the peer
     /// cancelled that request, do not send it; with `SETTLED` added when the request was
-    /// watched — JS releases its controller itself, no `takeInbound` hook is called;
+    /// watched — JS releases its controller itself, no `inboundSettled` record is queued;
     /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `outgoing`.
     #[wasm_bindgen(js_name = sentResponse)]
     pub fn sent_response(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
@@ -813,7 +813,7 @@ impl SessionCore {
     }
 
     /// Marks our request `id` as watched: the JS layer keeps objects for it (its signal's
-    /// controller) and learns through the hooks when to abort or release them. `false` when
+    /// controller) and learns from the output's records when to abort or release them. `false` when
     /// it is not in flight.
     ///
     /// # Errors
