@@ -20,7 +20,6 @@ let initialized = false;
 export function init(input) {
   ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
     () => {
-      wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
       initialized = true;
     },
     (error) => {

@@ -29,7 +29,6 @@ export function apiOver(wasmModule, how) {
       );
     }
     wasm.initSync({ module: wasmModule });
-    wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
     instantiated = true;
   }
 

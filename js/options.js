@@ -11,7 +11,7 @@
 // absent string or function as `undefined`, and the core puts its default in its place.
 
 import { InvalidArgumentError } from "./errors.js";
-import { isObject } from "./reader.js";
+import { callerTag, isObject } from "./reader.js";
 
 /** The settings of a session, in `CancellationSession`'s options and `createRelay`'s (its upstream session's). */
 const SETTINGS_KEYS = [
@@ -90,12 +90,18 @@ export function relaySettings(options, w) {
 /**
  * @typedef {object} TrackOptions the options of `track()` as they cross to the core
  * @property {any} signal the caller's `AbortSignal` (an object with `addEventListener`), or `undefined`
- * @property {unknown} params `params` as given
+ * @property {unknown} token `params._meta.progressToken` as given
+ * @property {number} tokenTag its tag (`constantsJson().tags`), with `tokenNum` or `tokenStr`
+ * @property {number} tokenNum
+ * @property {string | undefined} tokenStr
+ * @property {boolean} task whether `params.task` is an object
+ * @property {string | undefined} taskId `params.taskId` when it is a string
  * @property {number} timeout ms, or `NaN`
  * @property {number} maxTotalTimeout ms, or `NaN`
- * @property {number} flags `optionFlags.timeoutGiven`, `optionFlags.resetOnProgress`
- * @property {InvalidArgumentError | undefined} error what is wrong with them: the core throws
- *   it after its own checks of the id and the method (the order of `track()`'s errors)
+ * @property {number} flags `optionFlags.timeoutGiven`, `optionFlags.resetOnProgress`, and
+ *   `optionFlags.invalid` with `error`
+ * @property {InvalidArgumentError | undefined} error what is wrong with them: thrown once the
+ *   core has checked the id and the method (the order of `track()`'s errors)
  */
 
 /**
@@ -105,7 +111,19 @@ export function relaySettings(options, w) {
  * @returns {TrackOptions}
  */
 export function trackOptions(options, w) {
-  const read = { signal: undefined, params: undefined, timeout: NaN, maxTotalTimeout: NaN, flags: 0, error: undefined };
+  const read = {
+    signal: undefined,
+    token: undefined,
+    tokenTag: w.tags.absent,
+    tokenNum: 0,
+    tokenStr: undefined,
+    task: false,
+    taskId: undefined,
+    timeout: NaN,
+    maxTotalTimeout: NaN,
+    flags: 0,
+    error: undefined,
+  };
   if (options === undefined) return read;
   try {
     checkKeys(options, [TRACK_KEYS], "track()");
@@ -114,12 +132,34 @@ export function trackOptions(options, w) {
       if (!isObject(signal) || get(signal, "addEventListener") === undefined) throw wrong("track()", "signal", "an AbortSignal", options);
       read.signal = signal;
     }
-    read.params = get(options, "params");
     timeouts(read, options, "track()", w.optionFlags);
+    // What the core reads of `params`: `_meta.progressToken` (tagged: the core says what is
+    // wrong with it), whether `task` is an object, and `taskId` when it is a string.
+    const params = get(options, "params");
+    const token = member(member(params, "_meta"), "progressToken");
+    const tag = callerTag(w, token);
+    read.token = token;
+    read.tokenTag = tag;
+    read.tokenNum = tag === w.tags.number ? token : 0;
+    read.tokenStr = tag === w.tags.string ? token : undefined;
+    read.task = isObject(member(params, "task"));
+    const taskId = member(params, "taskId");
+    read.taskId = typeof taskId === "string" ? taskId : undefined;
   } catch (error) {
     read.error = error;
+    read.flags |= w.optionFlags.invalid;
   }
   return read;
+}
+
+/** `obj[name]` of any object (an array too), or `undefined` when `obj` is not one or the getter throws. */
+function member(obj, name) {
+  if (typeof obj !== "object" || obj === null) return undefined;
+  try {
+    return obj[name];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The session settings in `options` (whose names were checked), for `what`'s messages. */

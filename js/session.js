@@ -147,16 +147,14 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         }
       }
       const tag = callerTag(w, id);
-      const num = tag === w.tags.number ? id : 0;
-      const str = tag === w.tags.string ? id : undefined;
       const o = trackOptions(options, w);
-      try {
-        core.track(tag, num, str, code, name, o.signal, o.params, o.timeout, o.maxTotalTimeout, o.flags, o.error);
-      } catch (error) {
-        // Only the id's tag crossed into wasm: the error names the caller's own value.
-        if (error?.code === "ERR_INVALID_REQUEST_ID" && tag !== w.tags.number && tag !== w.tags.string) error.requestId = id;
-        throw error;
-      }
+      const signal = o.signal === undefined ? 0 : isAborted(o.signal) === true ? 2 : 1;
+      const v = core.track(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, code, name, signal, o.tokenTag, o.tokenNum, o.tokenStr, o.task, o.taskId, o.timeout, o.maxTotalTimeout, o.flags);
+      if (v === FAILED) throw refusal(core, id, o.token);
+      // The options' own error, once the core has found the id and the method right.
+      if (v === OPTIONS) throw o.error;
+      // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
+      if (v === w.verdicts.aborted) throw reasonOrUndefined(o.signal);
       this.#tracked(core, id, o.signal);
     }
 
@@ -183,7 +181,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
         const output = this.#output;
         const outer = output.enter(id, reason, undefined, false);
         try {
-          core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+          const kind = crossReason(reason);
+          core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, kind, RA, RB);
         } finally {
           output.leave(outer);
         }
@@ -204,7 +203,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return undefined;
       const entry = this.#watched.get(id);
       if (entry?.controller !== undefined) return entry.controller.signal;
-      if (!watch(core, false, id)) return undefined;
+      if (!watch(core, wire, false, id)) return undefined;
       const controller = new AbortController();
       if (entry === undefined) this.#watched.set(id, { controller });
       else entry.controller = controller;
@@ -216,7 +215,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       if (core === undefined) return undefined;
       const known = this.#inbound.get(id);
       if (known !== undefined) return known.signal;
-      if (!watchInbound(core, id)) return undefined;
+      if (!watchInbound(core, wire, id)) return undefined;
       const controller = new AbortController();
       this.#inbound.set(id, controller);
       return controller.signal;
@@ -231,7 +230,8 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       const output = this.#output;
       const outer = output.enter(id, reason, undefined, this.#send === undefined);
       try {
-        core.cancel(id, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, reason, typeof reason === "string" ? reason : undefined);
+        const kind = crossReason(reason);
+        if (core.cancel(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, kind, RA, RB) === FAILED) throw refusal(core, id);
         const captured = output.captured;
         return captured === undefined ? undefined : output.message(captured);
       } finally {
@@ -304,6 +304,7 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
       } else {
         verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
       }
+      if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
       // Our response settled the peer's watched request (a fast path): release its controller.
       if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
       const v = verdict & 0x1f;
@@ -324,7 +325,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
 
     setProtocolVersion(version) {
       const core = this.#core;
-      return core === undefined ? undefined : core.setProtocolVersion(version);
+      if (core === undefined) return undefined;
+      const revision = core.setProtocolVersion(typeof version === "string" ? version : undefined);
+      if (revision === undefined) throw refusal(core, undefined, undefined, version);
+      return revision;
     }
 
     get revision() {
@@ -332,7 +336,10 @@ export function createSessionClass(SessionCore, adjustOptions = (o) => o, consta
     }
 
     isInFlight(id) {
-      return this.#core?.isInFlight(id) ?? false;
+      const core = this.#core;
+      if (core === undefined) return false;
+      const tag = callerTag(wire, id);
+      return core.isInFlight(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
     }
 
     get inFlightCount() {
@@ -713,26 +720,103 @@ function trackPlain(core, id, code, name, watch) {
 }
 
 /**
- * `watch(core, true, id)`: an id that crosses as numbers (`crossId`) through the core's
+ * `watch(core, w, true, id)`: an id that crosses as numbers (`crossId`) through the core's
  * `watchPeerRequest`, nothing crossing as a string; any other through `watch`.
  */
-function watchInbound(core, id) {
+function watchInbound(core, w, id) {
   if (crossId(id)) {
     const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
     if (r !== 2) return r === 1;
   }
-  return watch(core, true, id);
+  return watch(core, w, true, id);
 }
 
 /**
  * Marks our request `id` (or with `inbound`, the peer's) as watched: `true`, or `false` when
- * it is not in flight. A number or string id crosses as scalars; any other value goes to
- * the core's own reading, which throws `ERR_INVALID_REQUEST_ID`.
+ * it is not in flight. The id crosses tagged; the core refuses one that is not a request id
+ * (`ERR_INVALID_REQUEST_ID`, thrown here).
  */
-function watch(core, inbound, id) {
-  const r = typeof id === "number" ? core.watchPlain(inbound, NUMBER, id, undefined) : typeof id === "string" ? core.watchPlain(inbound, STRING, 0, id) : 2;
-  if (r !== 2) return r === 1;
-  return inbound ? core.watchInbound(id) : core.watch(id);
+function watch(core, w, inbound, id) {
+  const tag = callerTag(w, id);
+  const r = core.watchPlain(inbound, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
+  if (r === FAILED) throw refusal(core, id);
+  return r === 1;
+}
+
+/**
+ * The error of a call the core refused (it returned `verdicts.failed`): its
+ * `SessionCore.takeError()`, an `InvalidArgumentError` or a `UsageError` with the core's
+ * code and text, about the caller's own value that the core names (`of`: the request id
+ * `id`, the progress token `token`, the value `value`) or about the core's request id.
+ */
+function refusal(core, id, token, value) {
+  const text = core.takeError();
+  if (text === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
+  const e = JSON.parse(text);
+  const requestId = "requestId" in e ? e.requestId : e.of === "id" ? id : e.of === "token" ? token : e.of === "value" ? value : undefined;
+  return new (e.name === "UsageError" ? UsageError : InvalidArgumentError)(e.message, e.code, requestId);
+}
+
+/** `params._meta.progressToken` of a message we send (for the error about it). */
+function progressTokenOf(message) {
+  try {
+    return message?.params?._meta?.progressToken;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The signal's `reason`, or `undefined` when reading it throws. */
+function reasonOrUndefined(signal) {
+  try {
+    return reasonOf(signal);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The strings of the last reason `crossReason` crossed. */
+let RA;
+let RB;
+
+/**
+ * A cancel's `reason` as it crosses to the core (`cancel`, `signalAborted`): returns its kind
+ * (`constantsJson().reasons`) and leaves its strings in `RA` and `RB` — a string as it is;
+ * an object with a string `name` (an `Error`, a `DOMException`) as its `name` and its
+ * `message` (when a string); anything else as its JSON, when `JSON.stringify` gives a string.
+ * The core decides what each becomes on the wire (its reason policy).
+ */
+function crossReason(reason) {
+  RA = undefined;
+  RB = undefined;
+  if (typeof reason === "string") {
+    RA = reason;
+    return REASON_TEXT;
+  }
+  if (reason === undefined) return REASON_NONE;
+  if (typeof reason === "object" && reason !== null) {
+    const name = member(reason, "name");
+    if (typeof name === "string") {
+      const message = member(reason, "message");
+      RA = name;
+      RB = typeof message === "string" ? message : undefined;
+      return REASON_ERROR;
+    }
+  }
+  try {
+    const json = JSON.stringify(reason);
+    if (typeof json === "string") RA = json;
+  } catch {}
+  return REASON_OTHER;
+}
+
+/** `obj[name]`, or `undefined` when its getter throws. */
+function member(obj, name) {
+  try {
+    return obj[name];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -766,6 +850,13 @@ let SETTLED = 0;
 let WATCHED = 0;
 let TRACKED = 0;
 let PASS = 0;
+let FAILED = -1;
+let OPTIONS = -1;
+/** The kinds of a cancel's reason as it crosses (`crossReason`). */
+let REASON_NONE = -1;
+let REASON_TEXT = -1;
+let REASON_ERROR = -1;
+let REASON_OTHER = -1;
 /** The members the core reads of our requests (`outgoing[code]` of any method but a cancel). */
 let REQUEST_READS = 0;
 let TASK = 0;
@@ -794,6 +885,12 @@ function prepare(c) {
   WATCHED = c.verdicts.watched;
   TRACKED = c.verdicts.tracked;
   PASS = c.verdicts.pass;
+  FAILED = c.verdicts.failed;
+  OPTIONS = c.verdicts.options;
+  REASON_NONE = c.reasons.none;
+  REASON_TEXT = c.reasons.text;
+  REASON_ERROR = c.reasons.error;
+  REASON_OTHER = c.reasons.other;
   REQUEST_READS = c.fields.metaProgressToken | c.fields.task | c.fields.taskId;
   TASK = c.fields.task;
   NUMBER_ID = c.numberId;

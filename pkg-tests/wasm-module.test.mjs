@@ -140,7 +140,7 @@ describe("the package's .wasm files", () => {
   for (const [glue, file, load] of glues) {
     test(`${glue}: each import declares as many parameters as its wasm signature has`, async () => {
       const { imports } = functionShapes(await readFile(path.join(repo, file)));
-      assert.ok(imports.length > 20, `${imports.length} imported functions read`);
+      assert.ok(imports.length > 5, `${imports.length} imported functions read`);
       const given = Object.assign({}, ...Object.values(await importsOf(load)));
       const mismatched = imports.filter(([name, params]) => typeof given[name] !== "function" || given[name].length !== params).map(([name, params]) => `${name}: ${given[name]?.length} of ${params}`);
       assert.deepEqual(mismatched, []);

@@ -117,18 +117,53 @@ fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
     }
 }
 
-/// `signalAborted` as the JS layer's listener calls it: the id and a string reason as scalars.
-fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
-    let (t, n, st) = tagged(&id);
-    let text = reason.as_string();
-    s.signal_aborted(t, n, st, reason, text);
+/// A cancel's reason as the JS class crosses it (js/session.js `crossReason`): its kind
+/// (`constantsJson().reasons`) and its strings.
+fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
+    if let Some(text) = reason.as_string() {
+        return (1, Some(text), None);
+    }
+    if reason.is_undefined() {
+        return (0, None, None);
+    }
+    if reason.is_object() {
+        let member = |name: &str| Reflect::get(reason, &name.into()).unwrap_or(JsValue::UNDEFINED).as_string();
+        if let Some(name) = member("name") {
+            return (2, Some(name), member("message"));
+        }
+    }
+    (3, js_sys::JSON::stringify(reason).ok().and_then(|s| s.as_string()), None)
 }
 
-/// `cancel` as the JS class calls it.
+/// The error of a refused call (`verdicts.failed`): `SessionCore.takeError()`, parsed.
+fn refusal(s: &SessionCore) -> JsValue {
+    js_sys::JSON::parse(&s.take_error().expect("a refused call keeps its error")).unwrap()
+}
+
+/// `verdicts.failed`.
+const FAILED: u32 = 8;
+
+/// `signalAborted` as the JS layer's listener calls it: the id and the reason as scalars.
+fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
+    let (t, n, st) = tagged(&id);
+    let (kind, first, second) = crossed_reason(&reason);
+    s.signal_aborted(t, n, st, kind, first, second);
+}
+
+/// `cancel` as the JS class calls it: whether a cancel was made, or the refusal.
 fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
     let (t, n, st) = tagged(&id);
-    let text = reason.as_string();
-    s.cancel(id, t, n, st, reason, text)
+    let (kind, first, second) = crossed_reason(&reason);
+    match s.cancel(t, n, st, kind, first, second) {
+        FAILED => Err(refusal(s)),
+        made => Ok(made == 1),
+    }
+}
+
+/// `isInFlight` as the JS class calls it.
+fn in_flight(s: &SessionCore, id: JsValue) -> bool {
+    let (t, n, st) = tagged(&id);
+    s.is_in_flight(t, n, st)
 }
 
 fn code(method: &str) -> i32 {
@@ -140,28 +175,48 @@ fn code(method: &str) -> i32 {
 fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result<(), JsValue> {
     let (t, n, st) = tagged(&id);
     let name = (code(method) == 0).then(|| method.to_owned());
-    let member = |name: &str| {
-        if options.is_object() {
-            Reflect::get(&options, &name.into()).unwrap_or(JsValue::UNDEFINED)
+    let member = |o: &JsValue, name: &str| {
+        if o.is_object() {
+            Reflect::get(o, &name.into()).unwrap_or(JsValue::UNDEFINED)
         } else {
             JsValue::UNDEFINED
         }
     };
     let (timeout, max_total) = (number(&options, "timeout"), number(&options, "maxTotalTimeout"));
     let flags = if options.is_object() { flags(&options) } else { 0 };
-    s.track(
+    let signal = member(&options, "signal");
+    let signal_state = match member(&signal, "aborted").as_bool() {
+        _ if signal.is_undefined() => 0,
+        Some(true) => 2,
+        _ => 1,
+    };
+    let params = member(&options, "params");
+    let (token_tag, token_num, token_str) = tagged(&member(&member(&params, "_meta"), "progressToken"));
+    let task = member(&params, "task").is_object();
+    let task_id = member(&params, "taskId").as_string();
+    let verdict = s.track(
         t,
         n,
         st,
         code(method),
         name,
-        member("signal"),
-        member("params"),
+        signal_state,
+        token_tag,
+        token_num,
+        token_str,
+        task,
+        task_id,
         timeout,
         max_total,
         flags,
-        JsValue::UNDEFINED,
-    )
+    );
+    match verdict {
+        0 => Ok(()),
+        FAILED => Err(refusal(s)),
+        // `verdicts.aborted`: the JS class throws the signal's reason.
+        4 => Err(member(&signal, "reason")),
+        v => panic!("track: verdict {v}"),
+    }
 }
 
 /// `verdicts.settled` of `SessionCore.constantsJson()`: added to a response's verdict when it
@@ -201,7 +256,7 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
 fn our_response(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
-    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false, 0).unwrap()
+    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false, 0)
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -254,15 +309,15 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     let read = Method::fields(None, false).0;
     let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
-        s.outgoing(code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, false, signal).unwrap()
+        s.outgoing(code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, false, signal)
     };
     // Aborted: not tracked, not to be sent.
     assert_eq!(send(&s, "tools/call", Some(1.0), 2), 4);
-    assert!(!s.is_in_flight(JsValue::from(1)));
+    assert!(!in_flight(&s, JsValue::from(1)));
     // Live: tracked and watched; none: tracked.
     assert_eq!(send(&s, "tools/call", Some(2.0), 1), 0x20 | 0x40);
     assert_eq!(send(&s, "tools/call", Some(3.0), 0), 0x20);
-    assert!(s.is_in_flight(JsValue::from(2)) && s.is_in_flight(JsValue::from(3)));
+    assert!(in_flight(&s, JsValue::from(2)) && in_flight(&s, JsValue::from(3)));
     // A notification with an aborted signal is sent: no signal can belong to it.
     assert_eq!(send(&s, "notifications/progress", None, 2), 0);
     assert_eq!(records(&s), Vec::<Value>::new());
@@ -271,8 +326,8 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     let all = u32::MAX;
     let cancelled =
         s.outgoing(code("notifications/cancelled"), None, 3, 9.0, None, all, 0, 0, 0.0, None, 0, None, None, false, 1);
-    assert_eq!(cancelled.unwrap(), 0x20 | 0x40);
-    assert!(s.is_in_flight(JsValue::from(9)));
+    assert_eq!(cancelled, 0x20 | 0x40);
+    assert!(in_flight(&s, JsValue::from(9)));
 }
 
 #[wasm_bindgen_test]
@@ -284,7 +339,7 @@ fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
     assert_eq!(err, JsValue::from("early"));
     assert_eq!(records(&session), Vec::<Value>::new());
     assert_eq!(number(&flushes, "n"), 0.0);
-    assert!(!session.is_in_flight(1.into()));
+    assert!(!in_flight(&session, 1.into()));
 }
 
 #[wasm_bindgen_test]
@@ -358,17 +413,18 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let session = with_options(&Object::new().into(), 1, Some(flush));
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
-    let controller = js("return new AbortController();", &[]);
     js(
-        "a.track(3, 9, undefined, 8, undefined, b.signal, undefined, NaN, NaN, 0, undefined); a.signalAborted(3, 9, undefined, 'stop', 'stop');",
-        &[session_js.clone(), controller],
+        "if (a.track(3, 9, undefined, 8, undefined, 1, 0, 0, undefined, false, undefined, NaN, NaN, 0) !== 0) throw new Error('refused'); \
+         a.signalAborted(3, 9, undefined, 1, 'stop', undefined);",
+        &[session_js.clone()],
     );
     // The nested call's output is done by its own flush(), before the rest of the outer one's.
     let types = js("return a.join(',');", &[seen.into()]);
     assert_eq!(types, JsValue::from("cancel-sent,notify,late-response-dropped,cancelled,settled"));
     // Still usable afterwards.
     js(
-        "a.track(3, 10, undefined, 8, undefined, undefined, undefined, NaN, NaN, 0, undefined); if (!a.isInFlight(10)) throw new Error('not tracked');",
+        "a.track(3, 10, undefined, 8, undefined, 0, 0, 0, undefined, false, undefined, NaN, NaN, 0); \
+         if (!a.isInFlight(3, 10, undefined)) throw new Error('not tracked');",
         &[session_js],
     );
 }
@@ -377,8 +433,8 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
     let (session, _) = session_with("");
     assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
-    assert!(session.watch_inbound(0.into()).unwrap(), "its signal was asked for");
-    assert!(!session.watch_inbound(1.into()).unwrap(), "no such request");
+    assert_eq!(session.watch_plain(true, 3, 0.0, None), 1, "its signal was asked for");
+    assert_eq!(session.watch_plain(true, 3, 1.0, None), 0, "no such request");
     assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-received", "peerCancelled"]);
@@ -391,15 +447,15 @@ fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_supp
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
     let (session, _) = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert!(session.watch(5.into()).unwrap());
+    assert_eq!(session.watch_plain(false, 3, 5.0, None), 1);
     assert!(cancel(&session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[1]["reason"], "stop\n\"quoted\"\u{1}", "escaped in JSON, the same text");
-    assert!(!session.watch(5.into()).unwrap(), "not in flight any more");
+    assert_eq!(session.watch_plain(false, 3, 5.0, None), 0, "not in flight any more");
     // A completed request settles without being cancelled.
     track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert!(session.watch(6.into()).unwrap());
+    assert_eq!(session.watch_plain(false, 3, 6.0, None), 1);
     assert_eq!(response_verdict(&session, 6.into()), SETTLED, "delivered; the verdict says it settled");
     assert_eq!(records(&session), Vec::<Value>::new());
 }
@@ -408,7 +464,7 @@ fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
 async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     let (session, _) = session_with("timeout: 20");
     track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert!(session.watch(8.into()).unwrap());
+    assert_eq!(session.watch_plain(false, 3, 8.0, None), 1);
     let delay = session.next_deadline();
     // The deadline is in whole ms of the host's clock, which may have a fraction.
     assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
@@ -435,14 +491,22 @@ fn bad_ids_throw_typed_errors() {
     {
         let err = track(&session, bad, "tools/call", JsValue::UNDEFINED).unwrap_err();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
-        assert!(err.is_instance_of::<js_sys::Error>());
-        // No error classes registered here: a plain `Error` with the class's name.
         assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("InvalidArgumentError"));
+        // About the caller's own value, which the JS class has.
+        assert_eq!(Reflect::get(&err, &"of".into()).unwrap(), JsValue::from("id"));
+        let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+        assert!(message.starts_with("track(): request id: a "), "{message}");
     }
+    assert_eq!(session.take_error(), None, "taken once");
     track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
     let err = cancel(&session, 0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
     assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("UsageError"));
-    let err = session.watch(JsValue::NULL).unwrap_err();
+    // About the core's request id, which it names.
+    assert_eq!(Reflect::get(&err, &"requestId".into()).unwrap(), JsValue::from(0));
+    assert_eq!(session.watch_plain(false, 1, 0.0, None), FAILED, "a null id");
+    let err = refusal(&session);
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
+    let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert_eq!(message, "signal(): request id: a request id must be a string or an integer number, not null");
 }

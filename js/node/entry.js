@@ -12,7 +12,6 @@ import { createSessionClass } from "../session.js";
 
 // `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
 wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../../pkg/web/mcp_cancel_bg.wasm`)) });
-wasm.__registerErrorClasses(InvalidArgumentError, UsageError);
 
 // `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
 // caller gave no `onEvent` of its own. `debug` is loaded the first time a session is made
@@ -45,7 +44,6 @@ let relayWasm;
 function relayBuild() {
   if (relayWasm === undefined) {
     relayWasm = require("../../pkg/relay-node/mcp_cancel_relay.js");
-    relayWasm.__registerErrorClasses(InvalidArgumentError, UsageError);
   }
   return relayWasm;
 }

@@ -16,14 +16,14 @@ use ::core::cell::RefCell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, peer_value, tag, AbortSignal};
-use super::errors;
+use super::convert::{self, peer_value, tag};
+use super::errors::{Refusal, Subject};
 use super::json::Json;
 use super::options;
 use super::output;
 use crate::core::{
     FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
-    PackedStr, RequestId, Session, StrId, TrackRequest, Verdict,
+    PackedStr, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -43,6 +43,37 @@ mod code {
     /// Added to `PASS` or `DROP` by `response`: the response settled a watched request, for
     /// which no `settled` record is queued (the JS layer releases its objects itself).
     pub const SETTLED: u32 = 0x80;
+    /// The call was refused: `SessionCore.takeError()` says why (the JS layer throws it).
+    pub const FAILED: u32 = 8;
+    /// From `track`: the options have a member of the wrong type (`optionFlags.invalid`) and
+    /// the id and the method are right: the JS layer throws its own error about them.
+    pub const OPTIONS: u32 = 0x10;
+}
+
+/// How a cancel's reason crosses (`cancel`, `signalAborted`): its kind, and one or two
+/// strings (`constantsJson().reasons`); the core decides what it becomes on the wire
+/// ([`Reason`]).
+mod reason_kind {
+    /// No reason (`undefined`; any kind not below).
+    #[cfg_attr(not(any(test, feature = "relay")), allow(dead_code))]
+    pub const NONE: u32 = 0;
+    /// A string: the first string.
+    pub const TEXT: u32 = 1;
+    /// An object with a string `name` (an `Error`, a `DOMException`): its `name`, and its
+    /// `message` when that is a string.
+    pub const ERROR: u32 = 2;
+    /// Anything else: `JSON.stringify` of it, when that gives a string.
+    pub const OTHER: u32 = 3;
+}
+
+/// The [`Reason`] of a cancel's reason as it crossed (see [`reason_kind`]).
+fn reason_of(kind: u32, first: Option<String>, second: Option<String>) -> Reason {
+    match kind {
+        reason_kind::TEXT => Reason::Text(first.unwrap_or_default()),
+        reason_kind::ERROR => Reason::from_error(first.as_deref().unwrap_or(""), second.as_deref().unwrap_or("")),
+        reason_kind::OTHER => Reason::Error(first.unwrap_or_else(|| "[object]".to_owned())),
+        _ => Reason::None,
+    }
 }
 
 /// What `outgoing` is told of the signal a message is sent with (`0`: none).
@@ -115,6 +146,8 @@ impl State {
 #[wasm_bindgen(js_name = SessionCore, skip_typescript)]
 pub struct SessionCore {
     state: RefCell<State>,
+    /// What the last refused call refused (see [`SessionCore::take_error`]).
+    refusal: RefCell<Option<Refusal>>,
     /// The JS layer's `flush()` (see [`SessionCore::take_output`]).
     flush: Option<Function>,
 }
@@ -172,7 +205,7 @@ impl SessionCore {
         let state = RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES] });
         // The output of the settings (a protocol version's event) waits for the JS layer's
         // first `flush()`, once it has this session.
-        SessionCore { state, flush }
+        SessionCore { state, refusal: RefCell::new(None), flush }
     }
 
     /// The core's output queued since the last call, as JSON text — an array of records,
@@ -242,7 +275,8 @@ impl SessionCore {
     /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
     /// building the object member by member from wasm took ~0.8 ms of a process's start):
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags }` (the
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags, reasons,
+    /// exits }` (the
     /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -251,13 +285,14 @@ impl SessionCore {
     /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
     /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
     /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
-    /// entry points return; `maxPeerString` the longest peer string that crosses (UTF-16
+    /// entry points return (`failed`: refused, see [`Self::take_error`]); `maxPeerString` the longest peer string that crosses (UTF-16
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
     /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
     /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
     /// method code adds for a watched request, `optionFlags` the bits of the settings' and
-    /// `track()`'s flags (`options::flag`).
+    /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
+    /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`).
     #[wasm_bindgen(js_name = constantsJson)]
     #[must_use]
     pub fn constants_json() -> String {
@@ -392,10 +427,10 @@ impl SessionCore {
     /// `1` (not to be sent as it is: the cancel it made, if any, is the first record of the
     /// output, which the JS layer sends in its place).
     ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID` for a request whose id or progress
-    /// token is not one; `UsageError` `ERR_ALREADY_IN_FLIGHT` /
-    /// `ERR_PROGRESS_TOKEN_IN_USE`.
+    /// Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
+    /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
+    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE` /
+    /// `ERR_REENTRANT_CALL`.
     #[allow(clippy::too_many_arguments)]
     pub fn outgoing(
         &self,
@@ -414,7 +449,7 @@ impl SessionCore {
         task_id: Option<String>,
         task: bool,
         signal: u32,
-    ) -> Result<u32, JsValue> {
+    ) -> u32 {
         let mut message = read_message(
             (method_code, method_name.as_deref()),
             (id_tag, id_num, id_str.as_deref()),
@@ -427,11 +462,11 @@ impl SessionCore {
         message.task = task;
         let request = message.is_request();
         if request && signal == send_signal::ABORTED {
-            return Ok(code::ABORTED);
+            return code::ABORTED;
         }
         let watch = request && signal == send_signal::LIVE;
         let (result, busy) = {
-            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
             let needs_clock = st.core.config().timeout.is_set();
             let now = if needs_clock { convert::now_ms() } else { 0 };
             let result = st.core.handle_outgoing(&message, now, watch);
@@ -441,16 +476,11 @@ impl SessionCore {
             self.flush_if_needed();
         }
         match result {
-            Err(e) => {
-                let token = convert::js_value_of(arg_tag, arg_num, arg_str.as_deref());
-                Err(errors::outgoing(&e, &convert::js_value_of(id_tag, id_num, id_str.as_deref()), &token))
-            }
-            Ok(verdict) => Ok(match verdict {
-                // A request (even one named `notifications/cancelled`: it has an id).
-                Verdict::Pass if watch => code::PASS | code::TRACKED | code::WATCHED,
-                Verdict::Pass if request => code::PASS | code::TRACKED,
-                _ => verdict_code(verdict),
-            }),
+            Err(e) => self.refuse(Refusal::outgoing(&e)),
+            // A request (even one named `notifications/cancelled`: it has an id).
+            Ok(Verdict::Pass) if watch => code::PASS | code::TRACKED | code::WATCHED,
+            Ok(Verdict::Pass) if request => code::PASS | code::TRACKED,
+            Ok(verdict) => verdict_code(verdict),
         }
     }
 
@@ -745,17 +775,20 @@ impl SessionCore {
     }
 
     /// Tracks a request we send (`track(id, method, options)`), with its options as
-    /// js/options.js `trackOptions` reads them: `signal` the caller's signal (an object with
-    /// `addEventListener`) or `undefined`, `params` as given, `timeout_ms`/`max_total_ms`
-    /// (`NaN`: not given) and `timeout_flags` (`optionFlags.timeoutGiven`,
-    /// `optionFlags.resetOnProgress`); `option_error` what is wrong with the
-    /// options, thrown after the id and the method are checked (`undefined`: nothing).
+    /// js/options.js `trackOptions` reads them: `signal` the caller's signal (`0` none, `1`
+    /// live, `2` aborted), the progress token `params._meta.progressToken` (tagged, see
+    /// `convert::tag`; `absent` when not given), `task` whether `params.task` is an object,
+    /// `task_ref` `params.taskId` when it is a string, `timeout_ms`/`max_total_ms` (`NaN`: not
+    /// given) and `flags` (`optionFlags.timeoutGiven`, `optionFlags.resetOnProgress`,
+    /// `optionFlags.invalid` when a member has the wrong type).
     ///
-    /// # Errors
-    /// `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID`, `ERR_INVALID_ARGUMENT` for a method
-    /// that is not a string, `option_error`); `UsageError` (`ERR_ALREADY_IN_FLIGHT`,
-    /// `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_SEND_REQUIRED`); the signal's `reason` when the
-    /// caller's signal is already aborted (nothing is tracked).
+    /// Returns `0` (tracked), `OPTIONS` (the id and the method are right, but the options
+    /// are not: the JS layer throws its own error), `ABORTED` (the caller's signal has
+    /// aborted: nothing is tracked, the JS layer throws its `reason`), or `FAILED`
+    /// ([`Self::take_error`]): `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID` for the id or
+    /// the progress token, `ERR_INVALID_ARGUMENT` for a method that is not a string);
+    /// `UsageError` (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`,
+    /// `ERR_SEND_REQUIRED`, `ERR_REENTRANT_CALL`), in that order.
     #[allow(clippy::too_many_arguments)]
     pub fn track(
         &self,
@@ -764,73 +797,85 @@ impl SessionCore {
         id_str: Option<String>,
         method_code: i32,
         method_name: Option<String>,
-        signal: JsValue,
-        params: JsValue,
+        signal: u32,
+        token_tag: u32,
+        token_num: f64,
+        token_str: Option<String>,
+        task: bool,
+        task_ref: Option<String>,
         timeout_ms: f64,
         max_total_ms: f64,
-        timeout_flags: u32,
-        option_error: JsValue,
-    ) -> Result<(), JsValue> {
-        let id_js = convert::js_value_of(id_tag, id_num, id_str.as_deref());
-        let id = owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("track(): request id", e, &id_js))?;
+        flags: u32,
+    ) -> u32 {
+        let id = match owned_id(id_tag, id_num, id_str) {
+            Ok(id) => id,
+            Err(e) => return self.refuse(Refusal::invalid_id("track(): request id", e, Subject::Id)),
+        };
         let method = match method_name_of(method_code, method_name.as_deref()).as_str() {
             Some(m) => m.to_owned(),
             None => {
-                return Err(errors::invalid_argument(
+                return self.refuse(Refusal::invalid_argument(
                     "track(): `method` must be a string",
                     "ERR_INVALID_ARGUMENT",
-                    &JsValue::UNDEFINED,
+                    Subject::None,
                 ))
             }
         };
-        if !option_error.is_undefined() {
-            return Err(option_error);
+        if flags & options::flag::INVALID != 0 {
+            return code::OPTIONS;
         }
         let mut request = TrackRequest::new(id, &method);
-        read_params(&mut request, &params)?;
-        request.timeout = options::timeout(timeout_flags, timeout_ms, max_total_ms);
-        let signal = (!signal.is_undefined()).then(|| signal.unchecked_into::<AbortSignal>());
-        if let Some(s) = &signal {
-            if s.aborted() {
-                return Err(s.reason().unwrap_or(JsValue::UNDEFINED));
+        if token_tag != tag::ABSENT {
+            match peer_value(token_tag, token_num, token_str.as_deref()).to_request_id() {
+                Ok(token) => request.progress_token = Some(token),
+                Err(e) => {
+                    return self.refuse(Refusal::invalid_id("track(): params._meta.progressToken", e, Subject::Token))
+                }
             }
         }
-        {
-            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+        request.task = task;
+        request.task_ref = task_ref;
+        request.timeout = options::timeout(flags, timeout_ms, max_total_ms);
+        if signal == send_signal::ABORTED {
+            return code::ABORTED;
+        }
+        let result = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
-            let has_exit = st.exits != 0;
-            if (signal.is_some() || request.timeout.is_some_and(|t| t.is_set())) && !has_exit {
-                return Err(errors::send_required(&id_js));
+            let watch = signal == send_signal::LIVE;
+            if (watch || request.timeout.is_some_and(|t| t.is_set())) && st.exits == 0 {
+                return self.refuse(Refusal::send_required());
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
             // The JS layer attaches the listener to the caller's signal (and removes it at the
-            // request's `Settled`).
-            request.watch = signal.is_some();
-            st.core.track(request, now).map_err(|e| errors::usage(&e))?;
+            // request's `settled` record).
+            request.watch = watch;
+            st.core.track(request, now)
+        };
+        match result {
+            Ok(()) => {
+                self.flush_if_needed();
+                code::PASS
+            }
+            Err(e) => self.refuse(Refusal::usage(&e)),
         }
-        self.flush_if_needed();
-        Ok(())
     }
 
-    /// Marks our request `id` as watched: the JS layer keeps objects for it (its signal's
-    /// controller) and learns from the output's records when to abort or release them. `false` when
-    /// it is not in flight.
-    ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
-    pub fn watch(&self, id: JsValue) -> Result<bool, JsValue> {
-        let id = convert::id_from_js(&id, "signal(): request id")?;
-        let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-        Ok(st.core.watch(&id))
-    }
-
-    /// `watch` (or, with `inbound`, `watchInbound`) of a number or string id as scalars, the
-    /// hot path: nothing crosses but them, nothing is thrown. `1`: watched; `0`: not in
-    /// flight; `2`: not a valid id (call `watch` for the error).
+    /// Marks our request (with `inbound`, the peer's) of a number or string id (tagged, see
+    /// `convert::tag`) as watched: the JS layer keeps objects for it (its signal's
+    /// controller) and learns from the output's records when to abort or release them.
+    /// `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`, or `UsageError` `ERR_REENTRANT_CALL`.
     #[wasm_bindgen(js_name = watchPlain)]
     pub fn watch_plain(&self, inbound: bool, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
-        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 2 };
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 2 };
+        let id = match owned_id(id_tag, id_num, id_str) {
+            Ok(id) => id,
+            Err(e) => {
+                let what = if inbound { "inboundSignal(): request id" } else { "signal(): request id" };
+                return self.refuse(Refusal::invalid_id(what, e, Subject::Id));
+            }
+        };
+        let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
         u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) })
     }
 
@@ -845,89 +890,95 @@ impl SessionCore {
         u32::from(st.core.watch_inbound_ref(id))
     }
 
-    /// Marks the peer's request `id` as watched (see `watch`); `false` when the peer has no
-    /// such request in flight.
-    ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
-    #[wasm_bindgen(js_name = watchInbound)]
-    pub fn watch_inbound(&self, id: JsValue) -> Result<bool, JsValue> {
-        let id = convert::id_from_js(&id, "inboundSignal(): request id")?;
-        let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-        Ok(st.core.watch_inbound(&id))
-    }
-
-    /// The caller's signal of request `id` aborted with `reason` (the JS layer's listener):
-    /// cancels it as `cancel()` does, its message going to `send` whether or not there is
-    /// one. Never throws: the handshake is reported as an event and kept. The id and the
-    /// reason cross as `cancel()`'s do.
+    /// The caller's signal of request `id` (a number or a string, tagged) aborted with a
+    /// reason (as `cancel`'s crosses): cancels it as `cancel()` does, its message going to
+    /// `send` whether or not there is one. Never refuses: the handshake is reported as an
+    /// event and kept.
     #[wasm_bindgen(js_name = signalAborted)]
     pub fn signal_aborted(
         &self,
         id_tag: u32,
         id_num: f64,
         id_str: Option<String>,
-        reason: JsValue,
-        reason_text: Option<String>,
+        reason_kind: u32,
+        reason: Option<String>,
+        reason_message: Option<String>,
     ) {
         let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
         {
             let Ok(mut st) = self.state.try_borrow_mut() else { return };
             // The handshake is refused by the core, and reported as an event.
-            let _ = st.core.cancel(&request_id, &convert::reason_from_js(&reason, reason_text));
+            let _ = st.core.cancel(&request_id, &reason_of(reason_kind, reason, reason_message));
         }
         self.flush_if_needed();
     }
 
-    /// Cancels our request `id` with `reason` (the one cancel path): `true` when a cancel
-    /// was made (its message is in the output: the JS layer sends it, or without `send`
-    /// returns it from `cancel()`).
+    /// Cancels our request `id` (tagged, see `convert::tag`) with a reason (the one cancel
+    /// path): `1` when a cancel was made (its message is in the output: the JS layer sends
+    /// it, or without `send` returns it from `cancel()`), `0` when not. The reason crosses
+    /// as `reason_kind` (`constantsJson().reasons`) with `reason` — the text, an error's
+    /// `name`, or the JSON of anything else — and an error's `message` in `reason_message`.
     ///
-    /// `id` crosses as the caller's value (for the error) and as scalars (`id_tag`, a `tag`,
-    /// with `id_num` or `id_str`), which the core reads. `reason_text` is `reason` when it is
-    /// a string, else `undefined`.
-    ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`; `UsageError`
-    /// `ERR_HANDSHAKE_NOT_CANCELLABLE`.
+    /// Refused (`FAILED`, [`Self::take_error`]): `InvalidArgumentError`
+    /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`,
+    /// `ERR_REENTRANT_CALL`.
     pub fn cancel(
         &self,
-        id: JsValue,
         id_tag: u32,
         id_num: f64,
         id_str: Option<String>,
-        reason: JsValue,
-        reason_text: Option<String>,
-    ) -> Result<bool, JsValue> {
-        let request_id =
-            owned_id(id_tag, id_num, id_str).map_err(|e| errors::invalid_id("cancel(): request id", e, &id))?;
+        reason_kind: u32,
+        reason: Option<String>,
+        reason_message: Option<String>,
+    ) -> u32 {
+        let request_id = match owned_id(id_tag, id_num, id_str) {
+            Ok(id) => id,
+            Err(e) => return self.refuse(Refusal::invalid_id("cancel(): request id", e, Subject::Id)),
+        };
         let result = {
-            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
-            st.core.cancel(&request_id, &convert::reason_from_js(&reason, reason_text))
+            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
+            st.core.cancel(&request_id, &reason_of(reason_kind, reason, reason_message))
         };
         self.flush_if_needed();
-        result.map_err(|e| errors::usage(&e))
+        match result {
+            Ok(made) => u32::from(made),
+            Err(e) => self.refuse(Refusal::usage(&e)),
+        }
     }
 
-    /// Follows the rules of protocol `version`; returns the revision followed.
-    ///
-    /// # Errors
-    /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT` when `version` is not a string.
+    /// Follows the rules of protocol `version` (`undefined` when the caller's value is not
+    /// a string); returns the revision followed, or `undefined` when refused
+    /// ([`Self::take_error`]: `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError`
+    /// `ERR_REENTRANT_CALL`).
     #[wasm_bindgen(js_name = setProtocolVersion)]
-    pub fn set_protocol_version(&self, version: JsValue) -> Result<String, JsValue> {
-        let Some(v) = version.as_string() else {
-            return Err(errors::invalid_argument(
+    pub fn set_protocol_version(&self, version: Option<String>) -> Option<String> {
+        let Some(v) = version else {
+            self.refuse(Refusal::invalid_argument(
                 "setProtocolVersion(): `version` must be a string",
                 "ERR_INVALID_ARGUMENT",
-                &version,
+                Subject::Value,
             ));
+            return None;
         };
         let revision = {
-            let mut st = self.state.try_borrow_mut().map_err(|_| errors::reentrant())?;
+            let Ok(mut st) = self.state.try_borrow_mut() else {
+                self.refuse(Refusal::reentrant());
+                return None;
+            };
             st.core.set_protocol_version(&v)
         };
         self.flush_if_needed();
-        Ok(revision.as_str().to_owned())
+        Some(revision.as_str().to_owned())
+    }
+
+    /// What the last call that returned `FAILED` (or `undefined`, from
+    /// `setProtocolVersion`) refused, as JSON text (`errors::Refusal::json`:
+    /// `{ name, code, message, of }` or `{ name, code, message, requestId }`), for the JS
+    /// layer to throw; `undefined` when there is none.
+    #[wasm_bindgen(js_name = takeError)]
+    #[must_use]
+    pub fn take_error(&self) -> Option<String> {
+        self.refusal.try_borrow_mut().ok()?.take().map(|r| r.json())
     }
 
     /// Whether a batch (an array of messages) is examined element by element
@@ -943,11 +994,11 @@ impl SessionCore {
         self.state.try_borrow().ok().and_then(|st| st.core.revision()).map(|r| r.as_str().to_owned())
     }
 
-    /// Whether our request `id` can still be cancelled (in flight, or its task running).
+    /// Whether our request `id` (tagged, see `convert::tag`) can still be cancelled (in
+    /// flight, or its task running).
     #[wasm_bindgen(js_name = isInFlight)]
-    pub fn is_in_flight(&self, id: JsValue) -> bool {
-        let (t, n, s) = convert::js_value(&id);
-        let Ok(id) = peer_value(t, n, s.as_deref()).to_request_id() else { return false };
+    pub fn is_in_flight(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return false };
         self.state.try_borrow().is_ok_and(|st| st.core.is_cancellable(&id))
     }
 
@@ -974,6 +1025,14 @@ impl SessionCore {
 }
 
 impl SessionCore {
+    /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
+    fn refuse(&self, refusal: Refusal) -> u32 {
+        if let Ok(mut slot) = self.refusal.try_borrow_mut() {
+            *slot = Some(refusal);
+        }
+        code::FAILED
+    }
+
     /// Calls the JS layer's `flush()` when the call just made left output, or a new next
     /// deadline (outside any borrow: `flush()` calls the session).
     fn flush_if_needed(&self) {
@@ -1070,27 +1129,6 @@ pub(super) fn read_message<'a>(
     message
 }
 
-/// `params._meta.progressToken`, `params.task` and `params.taskId` of `track()`'s
-/// `options.params`.
-fn read_params(request: &mut TrackRequest, params: &JsValue) -> Result<(), JsValue> {
-    if !params.is_object() {
-        return Ok(());
-    }
-    let token = convert::get(&convert::get(params, "_meta"), "progressToken");
-    if !token.is_undefined() {
-        let (t, n, s) = convert::js_value(&token);
-        request.progress_token = Some(
-            peer_value(t, n, s.as_deref())
-                .to_request_id()
-                .map_err(|e| errors::invalid_id("track(): params._meta.progressToken", e, &token))?,
-        );
-    }
-    let task = convert::get(params, "task");
-    request.task = task.is_object() && !js_sys::Array::is_array(&task);
-    request.task_ref = convert::get(params, "taskId").as_string();
-    Ok(())
-}
-
 /// The text of [`SessionCore::constants_json`], written out: building it at run time took
 /// 3.9 KB of the session's `.wasm` for a call made once per process (issue #24). The test
 /// `constants_json_is_the_core_tables` checks it against [`constants_with`], which reads
@@ -1115,15 +1153,16 @@ const CONSTANTS_JSON: &str = concat!(
     r#","metaProtocolVersion":"io.modelcontextprotocol/protocolVersion"}"#,
     r#","timeoutError":{"code":-32001,"message":"Request timed out"}"#,
     r#","tags":{"absent":0,"null":1,"boolean":2,"number":3,"string":4,"array":5,"object":6,"oversized":7}"#,
-    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"aborted":4,"tracked":32"#,
-    r#","watched":64,"settled":128}"#,
+    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"aborted":4,"failed":8,"options":16"#,
+    r#","tracked":32,"watched":64,"settled":128}"#,
     r#","maxPeerString":1024"#,
     r#","maxReasonBytes":4096"#,
     r#","maxWordsId":11"#,
     r#","numberId":4294967295"#,
     r#","watchBit":256"#,
     r#","optionFlags":{"server":1,"streamableHttp":2,"exposeGiven":4,"expose":8,"timeoutGiven":16"#,
-    r#","resetOnProgress":32}"#,
+    r#","resetOnProgress":32,"invalid":64}"#,
+    r#","reasons":{"none":0,"text":1,"error":2,"other":3}"#,
     r#","exits":{"send":1,"closeStream":2}}"#,
 );
 
@@ -1186,6 +1225,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
             ("drop", code::DROP),
             ("needFields", code::NEED_FIELDS),
             ("aborted", code::ABORTED),
+            ("failed", code::FAILED),
+            ("options", code::OPTIONS),
             ("tracked", code::TRACKED),
             ("watched", code::WATCHED),
             ("settled", code::SETTLED),
@@ -1210,6 +1251,16 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
             ("expose", options::flag::EXPOSE),
             ("timeoutGiven", options::flag::TIMEOUT_GIVEN),
             ("resetOnProgress", options::flag::RESET_ON_PROGRESS),
+            ("invalid", options::flag::INVALID),
+        ],
+    );
+    json.object(
+        "reasons",
+        &[
+            ("none", reason_kind::NONE),
+            ("text", reason_kind::TEXT),
+            ("error", reason_kind::ERROR),
+            ("other", reason_kind::OTHER),
         ],
     );
     json.object("exits", &[("send", exit::SEND), ("closeStream", exit::CLOSE_STREAM)]);

@@ -1,97 +1,124 @@
-//! The JS errors mcp-cancel throws: `InvalidArgumentError` (a value the caller passed) and
-//! `UsageError` (a call the session's state does not allow), each with a stable `code` and
-//! the `requestId` (or offending value) it is about — rustls' `ApiMisuse`, never the peer's
-//! fault: nothing a peer sends is ever thrown.
+//! The errors a [`super::SessionCore`] call refuses with, as the JS class throws them
+//! (`InvalidArgumentError`, `UsageError` of js/errors.js): an entry point that refuses
+//! returns `verdicts.failed` and keeps a [`Refusal`], which the JS class takes as JSON
+//! (`SessionCore.takeError()`) and throws. The texts and codes are the core's (and this
+//! module's, for what only this layer refuses); no JS value crosses, and no JS error is
+//! built in wasm (issue #24: building them here, through `Reflect`, was ~1 KB of the
+//! `.wasm` and three import signatures).
 
-use js_sys::{Array, Function, Reflect};
-use wasm_bindgen::prelude::*;
+use crate::prelude::*;
 
-use super::values::{id_to_js, key, set, Local};
-use crate::core::{InvalidRequestId, OutgoingError, UsageError};
+use super::json::Json;
+use crate::core::{InvalidRequestId, OutgoingError, RequestId, UsageError};
 
-/// The classes registered by [`register_error_classes`].
-static ERROR_CLASSES: Local<Option<(Function, Function)>> = Local::new(None);
-
-/// Registers the JS classes thrown for bad arguments and for misuse. Called once by the
-/// package's entry module; without it errors are plain `Error`s with the same `name`,
-/// `code` and `requestId`.
-#[wasm_bindgen(js_name = "__registerErrorClasses", skip_typescript)]
-pub fn register_error_classes(invalid_argument: Function, usage: Function) {
-    ERROR_CLASSES.with(|c| *c.borrow_mut() = Some((invalid_argument, usage)));
+/// A refused call, for the JS class to throw.
+pub(super) struct Refusal {
+    /// `UsageError` (`true`) or `InvalidArgumentError`.
+    usage: bool,
+    /// The error's `code` (`ERR_…`).
+    code: &'static str,
+    message: String,
+    /// The error's `requestId`.
+    subject: Subject,
 }
 
-/// Which error class to throw.
-#[derive(Clone, Copy)]
-enum Class {
-    InvalidArgument,
-    Usage,
+/// What a refusal's `requestId` is: the JS class knows the caller's values, the core its ids.
+pub(super) enum Subject {
+    /// `undefined`.
+    None,
+    /// The request id the call was given (the caller's own value).
+    Id,
+    /// The `params._meta.progressToken` the call was given.
+    Token,
+    /// The value the call was given (`setProtocolVersion`'s `version`).
+    Value,
+    /// A request id of the core's (a copy out of wasm memory).
+    Core(RequestId),
 }
 
-fn make(class: Class, message: &str, code: &str, request_id: &JsValue) -> JsValue {
-    let ctor = ERROR_CLASSES.with(|c| {
-        c.borrow().as_ref().map(|(invalid, usage)| match class {
-            Class::InvalidArgument => invalid.clone(),
-            Class::Usage => usage.clone(),
-        })
-    });
-    if let Some(ctor) = ctor {
-        let args = Array::of3(&message.into(), &code.into(), request_id);
-        if let Ok(err) = Reflect::construct(&ctor, &args) {
-            return err;
+impl Refusal {
+    /// `InvalidArgumentError` `code` about `subject`.
+    pub(super) fn invalid_argument(message: &str, code: &'static str, subject: Subject) -> Self {
+        Refusal { usage: false, code, message: message.to_owned(), subject }
+    }
+
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` (the call and the member,
+    /// `"track(): request id"`) is not a request id, for the reason `e`.
+    pub(super) fn invalid_id(what: &str, e: InvalidRequestId, subject: Subject) -> Self {
+        Refusal { usage: false, code: "ERR_INVALID_REQUEST_ID", message: [what, ": ", &e.message()].concat(), subject }
+    }
+
+    /// The core's `UsageError` (about its request id).
+    pub(super) fn usage(e: &UsageError) -> Self {
+        Refusal { usage: true, code: e.code(), message: e.message(), subject: Subject::Core(e.request_id().clone()) }
+    }
+
+    /// What `beforeSend()` refuses of our message (its `id`, or its progress token).
+    pub(super) fn outgoing(e: &OutgoingError) -> Self {
+        match e {
+            OutgoingError::InvalidRequestId(e) => Self::invalid_id("request id", *e, Subject::Id),
+            OutgoingError::InvalidProgressToken(e) => {
+                Self::invalid_id("params._meta.progressToken", *e, Subject::Token)
+            }
+            OutgoingError::Usage(e) => Self::usage(e),
         }
     }
-    let err = js_sys::Error::new(message);
-    let name = match class {
-        Class::InvalidArgument => "InvalidArgumentError",
-        Class::Usage => "UsageError",
-    };
-    set(&err, &key("name"), &key(name));
-    set(&err, &key("code"), &code.into());
-    set(&err, &key("requestId"), request_id);
-    err.into()
-}
 
-/// `InvalidArgumentError` with `code` (`ERR_INVALID_OPTION`, `ERR_INVALID_ARGUMENT`, …).
-pub fn invalid_argument(message: &str, code: &str, value: &JsValue) -> JsValue {
-    make(Class::InvalidArgument, message, code, value)
-}
-
-/// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` is not a request id.
-pub fn invalid_id(what: &str, e: InvalidRequestId, value: &JsValue) -> JsValue {
-    make(Class::InvalidArgument, &[what, ": ", &e.message()].concat(), "ERR_INVALID_REQUEST_ID", value)
-}
-
-/// `UsageError` with the core error's code.
-pub fn usage(e: &UsageError) -> JsValue {
-    make(Class::Usage, &e.message(), e.code(), &id_to_js(e.request_id()))
-}
-
-/// The error of a request [`crate::core::Session::handle_outgoing`] refused.
-pub fn outgoing(e: &OutgoingError, id: &JsValue, token: &JsValue) -> JsValue {
-    match e {
-        OutgoingError::InvalidRequestId(e) => invalid_id("request id", *e, id),
-        OutgoingError::InvalidProgressToken(e) => invalid_id("params._meta.progressToken", *e, token),
-        OutgoingError::Usage(e) => usage(e),
+    /// `UsageError` `ERR_REENTRANT_CALL`: a call made while the session is busy (a
+    /// callback of its own output, which the JS layer runs outside wasm, never is).
+    pub(super) fn reentrant() -> Self {
+        Refusal {
+            usage: true,
+            code: "ERR_REENTRANT_CALL",
+            message: "CancellationSession was called from inside one of its own callbacks while busy".to_owned(),
+            subject: Subject::None,
+        }
     }
-}
 
-/// `UsageError` `ERR_REENTRANT_CALL`.
-pub fn reentrant() -> JsValue {
-    make(
-        Class::Usage,
-        "CancellationSession was called from inside one of its own callbacks while busy",
-        "ERR_REENTRANT_CALL",
-        &JsValue::UNDEFINED,
-    )
-}
+    /// `UsageError` `ERR_SEND_REQUIRED`: a request with a signal or a timeout in a session
+    /// without `send`.
+    pub(super) fn send_required() -> Self {
+        Refusal {
+            usage: true,
+            code: "ERR_SEND_REQUIRED",
+            message: "track(): a request with a `signal` or a timeout needs the session's `send` option (where its \
+                      cancel goes)"
+                .to_owned(),
+            subject: Subject::Id,
+        }
+    }
 
-/// `UsageError` `ERR_SEND_REQUIRED`: a request that can be cancelled by itself (a signal, a
-/// timeout) needs somewhere to send its cancel.
-pub fn send_required(id: &JsValue) -> JsValue {
-    make(
-        Class::Usage,
-        "track(): a request with a `signal` or a timeout needs the session's `send` option (where its cancel goes)",
-        "ERR_SEND_REQUIRED",
-        id,
-    )
+    /// The refusal as `SessionCore.takeError()` gives it: `{ "name", "code", "message",
+    /// "of" }` — `name` the class (`"InvalidArgumentError"` or `"UsageError"`), `of` what
+    /// the `requestId` is (`"none"`, `"id"` the request id the call was given, `"token"` its
+    /// progress token, `"value"` the value given) — or, for a request id of the core's,
+    /// `"requestId"` instead of `of`.
+    pub(super) fn json(&self) -> String {
+        let mut json = Json(String::with_capacity(96 + self.message.len()));
+        json.0.push_str("{\"name\":");
+        json.string(if self.usage { "UsageError" } else { "InvalidArgumentError" });
+        json.key("code");
+        json.string(self.code);
+        json.key("message");
+        json.string(&self.message);
+        let of = match &self.subject {
+            Subject::None => "none",
+            Subject::Id => "id",
+            Subject::Token => "token",
+            Subject::Value => "value",
+            Subject::Core(id) => {
+                json.key("requestId");
+                match id {
+                    RequestId::Number(n) => json.number(*n),
+                    RequestId::String(s) => json.string(s),
+                }
+                json.0.push('}');
+                return json.0;
+            }
+        };
+        json.key("of");
+        json.string(of);
+        json.0.push('}');
+        json.0
+    }
 }

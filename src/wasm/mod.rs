@@ -29,6 +29,7 @@ mod output;
 mod panic;
 #[cfg(feature = "relay")]
 mod relay;
+#[cfg(feature = "relay")]
 mod values;
 
 pub use bindings::SessionCore;

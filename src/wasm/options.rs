@@ -29,6 +29,10 @@ pub mod flag {
     pub const TIMEOUT_GIVEN: u32 = 16;
     /// `resetTimeoutOnProgress: true`.
     pub const RESET_ON_PROGRESS: u32 = 32;
+    /// `track()`'s options have a member of the wrong type, or one the API does not have:
+    /// js/options.js throws its own `InvalidArgumentError` once the core has checked the id
+    /// and the method (the order of `track()`'s errors).
+    pub const INVALID: u32 = 64;
 }
 
 /// A session's settings as JS passes them (js/options.js `Settings`).
