@@ -1,6 +1,7 @@
 // mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm, * as wasm from "../pkg/web/mcp_cancel.js";
+import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
 import { createGuardTransport } from "./guard.js";
 import { createSessionClass } from "./session.js";
@@ -30,7 +31,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(wasm.SessionCore);
+const Session = createSessionClass(wasm.SessionCore, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

@@ -15,15 +15,15 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
 
 /**
  * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
+ * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
+ *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
+ *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
- * @param {() => string} [constantsJson] the core's `constantsJson()`, or the same text read
- *   from this build's core when it was built (the Node entry: one wasm call less, ~0.2 ms of
- *   the first session, issue #24)
  */
-export function createSessionClass(SessionCore, adjustOptions = (o) => o, constantsJson = () => SessionCore.constantsJson()) {
+export function createSessionClass(SessionCore, constantsJson, adjustOptions = (o) => o) {
   let wire;
-  /** The core's tables, read once (after the module is instantiated). */
-  const constants = () => (wire ??= prepare(JSON.parse(constantsJson())));
+  /** The core's tables, read once (the first session). */
+  const constants = () => (wire ??= prepare(JSON.parse(constantsJson)));
 
   return class CancellationSession {
     /** @type {any} */

@@ -37,6 +37,8 @@ export const PACKAGE_FILES = Object.freeze(
     "pkg/web/mcp_cancel.d.ts",
     "pkg/web/mcp_cancel_bg.wasm",
     "pkg/web/mcp_cancel_bg.wasm.d.ts",
+    // The core's tables for the JS entries (scripts/build.sh: not in the session's .wasm).
+    "pkg/web/mcp_cancel_tables.js",
     // The relay's own .wasm (createRelay, `mcp-cancel bridge`), Node only.
     "pkg/relay-node/mcp_cancel_relay.js",
     "pkg/relay-node/mcp_cancel_relay.d.ts",

@@ -44,17 +44,19 @@ unset WASM_BINDGEN_MULTI_VALUE
 wasm_build pkg/web mcp_cancel web
 wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
+# The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as
+# a module of pkg/web/ that the JS entries import: the session's .wasm does not carry them (issue
+# #24, size and start-up), the relay's build writes them (`RelayCore.sessionConstantsJson()`).
+node -e '
+const { writeFileSync } = require("node:fs");
+const json = require("./pkg/relay-node/mcp_cancel_relay.js").RelayCore.sessionConstantsJson();
+JSON.parse(json);
+writeFileSync("pkg/web/mcp_cancel_tables.js", "// The core'"'"'s tables, SessionCore.constantsJson() of src/wasm/bindings.rs, written by scripts/build.sh.\nexport const constantsJson = " + JSON.stringify(json) + ";\n");'
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
-# (scripts/bundle-node.mjs). The core's tables go in as text: `SessionCore.constantsJson()` of
-# the .wasm just built.
-constants_json=$(node --input-type=module -e '
-import { readFileSync } from "node:fs";
-import { initSync, SessionCore } from "./pkg/web/mcp_cancel.js";
-initSync({ module: readFileSync("pkg/web/mcp_cancel_bg.wasm") });
-process.stdout.write(JSON.stringify(SessionCore.constantsJson()));')
+# (scripts/bundle-node.mjs).
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs, js/relay.js -> dist/node/relay.cjs"
 rm -rf dist/node
-node scripts/bundle-node.mjs "$constants_json"
+node scripts/bundle-node.mjs
 # The glue's typings declare `[Symbol.dispose]()`, which needs TypeScript's `esnext.disposable`
 # lib: drop that line so users on an ES2022 lib type-check without skipLibCheck (the method
 # itself stays at runtime).

@@ -7,14 +7,10 @@
 //                        transport does not compile it at start-up (issue #24: ~20 KB of the
 //                        entry's ~107 KB). Its error classes are the entry's own (one
 //                        `InvalidArgumentError` per process, for `instanceof`).
-// The core's tables go into the entry as text (MCP_CANCEL_CONSTANTS_JSON): `constantsJson`, the
-// first argument, is `SessionCore.constantsJson()` of the .wasm just built.
+// The core's tables go in as text: pkg/web/mcp_cancel_tables.js, which scripts/build.sh wrote.
 import { readFile } from "node:fs/promises";
 
 import * as esbuild from "esbuild";
-
-const [constantsJson] = process.argv.slice(2);
-if (constantsJson === undefined) throw new Error("usage: node scripts/bundle-node.mjs <constants JSON as a JS string literal>");
 
 const common = {
   bundle: true,
@@ -49,7 +45,6 @@ await esbuild.build({
   ...common,
   entryPoints: ["js/node/entry.js"],
   outfile: "dist/node/index.cjs",
-  define: { MCP_CANCEL_CONSTANTS_JSON: constantsJson },
   plugins: [glueWithoutDocs],
   // Loaded when first used, each from its own file: the relay's .wasm and glue, its JS, and
   // `debug` (DEBUG=mcp-cancel).

@@ -6,6 +6,7 @@
 // `initSync` from the .wasm read in one call (issue #24).
 import { readFileSync } from "node:fs";
 import * as wasm from "../../pkg/web/mcp_cancel.js";
+import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
@@ -28,13 +29,8 @@ function withDefaultOnEvent(options) {
   return { ...(options ?? {}), onEvent: (event) => debug("%s %o", event.type, event) };
 }
 
-// The core's tables: `SessionCore.constantsJson()` of this very .wasm, read by scripts/build.sh
-// when it bundled this file (esbuild --define), so the first session makes one wasm call less.
-/* global MCP_CANCEL_CONSTANTS_JSON */
-const constantsJson = typeof MCP_CANCEL_CONSTANTS_JSON === "string" ? () => MCP_CANCEL_CONSTANTS_JSON : undefined;
-
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(wasm.SessionCore, withDefaultOnEvent, constantsJson);
+export const CancellationSession = createSessionClass(wasm.SessionCore, constantsJson, withDefaultOnEvent);
 
 export const guardTransport = createGuardTransport(CancellationSession);
 

@@ -55,7 +55,6 @@ mod code {
 /// ([`Reason`]).
 mod reason_kind {
     /// No reason (`undefined`; any kind not below).
-    #[cfg_attr(not(any(test, feature = "relay")), allow(dead_code))]
     pub const NONE: u32 = 0;
     /// A string: the first string.
     pub const TEXT: u32 = 1;
@@ -110,7 +109,6 @@ pub(super) mod exit {
     /// The `send` option.
     pub const SEND: u32 = 1;
     /// The `closeStream` option (read by JS from `constantsJson().exits`).
-    #[cfg_attr(not(any(test, feature = "relay")), allow(dead_code))]
     pub const CLOSE_STREAM: u32 = 2;
 }
 
@@ -269,34 +267,6 @@ impl SessionCore {
             st.core.handle_timeout(convert::now_ms());
         }
         self.flush_if_needed();
-    }
-
-    /// Everything the JS reader needs to know to read a message for the core, defined
-    /// here once, as JSON text (one string out of wasm memory, parsed by `JSON.parse`:
-    /// building the object member by member from wasm took ~0.8 ms of a process's start):
-    /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags, reasons,
-    /// exits }` (the
-    /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
-    /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
-    /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
-    /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
-    /// messages the session builds (`cancelled`, `tasksCancel`) and the `params._meta` key of
-    /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
-    /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
-    /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
-    /// entry points return (`failed`: refused, see [`Self::take_error`]); `maxPeerString` the longest peer string that crosses (UTF-16
-    /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
-    /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
-    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
-    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
-    /// method code adds for a watched request, `optionFlags` the bits of the settings' and
-    /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
-    /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`).
-    #[wasm_bindgen(js_name = constantsJson)]
-    #[must_use]
-    pub fn constants_json() -> String {
-        CONSTANTS_JSON.to_owned()
     }
 
     /// A `notifications/progress` from the peer with this `params.progressToken` (tagged):
@@ -1025,6 +995,35 @@ impl SessionCore {
 }
 
 impl SessionCore {
+    /// Everything the JS reader needs to know to read a message for the core, defined
+    /// here once, as JSON text. Not in the session's `.wasm` (issue #24, size and start-up):
+    /// scripts/build.sh takes it from the relay's build (`RelayCore.sessionConstantsJson()`)
+    /// into pkg/web/mcp_cancel_tables.js, which the JS entries import, so a session's first
+    /// use makes no wasm call for it:
+    /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags, reasons,
+    /// exits }` (the
+    /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
+    /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
+    /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
+    /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
+    /// messages the session builds (`cancelled`, `tasksCancel`) and the `params._meta` key of
+    /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
+    /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
+    /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
+    /// entry points return (`failed`: refused, see [`Self::take_error`]); `maxPeerString` the longest peer string that crosses (UTF-16
+    /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
+    /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
+    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
+    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
+    /// method code adds for a watched request, `optionFlags` the bits of the settings' and
+    /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
+    /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`).
+    #[must_use]
+    pub fn constants_json() -> String {
+        constants_with(|_| {})
+    }
+
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
     fn refuse(&self, refusal: Refusal) -> u32 {
         if let Ok(mut slot) = self.refusal.try_borrow_mut() {
@@ -1129,46 +1128,8 @@ pub(super) fn read_message<'a>(
     message
 }
 
-/// The text of [`SessionCore::constants_json`], written out: building it at run time took
-/// 3.9 KB of the session's `.wasm` for a call made once per process (issue #24). The test
-/// `constants_json_is_the_core_tables` checks it against [`constants_with`], which reads
-/// the core's tables, so a change there that this text misses fails `wasm-pack test`.
-const CONSTANTS_JSON: &str = concat!(
-    r#"{"methods":["initialize","notifications/cancelled","notifications/progress","#,
-    r#""notifications/tasks/status","tasks/get","tasks/result","tasks/cancel","tools/call","#,
-    r#""sampling/createMessage","elicitation/create","subscriptions/listen","ping","tools/list","#,
-    r#""resources/list","resources/templates/list","resources/read","resources/subscribe","#,
-    r#""resources/unsubscribe","prompts/list","prompts/get","completion/complete","#,
-    r#""logging/setLevel","roots/list","tasks/list","server/discover","#,
-    r#""notifications/initialized","notifications/message","notifications/resources/updated","#,
-    r#""notifications/resources/list_changed","notifications/tools/list_changed","#,
-    r#""notifications/prompts/list_changed","notifications/roots/list_changed"]"#,
-    r#","incoming":[0,0,7,8,192,0,0,0,32,32,32,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]"#,
-    r#","outgoing":[112,112,7,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112,112"#,
-    r#",112,112,112,112,112,112,112,112,112,112,112,112,112]"#,
-    r#","fields":{"params":1,"requestId":2,"reason":4,"progressToken":8,"metaProgressToken":16"#,
-    r#","task":32,"taskId":64,"status":128,"resultTaskId":256,"resultTaskStatus":512"#,
-    r#","protocolVersion":1024,"errorCode":2048,"metaProtocolVersion":4096}"#,
-    r#","names":{"cancelled":"notifications/cancelled","tasksCancel":"tasks/cancel""#,
-    r#","metaProtocolVersion":"io.modelcontextprotocol/protocolVersion"}"#,
-    r#","timeoutError":{"code":-32001,"message":"Request timed out"}"#,
-    r#","tags":{"absent":0,"null":1,"boolean":2,"number":3,"string":4,"array":5,"object":6,"oversized":7}"#,
-    r#","verdicts":{"pass":0,"drop":1,"needFields":2,"aborted":4,"failed":8,"options":16"#,
-    r#","tracked":32,"watched":64,"settled":128}"#,
-    r#","maxPeerString":1024"#,
-    r#","maxReasonBytes":4096"#,
-    r#","maxWordsId":11"#,
-    r#","numberId":4294967295"#,
-    r#","watchBit":256"#,
-    r#","optionFlags":{"server":1,"streamableHttp":2,"exposeGiven":4,"expose":8,"timeoutGiven":16"#,
-    r#","resetOnProgress":32,"invalid":64}"#,
-    r#","reasons":{"none":0,"text":1,"error":2,"other":3}"#,
-    r#","exits":{"send":1,"closeStream":2}}"#,
-);
-
 /// The JSON of [`SessionCore::constants_json`] with `more` members written before its
 /// closing brace (the relay's build adds its tables: `RelayCore.constantsJson()`).
-#[cfg(any(test, feature = "relay"))]
 pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     let mut json = Json(String::with_capacity(1536));
     json.0.push_str("{\"methods\":");
@@ -1267,18 +1228,4 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     more(&mut json);
     json.0.push('}');
     json.0
-}
-
-#[cfg(test)]
-mod tests {
-    use wasm_bindgen_test::wasm_bindgen_test;
-
-    use super::{constants_with, CONSTANTS_JSON};
-
-    /// The text `constantsJson()` returns is the core's tables as [`constants_with`] writes
-    /// them: update `CONSTANTS_JSON` to the `right` value when the core's tables change.
-    #[wasm_bindgen_test]
-    fn constants_json_is_the_core_tables() {
-        assert_eq!(CONSTANTS_JSON, constants_with(|_| {}));
-    }
 }

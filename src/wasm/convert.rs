@@ -44,9 +44,7 @@ pub mod tag {
 /// `maxReasonBytes` (4096 UTF-16 code units, `options::MAX_REASON_BYTES`) before it
 /// crosses. Wasm memory never shrinks: nothing a peer sends may grow it by more than a few
 /// KiB.
-// Read by the JS reader from `constantsJson()` (written out in `bindings::CONSTANTS_JSON`,
-// checked against this in a test): the session's build has no other use of it.
-#[cfg_attr(not(any(test, feature = "relay")), allow(dead_code))]
+// Read by the JS reader from `constantsJson()`: the session's `.wasm` has no other use of it.
 pub const MAX_PEER_STRING: u32 = 1024;
 
 /// A member the JS reader tagged, as a [`PeerValue`].

@@ -42,7 +42,6 @@ impl Json {
     }
 
     /// `[…]` of `items`, each written by `each`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn array<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
         self.0.push('[');
         self.items(items, each);
@@ -50,7 +49,6 @@ impl Json {
     }
 
     /// `,"name":{"member":value,…}`, each value written by `value`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn members<V>(&mut self, name: &str, members: &[(&str, V)], value: impl Fn(&mut Self, &V)) {
         self.key(name);
         self.0.push('{');
@@ -63,19 +61,16 @@ impl Json {
     }
 
     /// `,"name":{"member":"text",…}`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn strings(&mut self, name: &str, members: &[(&str, &str)]) {
         self.members(name, members, |json, v| json.string(v));
     }
 
     /// `,"name":{"member":number,…}`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn object(&mut self, name: &str, members: &[(&str, u32)]) {
         self.members(name, members, |json, v| json.number(*v));
     }
 
     /// `,"name":{"code":…,"message":"…"}`: the JSON-RPC error of `failure`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn failure(&mut self, name: &str, failure: crate::core::Failure) {
         self.key(name);
         self.0.push_str("{\"code\":");
@@ -86,7 +81,6 @@ impl Json {
     }
 
     /// `items` separated by commas, each written by `each`.
-    #[cfg(any(test, feature = "relay"))]
     pub(super) fn items<T>(&mut self, items: impl IntoIterator<Item = T>, each: impl Fn(&mut Self, T)) {
         for (i, item) in items.into_iter().enumerate() {
             if i > 0 {

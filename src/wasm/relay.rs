@@ -7,7 +7,7 @@ use crate::prelude::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::bindings::{constants_with, owned_id, read_message};
+use super::bindings::{constants_with, owned_id, read_message, SessionCore};
 use super::convert::{self, peer_value};
 use super::json::Json;
 use super::options;
@@ -98,6 +98,15 @@ impl RelayCore {
     #[must_use]
     pub fn constants_json() -> String {
         constants_with(constants)
+    }
+
+    /// `SessionCore.constantsJson()` alone: what scripts/build.sh writes into
+    /// pkg/web/mcp_cancel_tables.js for the session's JS (the session's `.wasm` does not
+    /// carry it, see [`SessionCore::constants_json`]).
+    #[wasm_bindgen(js_name = sessionConstantsJson)]
+    #[must_use]
+    pub fn session_constants_json() -> String {
+        SessionCore::constants_json()
     }
 
     /// A relay. Its upstream session's settings as js/options.js `relaySettings` reads them
