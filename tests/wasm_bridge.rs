@@ -416,7 +416,7 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     js(
         "if (a.track(3, 9, undefined, 8, undefined, 1, 0, 0, undefined, false, undefined, NaN, NaN, 0) !== 0) throw new Error('refused'); \
          a.signalAborted(3, 9, undefined, 1, 'stop', undefined);",
-        &[session_js.clone()],
+        std::slice::from_ref(&session_js),
     );
     // The nested call's output is done by its own flush(), before the rest of the outer one's.
     let types = js("return a.join(',');", &[seen.into()]);
