@@ -128,20 +128,18 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
     #trackOther(core, id, method, code, options) {
       const w = wire;
       const name = code === 0 ? method : undefined;
-      // Without options or with only a signal, only scalars cross; anything else, and a
-      // refusal, goes to `core.track` below, with the options as js/options.js reads them:
-      // the core decides and throws what is wrong.
+      // A known method without options, or with only a signal, crosses as numbers when its id
+      // can; anything else, and a refusal, goes to `core.track` below, with the options as
+      // js/options.js reads them: the core decides and says what is wrong.
       if (options === undefined) {
-        if (code > 0 && typeof id === "string") {
-          // Longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as words):
-          // through the scratch buffer.
-          if (!packWords(id) && trackScratch(core, this.#scratch, id, code, name)) return;
-        } else if (!(code > 0 && typeof id === "number") && trackPlain(core, id, code, name, false)) return;
+        // A string longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as
+        // words): through the scratch buffer.
+        if (code > 0 && typeof id === "string" && !packWords(id) && trackScratch(core, this.#scratch, id, code)) return;
       } else {
         // An aborted signal goes to `core.track` too: it throws the signal's reason, after
         // what is wrong with the id or the method.
         const signal = onlySignal(options);
-        if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, name, true)) {
+        if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, true)) {
           this.#tracked(core, id, signal);
           return;
         }
@@ -420,10 +418,13 @@ class Output {
     this.flushing = () => output.flush();
   }
 
-  /** The session's core is `core`: does what its settings left (a protocol version's event). */
+  /**
+   * The session's core is `core`: does what its settings left, if anything (a protocol
+   * version's event; most sessions have none, and make no other call into wasm here).
+   */
   attach(core) {
     this.core = new WeakRef(core);
-    this.flush();
+    if (core.busy) this.flush();
   }
 
   /** The session closed: no more output, no timer. */
@@ -708,15 +709,6 @@ function onlySignal(options) {
   for (const key in options) if (key !== "signal") return undefined;
   const signal = options.signal;
   return isListenable(signal) ? signal : undefined;
-}
-
-/**
- * `core.trackPlain` for a number or string id: `true` when tracked; `false` when refused or
- * for any other id (then `core.track` reads everything and throws what is wrong).
- */
-function trackPlain(core, id, code, name, watch) {
-  if (typeof id === "number") return core.trackPlain(NUMBER, id, undefined, code, name, watch) === 0;
-  return typeof id === "string" && core.trackPlain(STRING, 0, id, code, name, watch) === 0;
 }
 
 /**
@@ -1127,18 +1119,26 @@ function cancelFast(core, w, send, hooks, id, reason) {
 }
 
 /**
- * `track` of a plain request (watched with `watch`: its caller's signal is listened to), an
- * ASCII string id of up to `MAX_WORDS_ID` bytes crossing as words: true when tracked.
+ * `track` of a plain request with a known method (`code`; watched with `watch`: its caller's
+ * signal is listened to) whose id crosses as numbers — a number, or an ASCII string of up to
+ * `MAX_WORDS_ID` bytes as words: true when tracked; false when refused or not taken (then
+ * `core.track` says why, or takes it).
  */
-function trackFast(core, id, code, name, watch) {
-  if (code > 0 && typeof id === "string" && packWords(id)) return core.trackWords(id.length, W0, W1, W2, watch ? code | WATCH_BIT : code) === 0;
-  return trackPlain(core, id, code, name, watch);
+function trackFast(core, id, code, watch) {
+  if (code <= 0) return false;
+  const c = watch ? code | WATCH_BIT : code;
+  if (typeof id === "number") return core.trackNumber(id, c) === 0;
+  return typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, c) === 0;
 }
 
-/** `track(id, method)` of a plain request whose string id does not cross as words: true when tracked. */
-function trackScratch(core, scratch, id, code, name) {
+/**
+ * `track(id, method)` of a plain request with a known method whose string id does not
+ * cross as words, through the scratch buffer: true when tracked; false when refused or when
+ * it does not fit (then `core.track` says why, or takes it).
+ */
+function trackScratch(core, scratch, id, code) {
   const n = putId(scratch, id);
-  return n >= 0 ? core.trackScratch(n, code) === 0 : trackPlain(core, id, code, name, false);
+  return n >= 0 && core.trackScratch(n, code) === 0;
 }
 
 /**
@@ -1219,7 +1219,7 @@ function outgoing(core, w, message, signal) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, id, code, undefined, signal === 1);
+      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, id, code, signal === 1);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }

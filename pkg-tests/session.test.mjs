@@ -268,9 +268,13 @@ describe("typed errors", () => {
     // What is wrong with the id is said before the signal's having aborted (as the core does).
     assert.throws(() => session.track({}, "tools/call", { signal: AbortSignal.abort("late") }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
     // Without `send` (sans-IO) a signal has nowhere to send its cancel: refused, as in 0.x.
+    // Every kind of id: a number, a short ASCII string (the core's words path), a longer one,
+    // one that is not ASCII, and a method the core does not know.
     const { session: bare } = sansIo();
-    assert.throws(() => bare.track(5, "tools/call", { signal: new AbortController().signal }), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED");
-    assert.equal(bare.isInFlight(5), false);
+    for (const [id, method] of [[5, "tools/call"], ["req-5", "tools/call"], ["a-request-id-of-more-than-11-bytes", "tools/call"], ["réq", "tools/call"], [6, "x/custom"]]) {
+      assert.throws(() => bare.track(id, method, { signal: new AbortController().signal }), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED", String(id));
+      assert.equal(bare.isInFlight(id), false, String(id));
+    }
   });
 
 describe("shouldDropIncoming / beforeSend on wire messages", () => {

@@ -206,6 +206,15 @@ impl SessionCore {
         SessionCore { state, refusal: RefCell::new(None), flush }
     }
 
+    /// Whether the JS layer's `flush()` has work: output, or a next deadline to arm for. Read
+    /// once, when the JS class takes the new session (its settings may have made output: a
+    /// protocol version's event); after that the layer calls `flush()` itself.
+    #[wasm_bindgen(getter)]
+    #[must_use]
+    pub fn busy(&self) -> bool {
+        self.state.try_borrow().is_ok_and(|st| st.busy())
+    }
+
     /// The core's output queued since the last call, as JSON text — an array of records,
     /// oldest first — or `undefined` when there is none. Each record is an object whose `o`
     /// says what to do (`requestId` is the request it is about, a number or a string):
@@ -454,22 +463,31 @@ impl SessionCore {
         }
     }
 
-    /// `track(id, method)` with an integer id, a known method and no options: the hot path,
-    /// numbers only (issue #24). `id` is the caller's number as JS has it; `method_code` is
-    /// the method's code in the core's table (`constantsJson().methods`). `0`: tracked;
-    /// `1`: refused, nothing changed (a fraction, an unknown code, an id in flight, a
-    /// callback running): call `track` for the error.
+    /// `track(id, method)` with an integer id, a known method and no options but a signal:
+    /// the hot path, numbers only (issue #24). `id` is the caller's number as JS has it;
+    /// `method_code` is the method's code in the core's table (`constantsJson().methods`),
+    /// with `WATCH_BIT` (`constantsJson().watchBit`) added when the request is watched (the
+    /// JS layer checked the caller's signal and listens to it). `0`: tracked; `1`: refused,
+    /// nothing changed (a fraction, an unknown code, an id in flight, a watched request in a
+    /// session without `send`, a callback running): call `track` for the error.
     #[wasm_bindgen(js_name = trackNumber)]
     pub fn track_number(&self, id: f64, method_code: u32) -> u32 {
-        let (Ok(RequestId::Number(n)), Some(method)) = (RequestId::from_f64(id), Method::from_code(method_code)) else {
+        let (Ok(RequestId::Number(n)), Some(method)) =
+            (RequestId::from_f64(id), Method::from_code(method_code & !WATCH_BIT))
+        else {
             return 1;
         };
+        let watch = method_code & WATCH_BIT != 0;
         // Written out, not through `tracked`: the hottest entry point (an A/B put the
         // helper's form 10% slower here).
         let (tracked, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+            // A signal's abort sends a cancel: `track` says what is missing.
+            if watch && st.exits == 0 {
+                return 1;
+            }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            let tracked = st.core.track_number(n, method, false, now).is_ok();
+            let tracked = st.core.track_number(n, method, watch, now).is_ok();
             (tracked, st.busy())
         };
         if busy {
@@ -515,17 +533,21 @@ impl SessionCore {
     /// [`Self::track_number`] for an ASCII string id of `len` ≤ 11 bytes crossed as three
     /// little-endian words of its bytes (bytes 0–3 in `w0`, 4–7 in `w1`, 8–10 in `w2`; see
     /// [`PackedStr::from_words`]): nothing written to memory, nothing allocated (issue #24:
-    /// about half the cost of the scratch buffer in V8). With `WATCH_BIT` (0x100) added to
-    /// `method_code` (`constantsJson().watchBit`) the request is watched, as `trackPlain`'s
-    /// `watch` (the JS layer checked the caller's signal and listens to it). `0`: tracked;
-    /// `1`: refused, nothing changed — words that name no id included (call `track`).
+    /// about half the cost of the scratch buffer in V8). `method_code` as
+    /// [`Self::track_number`]'s (`WATCH_BIT` added: watched). `0`: tracked; `1`: refused,
+    /// nothing changed — words that name no id included (call `track`).
     #[wasm_bindgen(js_name = trackWords)]
     pub fn track_words(&self, len: u32, w0: u32, w1: u32, w2: u32, method_code: u32) -> u32 {
         let outcome = (|| {
             let method = Method::from_code(method_code & !WATCH_BIT)?;
             let id = PackedStr::from_words(len, w0, w1, w2)?;
+            let watch = method_code & WATCH_BIT != 0;
             let mut st = self.state.try_borrow_mut().ok()?;
-            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method, method_code & WATCH_BIT != 0);
+            // A signal's abort sends a cancel: `track` says what is missing.
+            if watch && st.exits == 0 {
+                return None;
+            }
+            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method, watch);
             Some((tracked, st.busy()))
         })();
         self.tracked(outcome)
@@ -709,39 +731,6 @@ impl SessionCore {
             self.flush_if_needed();
         }
         verdict
-    }
-
-    /// `track(id, method)` without options, or with only a signal (`watch`: the JS layer
-    /// checked it is a signal that has not aborted, and listens to it), the hot path: only
-    /// scalars cross, nothing is thrown. `0`: tracked; `1`: refused (nothing changed: call
-    /// `track` for the error).
-    #[wasm_bindgen(js_name = trackPlain)]
-    pub fn track_plain(
-        &self,
-        id_tag: u32,
-        id_num: f64,
-        id_str: Option<String>,
-        method_code: i32,
-        method_name: Option<String>,
-        watch: bool,
-    ) -> u32 {
-        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return 1 };
-        let method = method_name_of(method_code, method_name.as_deref());
-        let Some(name) = method.as_str() else { return 1 };
-        let (tracked, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
-            // A signal's abort sends a cancel: `track` says what is missing.
-            if watch && st.exits == 0 {
-                return 1;
-            }
-            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            let tracked = st.core.track_entry(id, method.known(), name, None, false, None, None, watch, now).is_ok();
-            (tracked, st.busy())
-        };
-        if busy {
-            self.flush_if_needed();
-        }
-        u32::from(!tracked)
     }
 
     /// Tracks a request we send (`track(id, method, options)`), with its options as
@@ -1048,8 +1037,8 @@ impl SessionCore {
 /// `len` of an id that crossed as a number ([`crossed_id`]).
 pub(super) const NUMBER_ID: u32 = u32::MAX;
 
-/// Added to the method code of [`SessionCore::track_words`]: the request is watched (the
-/// JS layer listens to its caller's signal), as `track_plain`'s `watch`.
+/// Added to the method code of [`SessionCore::track_number`] and [`SessionCore::track_words`]:
+/// the request is watched (the JS layer listens to its caller's signal).
 pub(super) const WATCH_BIT: u32 = 0x100;
 
 /// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
