@@ -105,7 +105,7 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
       output.attach(core);
       // The scratch buffer's address is asked for the first time an id needs it (`putId`):
       // most sessions never do, and the first session of a process starts sooner (issue #24).
-      this.#scratch = { core, SessionCore, at: 0, bytes: 0, view: new Uint8Array(0) };
+      this.#scratch = { core, SessionCore, at: 0, bytes: w.scratchBytes, view: new Uint8Array(0) };
     }
 
     track(id, method, options) {
@@ -252,7 +252,8 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
       if (core === undefined) return false;
       const w = wire;
       const t = peerTag(w, token);
-      return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === w.verdicts.drop;
+      const read = w.fields.progressToken;
+      return core.message(0, PROGRESS, undefined, w.tags.absent, 0, undefined, read, w.tags.absent, t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined, 0, undefined, undefined, undefined, false) === DROP;
     }
 
     shouldDropIncoming(message) {
@@ -853,6 +854,7 @@ let REASON_OTHER = -1;
 let REQUEST_READS = 0;
 let TASK = 0;
 let CANCELLED = -1;
+let PROGRESS = -1;
 let NUMBER_ID = -1;
 /** Added to `trackWords`'s method code: the request is watched. */
 let WATCH_BIT = 0;
@@ -890,6 +892,7 @@ function prepare(c) {
   MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
+  PROGRESS = t.codes.get(c.names.progress);
   return t;
 }
 
@@ -924,10 +927,10 @@ function incoming(core, w, message, hooks, scratch, output) {
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
-    return core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
+    return core.message(0, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
   }
   const r = readParams(w, message, need, true);
-  const call = () => core.incoming(code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
+  const call = () => core.message(0, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
   if ((need & w.fields.reason) === 0) return call();
   // A message whose reason the core reads (a cancel): its output gets the peer's strings
   // back as they are (`Output.enter`).
@@ -1161,15 +1164,14 @@ function putId(scratch, id) {
 }
 
 /**
- * A view of the session's scratch buffer (`core.scratch()`: its address and length, asked
+ * A view of the session's scratch buffer (`core.scratch()`: its address, asked
  * once) over the module's memory as it is now; empty while the core gives no address (its
  * state is in use), so that nothing is written and the id crosses as a string.
  */
 function scratchView(scratch) {
   if (scratch.at === 0) {
-    const [at, bytes] = scratch.core.scratch();
-    scratch.at = at;
-    scratch.bytes = at === 0 ? 0 : bytes;
+    scratch.at = scratch.core.scratch();
+    if (scratch.at === 0) scratch.bytes = 0;
   }
   return (scratch.view = new Uint8Array(scratch.SessionCore.memory().buffer, scratch.at, scratch.bytes));
 }
@@ -1178,7 +1180,7 @@ function scratchView(scratch) {
 function responseString(core, scratch, id) {
   if (packed(id)) return core.responseWords(id.length, W0, W1, W2);
   const n = putId(scratch, id);
-  return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id);
+  return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
 }
 
 /**
@@ -1195,12 +1197,17 @@ function incomingResponse(core, w, id, message, settled, scratch) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
-  let verdict = idTag === w.tags.number ? core.responseNumber(id) : idTag === w.tags.string ? responseString(core, scratch, id) : core.response(idTag, idNum, idStr);
+  let verdict =
+    idTag === w.tags.number
+      ? core.responseNumber(id)
+      : idTag === w.tags.string
+        ? responseString(core, scratch, id)
+        : core.response(idTag, idNum, idStr, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
-  verdict = core.incomingResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
-  return verdict & 0xff;
+  verdict = core.response(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
+  return settledBy(verdict, id, settled) & 0xff;
 }
 
 /** `signal`: the one the message is sent with, `0` none, `1` live, `2` aborted. */
@@ -1228,7 +1235,7 @@ function outgoing(core, w, message, signal) {
   const idStr = idTag === w.tags.string ? id : undefined;
   const name = code === 0 ? method : undefined;
   const need = code >= 0 ? w.outgoing[code] : 0;
-  if (need === 0) return core.outgoing(code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, false, signal);
+  if (need === 0) return core.message(1 + signal, code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
   const r = readParams(w, message, need, false);
-  return core.outgoing(code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.task, signal);
+  return core.message(1 + signal, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, undefined, r.task);
 }

@@ -225,7 +225,7 @@ const SETTLED: u32 = 0x80;
 
 fn response_verdict(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
-    s.response(t, n, st)
+    s.response(t, n, st, 0, None, None, None, None, None, false, f64::NAN)
 }
 
 fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
@@ -234,7 +234,9 @@ fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
 
 fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
     let (t, n, st) = tagged(&token);
-    s.progress(t, n, st) == 1
+    // `notifications/progress` (code 3) with `params.progressToken` read.
+    let read = MessageFields::PROGRESS_TOKEN.0;
+    s.message(0, code("notifications/progress"), None, 0, 0.0, None, read, 0, t, n, st, 0, None, None, None, false) == 1
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
@@ -242,7 +244,7 @@ fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let name = (code(method) == 0).then(|| method.to_owned());
     // `params.task` read (absent): a request that may be task-augmented needs it.
-    s.incoming(code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
+    s.message(0, code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
 }
 
 /// A `notifications/cancelled { requestId, reason }` from the peer.
@@ -250,13 +252,13 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
     let name = code("notifications/cancelled");
-    s.incoming(name, None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None, false)
+    s.message(0, name, None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None, false)
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
 fn our_response(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
-    s.outgoing(-1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, false, 0)
+    s.message(1, -1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, None, false)
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -309,7 +311,7 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     let read = Method::fields(None, false).0;
     let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
-        s.outgoing(code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, false, signal)
+        s.message(1 + signal, code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, None, false)
     };
     // Aborted: not tracked, not to be sent.
     assert_eq!(send(&s, "tools/call", Some(1.0), 2), 4);
@@ -324,8 +326,24 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
     // watched like any other, and the JS layer is told so.
     let all = u32::MAX;
-    let cancelled =
-        s.outgoing(code("notifications/cancelled"), None, 3, 9.0, None, all, 0, 0, 0.0, None, 0, None, None, false, 1);
+    let cancelled = s.message(
+        2,
+        code("notifications/cancelled"),
+        None,
+        3,
+        9.0,
+        None,
+        all,
+        0,
+        0,
+        0.0,
+        None,
+        0,
+        None,
+        None,
+        None,
+        false,
+    );
     assert_eq!(cancelled, 0x20 | 0x40);
     assert!(in_flight(&s, JsValue::from(9)));
 }
@@ -406,7 +424,7 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let flush: Function = js(
         "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of JSON.parse(t)) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
-           if (r.o === 'notify') a.session.response(3, r.requestId, undefined); } };",
+           if (r.o === 'notify') a.session.response(3, r.requestId, undefined, 0, undefined, undefined, undefined, undefined, undefined, false, NaN); } };",
         &[holder.clone().into(), seen.clone().into()],
     )
     .unchecked_into();

@@ -75,7 +75,8 @@ fn reason_of(kind: u32, first: Option<String>, second: Option<String>) -> Reason
     }
 }
 
-/// What `outgoing` is told of the signal a message is sent with (`0`: none).
+/// The signal a request is made with (`track`'s `signal`; `message`'s `how` is `1 +` it for
+/// our messages, `0` for the peer's): `0` none.
 mod send_signal {
     /// Live.
     pub const LIVE: u32 = 1;
@@ -125,8 +126,8 @@ struct State {
     scratch: Vec<u8>,
 }
 
-/// The size of a session's scratch buffer, in bytes: the longest string id that takes the
-/// numbers-only path (longer ones cross as strings).
+/// The size of a session's scratch buffer, in bytes (`constantsJson().scratchBytes`): the
+/// longest string id that takes the numbers-only path (longer ones cross as strings).
 const SCRATCH_BYTES: usize = 256;
 
 impl State {
@@ -278,30 +279,26 @@ impl SessionCore {
         self.flush_if_needed();
     }
 
-    /// A `notifications/progress` from the peer with this `params.progressToken` (tagged):
-    /// `1` when it is late (drop it), else `0`.
-    pub fn progress(&self, token_tag: u32, token_num: f64, token_str: Option<String>) -> u32 {
-        let mut message = Message::new(crate::core::PeerValue::Absent, MethodName::Known(Method::Progress));
-        message.read = Fields::PROGRESS_TOKEN;
-        message.progress_token = peer_value(token_tag, token_num, token_str.as_deref());
-        let verdict = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-            st.core.handle_incoming(&message, now)
-        };
-        self.flush_if_needed();
-        verdict_code(verdict)
-    }
-
-    /// A message from the peer: its method (`methodCode`, or `methodName` for code 0;
-    /// `methodCode` −1: no `method`, −2: not a string), its id, and the members `read`
-    /// (each member as a tag, see `convert::tag`, with its number or string: `arg` is
-    /// `params.requestId`, `params.progressToken` or `params._meta.progressToken`,
-    /// whichever `read` names).
-    /// Returns the verdict number (see `code`). Never throws.
+    /// A message from the peer (`how` 0), or one we are about to send (`how` `1 +` the signal
+    /// it is sent with, `send_signal`: 1 none, 2 live, 3 aborted): its method (`method_code`, or
+    /// `method_name` for code 0; `method_code` −1: no `method`, −2: not a string), its id,
+    /// and the members `read` (each member as a tag, see `convert::tag`, with its number or
+    /// string: `arg` is `params.requestId`, `params.progressToken` or
+    /// `params._meta.progressToken`, whichever `read` names; `task` whether `params.task` is
+    /// an object). Returns the verdict number (see `code`).
+    ///
+    /// From the peer: never refused. Ours: a request is tracked (`0 | TRACKED`, and
+    /// `| WATCHED` with a live signal), or with an aborted signal not (`4`: not to be sent);
+    /// the SDK's own `notifications/cancelled` is `1` (not to be sent as it is: the cancel it
+    /// made, if any, is the first record of the output, which the JS layer sends in its
+    /// place). Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
+    /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
+    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE` /
+    /// `ERR_REENTRANT_CALL`.
     #[allow(clippy::too_many_arguments)]
-    pub fn incoming(
+    pub fn message(
         &self,
+        how: u32,
         method_code: i32,
         method_name: Option<String>,
         id_tag: u32,
@@ -327,118 +324,20 @@ impl SessionCore {
             (reason_tag, reason.as_deref()),
             task_id.as_deref(),
         );
-        message.status = status.as_deref();
         message.task = task;
-        let (verdict, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-            let verdict = st.core.handle_incoming(&message, now);
-            (verdict, st.busy())
+        let Some(signal) = how.checked_sub(1) else {
+            message.status = status.as_deref();
+            let (verdict, busy) = {
+                let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+                let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
+                let verdict = st.core.handle_incoming(&message, now);
+                (verdict, st.busy())
+            };
+            if busy {
+                self.flush_if_needed();
+            }
+            return verdict_code(verdict);
         };
-        if busy {
-            self.flush_if_needed();
-        }
-        verdict_code(verdict)
-    }
-
-    /// A response from the peer, by id only (the first call: the core answers `2 | fields
-    /// << 8` when it needs members of the result or error, then `incomingResponse`). With
-    /// `code::SETTLED` added when it settled a watched request and that was all the output:
-    /// no `settled` record is queued for it.
-    pub fn response(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
-        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
-        let (verdict, settled, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            let verdict = st.core.handle_incoming_response(&id, Fields::NONE, None);
-            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
-            (verdict, settled, st.busy())
-        };
-        if busy {
-            self.flush_if_needed();
-        }
-        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
-    }
-
-    /// A response from the peer with the response members the core asked for:
-    /// `result.task.taskId`, `result.resultType`, `result.taskId`, `result.status`,
-    /// `result.protocolVersion`, and `error.code` (`hasError` when the message has an
-    /// `error`; `errorCode` NaN when its code is not a number).
-    #[allow(clippy::too_many_arguments)]
-    #[wasm_bindgen(js_name = incomingResponse)]
-    pub fn incoming_response(
-        &self,
-        id_tag: u32,
-        id_num: f64,
-        id_str: Option<String>,
-        read: u32,
-        task_task_id: Option<String>,
-        result_type: Option<String>,
-        result_task_id: Option<String>,
-        result_status: Option<String>,
-        protocol_version: Option<String>,
-        has_error: bool,
-        error_code: f64,
-    ) -> u32 {
-        let info = convert::response_info(
-            task_task_id,
-            result_type,
-            result_task_id,
-            result_status,
-            protocol_version,
-            has_error,
-            error_code,
-        );
-        let mut message = Message::new(peer_value(id_tag, id_num, id_str.as_deref()), MethodName::Absent);
-        message.read = Fields(read);
-        message.response = Some(&info);
-        let verdict = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            st.core.handle_incoming(&message, 0)
-        };
-        self.flush_if_needed();
-        verdict_code(verdict)
-    }
-
-    /// A message we are about to send (as `incoming`; `task` when `params.task` is an
-    /// object; `signal` the signal it is sent with: `0` none, `1` live, `2` aborted). A
-    /// request is tracked (`0 | TRACKED`, and `| WATCHED` with a live signal), or with an
-    /// aborted signal not (`4`: not to be sent); the SDK's own `notifications/cancelled` is
-    /// `1` (not to be sent as it is: the cancel it made, if any, is the first record of the
-    /// output, which the JS layer sends in its place).
-    ///
-    /// Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
-    /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
-    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE` /
-    /// `ERR_REENTRANT_CALL`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn outgoing(
-        &self,
-        method_code: i32,
-        method_name: Option<String>,
-        id_tag: u32,
-        id_num: f64,
-        id_str: Option<String>,
-        read: u32,
-        params_tag: u32,
-        arg_tag: u32,
-        arg_num: f64,
-        arg_str: Option<String>,
-        reason_tag: u32,
-        reason: Option<String>,
-        task_id: Option<String>,
-        task: bool,
-        signal: u32,
-    ) -> u32 {
-        let mut message = read_message(
-            (method_code, method_name.as_deref()),
-            (id_tag, id_num, id_str.as_deref()),
-            read,
-            params_tag,
-            (arg_tag, arg_num, arg_str.as_deref()),
-            (reason_tag, reason.as_deref()),
-            task_id.as_deref(),
-        );
-        message.task = task;
         let request = message.is_request();
         if request && signal == send_signal::ABORTED {
             return code::ABORTED;
@@ -461,6 +360,52 @@ impl SessionCore {
             Ok(Verdict::Pass) if request => code::PASS | code::TRACKED,
             Ok(verdict) => verdict_code(verdict),
         }
+    }
+
+    /// A response from the peer: its id, and the members of its `result` or `error` the core
+    /// asked for (`read`): `result.task.taskId`, `result.resultType`, `result.taskId`,
+    /// `result.status`, `result.protocolVersion`, and `error.code` (`has_error` when the
+    /// message has an `error`; `error_code` NaN when its code is not a number). The first
+    /// call reads none (`read` 0): the core answers `2 | fields << 8` when it needs some,
+    /// and is called again with them. With `code::SETTLED` added when the response settled a
+    /// watched request and that was all the output: no `settled` record is queued for it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn response(
+        &self,
+        id_tag: u32,
+        id_num: f64,
+        id_str: Option<String>,
+        read: u32,
+        task_task_id: Option<String>,
+        result_type: Option<String>,
+        result_task_id: Option<String>,
+        result_status: Option<String>,
+        protocol_version: Option<String>,
+        has_error: bool,
+        error_code: f64,
+    ) -> u32 {
+        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
+        let info = (read != 0).then(|| {
+            convert::response_info(
+                task_task_id,
+                result_type,
+                result_task_id,
+                result_status,
+                protocol_version,
+                has_error,
+                error_code,
+            )
+        });
+        let (verdict, settled, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let verdict = st.core.handle_incoming_response(&id, Fields(read), info.as_ref());
+            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
+            (verdict, settled, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
     /// `track(id, method)` with an integer id, a known method and no options but a signal:
@@ -497,14 +442,14 @@ impl SessionCore {
     }
 
     /// Where JS writes a string id for [`Self::track_scratch`] and
-    /// [`Self::response_scratch`]: `[address in the module's memory, length in bytes]`
-    /// (the address stays for the session's life; a view of it is detached when the memory
-    /// grows, and is made again).
+    /// [`Self::response_scratch`]: its address in the module's memory (`0` while the session
+    /// is in use: write nothing), `constantsJson().scratchBytes` long. The address stays for
+    /// the session's life; a view of it is detached when the memory grows, and is made again.
     #[wasm_bindgen(js_name = scratch)]
     #[must_use]
-    pub fn scratch_at(&self) -> Vec<u32> {
+    pub fn scratch_at(&self) -> u32 {
         let at = self.state.try_borrow().map_or(0, |st| st.scratch.as_ptr() as usize);
-        vec![u32::try_from(at).unwrap_or(0), SCRATCH_BYTES as u32]
+        u32::try_from(at).unwrap_or(0)
     }
 
     /// The module's `WebAssembly.Memory`, for JS to write into a session's scratch buffer.
@@ -990,13 +935,14 @@ impl SessionCore {
     /// into pkg/web/mcp_cancel_tables.js, which the JS entries import, so a session's first
     /// use makes no wasm call for it:
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, optionFlags, reasons,
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, scratchBytes, optionFlags, reasons,
     /// exits }` (the
     /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
     /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
-    /// messages the session builds (`cancelled`, `tasksCancel`) and the `params._meta` key of
+    /// messages the session builds (`cancelled`, `tasksCancel`), the method `progress` (the
+    /// message `shouldDropProgress` stands for), and the `params._meta` key of
     /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
     /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
     /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
@@ -1005,7 +951,8 @@ impl SessionCore {
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
     /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
     /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
-    /// method code adds for a watched request, `optionFlags` the bits of the settings' and
+    /// method code adds for a watched request, `scratchBytes` the size of a session's scratch
+    /// buffer ([`Self::scratch_at`]), `optionFlags` the bits of the settings' and
     /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
     /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`).
     #[must_use]
@@ -1151,6 +1098,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         &[
             ("cancelled", Method::Cancelled.name()),
             ("tasksCancel", Method::TasksCancel.name()),
+            ("progress", Method::Progress.name()),
             ("metaProtocolVersion", crate::core::META_PROTOCOL_VERSION),
         ],
     );
@@ -1192,6 +1140,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(NUMBER_ID);
     json.key("watchBit");
     json.number(WATCH_BIT);
+    json.key("scratchBytes");
+    json.number(SCRATCH_BYTES as u32);
     json.object(
         "optionFlags",
         &[
