@@ -10,7 +10,6 @@ use super::id::{ProgressToken, RequestId};
 use super::keys::Key;
 use super::output::Output;
 use super::reason::ReasonPolicy;
-use super::requests::WATCHED;
 use super::revision::{Revision, Rules};
 use super::store::Store;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
@@ -286,13 +285,10 @@ impl Session {
     /// Forgets every request, task and tombstone (the connection closed): watched requests
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
-        let store = &self.store;
-        let mut watched: Vec<RequestId> = store.outbounds().filter(|(_, o)| o.watched).map(|(id, _)| id).collect();
-        let tasks = store.tasks().filter(|&t| store.task_flags(t) & WATCHED != 0);
-        watched.extend(tasks.filter_map(|t| store.task_request(t)));
-        self.outputs.extend(watched.into_iter().map(Output::Settled));
-        let inbound = self.store.watched_inbound();
-        self.outputs.extend(inbound.into_iter().map(Output::InboundSettled));
+        let outputs = &mut self.outputs;
+        self.store.each_watched(|id, inbound| {
+            outputs.push_back(if inbound { Output::InboundSettled(id) } else { Output::Settled(id) });
+        });
         self.store.clear();
         self.reading_responses = 0;
         self.deadlines.clear();
