@@ -444,7 +444,7 @@ impl Store {
     }
 
     /// Our requests in flight, with their ids.
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn outbounds(&self) -> impl Iterator<Item = (RequestId, Outbound)> + '_ {
         let window = self.window.iter().map(|(n, r)| (RequestId::Number(n), *r));
         let plain = self.plain.iter().map(|(p, r)| (Key::Packed(*p).to_request_id(), *r));
