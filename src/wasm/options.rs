@@ -91,8 +91,11 @@ impl Scalars {
 }
 
 /// The timeouts of `flags` and two durations in ms (`NaN`: not given); `None` when none of
-/// `timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress` was given.
+/// `timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress` was given. Inlined into its two
+/// callers: a function of its own was one more wasm function compiled at a process's first
+/// session (V8 compiles each on its first call, ~50 µs each here; issue #24, start-up).
 #[must_use]
+#[inline]
 pub fn timeout(flags: u32, timeout_ms: f64, max_total_ms: f64) -> Option<Timeout> {
     (flags & flag::TIMEOUT_GIVEN != 0).then(|| Timeout {
         timeout_ms: millis(timeout_ms),
