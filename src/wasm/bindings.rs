@@ -783,7 +783,7 @@ impl SessionCore {
         u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) })
     }
 
-    /// `watchInbound` of the peer's request whose id crossed as numbers (as
+    /// `watchPlain(true, …)` of the peer's request whose id crossed as numbers (as
     /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (issue #24, scenario 3 with
     /// string ids: the id does not cross as a string). `1`: watched; `0`: the peer has no
     /// such request in flight; `2`: not taken, nothing changed (call `watchPlain`).

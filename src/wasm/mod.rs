@@ -1,23 +1,28 @@
 //! The `wasm-bindgen` layer: [`SessionCore`], the class the package's JS
-//! `CancellationSession` drives, bridging the [`crate::core::Session`] to `AbortSignal`,
-//! `setTimeout` and callbacks. It decides nothing: every rule is the core's.
+//! `CancellationSession` drives, bridging the [`crate::core::Session`] to the JS layer's
+//! `AbortSignal`s, timer and callbacks. It decides nothing: every rule is the core's.
 //!
-//! - `bindings`: the class, one entry point per message (scalars in, a number out);
-//! - `convert`: JS values ↔ core values (ids, reasons, messages, events);
-//! - `options`: the session's and `track()`'s options, checked strictly;
-//! - `errors`: the typed JS errors (`InvalidArgumentError`, `UsageError`);
-//! - `values`: JS values made once (property names) or from core values (request ids), at
-//!   the bottom: it uses no other module of the layer;
+//! - `bindings`: the class, one entry point per message (numbers and strings in, a number
+//!   out; no JS value crosses but the JS layer's `flush` function, given once);
+//! - `output`: the core's output as the JSON records the JS layer does (`takeOutput`);
+//! - `errors`: what a refused call refuses, as the JSON the JS layer throws from
+//!   (`takeError`: `InvalidArgumentError`, `UsageError`);
+//! - `json`: the small JSON writer of the output, the errors and the tables;
+//! - `convert`: the tags of the members the JS reader read, and the host's clock;
+//! - `options`: the session's and `track()`'s settings as JS passes them;
+//! - `values` (feature `relay`): the JS values the relay's class makes, at the bottom: it
+//!   uses no other module of the layer;
 //! - `relay` (feature `relay`, its own .wasm): `RelayCore`, the class the package's JS relay
 //!   drives (the core's `Relay`).
 //!
 //! Rules of this layer:
 //! - it converts at the boundary (ids validated, never cast; peer strings bounded by the
-//!   JS reader before they cross) and turns core errors into JS errors with a `code`;
-//! - it never holds the session borrowed while calling into JS (`send`, `onEvent`,
-//!   `AbortController.abort`, …), so callbacks may call the session again;
-//! - a callback that throws is reported as a `send-failed` event, never a panic;
-//! - one `setTimeout` per session drives every request's timeout.
+//!   JS reader before they cross) and returns the core's refusals as numbers, their errors
+//!   kept for the JS layer to throw with a `code`;
+//! - it never holds the session borrowed while calling into JS (`flush()`), so callbacks
+//!   may call the session again;
+//! - it calls into JS only through `flush()`, when the core has output or a new next
+//!   deadline: the JS layer sends, aborts, calls back and arms the one timer per session.
 
 mod bindings;
 mod convert;

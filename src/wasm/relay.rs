@@ -471,7 +471,7 @@ impl RelayCore {
     }
 
     /// A response from the server with the result or error members the core asked for
-    /// (as `SessionCore.incomingResponse`).
+    /// (as `SessionCore.response`).
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(js_name = upstreamResponse)]
     pub fn upstream_response(
