@@ -32,12 +32,12 @@ mod code {
     pub const PASS: u32 = 0;
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
-    /// From `outgoing`: a request sent with a signal that has aborted: not tracked, not to
+    /// From `message` and `track`: a request sent with a signal that has aborted: not tracked, not to
     /// be sent (the JS layer throws the signal's reason, as `fetch` does).
     pub const ABORTED: u32 = 4;
-    /// Added to `PASS` by `outgoing`: the message is a request, now tracked.
+    /// Added to `PASS` by `message`: our message is a request, now tracked.
     pub const TRACKED: u32 = 0x20;
-    /// Added to `PASS` by `outgoing` with a live signal: the request is watched (the JS
+    /// Added to `PASS` by `message` with a live signal: the request is watched (the JS
     /// layer listens to the signal until the request's `settled` record).
     pub const WATCHED: u32 = 0x40;
     /// Added to `PASS` or `DROP` by `response`: the response settled a watched request, for
@@ -563,10 +563,10 @@ impl SessionCore {
     /// (`method_code`) and whose id crossed as numbers (an integer `num`
     /// when `len` is `constantsJson().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
     /// [`Self::track_words`]), with `task` the `params.task` member the core's tables name
-    /// for it: recorded as [`Self::incoming`] would, the peer's requests' fast path (issue
+    /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (issue
     /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
     /// changed — a method that needs more members than `task`, an id that did not cross —
-    /// call `incoming`.
+    /// call `message`.
     #[wasm_bindgen(js_name = peerRequest)]
     #[allow(clippy::too_many_arguments)] // numbers only: the id crosses as five of them
     pub fn peer_request(&self, method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
@@ -586,12 +586,12 @@ impl SessionCore {
     /// A `notifications/cancelled` from the peer whose `params` is an object and whose
     /// `params.requestId` crossed as numbers (as [`Self::peer_request`]), with
     /// `reason_bytes` `0` when it has no `reason`, else `1 +` an upper bound of its string
-    /// `reason`'s length in bytes of UTF-8 (any other `reason`: call `incoming`): decided as
-    /// [`Self::incoming`] would, queuing no output ([`Session::handle_cancelled_fast`]).
+    /// `reason`'s length in bytes of UTF-8 (any other `reason`: call `message`): decided as
+    /// [`Self::message`] would, queuing no output ([`Session::handle_cancelled_fast`]).
     /// `0` (pass): the peer's request is cancelled, abort its work with the reason as the
     /// peer sent it — with `WATCHED` added when it was watched (JS holds its controller);
     /// `1` (drop): ignored; `2` (`NEED_FIELDS` with no field): not taken, nothing changed,
-    /// call `incoming`.
+    /// call `message`.
     #[wasm_bindgen(js_name = peerCancel)]
     pub fn peer_cancel(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
@@ -640,11 +640,11 @@ impl SessionCore {
     }
 
     /// Our response (a message with `id` and no `method`) to the peer's request whose id
-    /// crossed as numbers (as [`Self::peer_request`]): as [`Self::outgoing`] would, the
+    /// crossed as numbers (as [`Self::peer_request`]): as [`Self::message`] would, the
     /// fast path of our responses (issue #24). `0` (pass): send it; `1` (drop): the peer
     /// cancelled that request, do not send it; with `SETTLED` added when the request was
     /// watched — JS releases its controller itself, no `inboundSettled` record is queued;
-    /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `outgoing`.
+    /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `message`.
     #[wasm_bindgen(js_name = sentResponse)]
     pub fn sent_response(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
@@ -1033,7 +1033,7 @@ pub(super) fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     }
 }
 
-/// The message `incoming` and `outgoing` were given: its method (code, or name for code 0),
+/// The message `message` was given: its method (code, or name for code 0),
 /// its id and the members `read`, each a tag with its number or string — `arg` is
 /// `requestId`, `progressToken` or `_meta.progressToken`, whichever `read` names.
 pub(super) fn read_message<'a>(
