@@ -1,10 +1,12 @@
 // Reading a JSON-RPC message for the core: the members the core's tables name, as tags and
 // scalars (the shared part of the session's and the relay's JS layers). Nothing here decides
-// a rule: which members to read comes from the core (`SessionCore.constantsJson()`, or a
-// verdict that asks for more).
+// a rule: which members to read comes from the core (its tables, pkg/web/mcp_cancel_tables.js
+// for the session and `RelayCore.constantsJson()` for the relay, or a verdict that asks for
+// more).
 
 /**
- * The core's tables (`SessionCore.constantsJson()`, parsed), with a map from method name to code.
+ * The core's tables (pkg/web/mcp_cancel_tables.js or `RelayCore.constantsJson()`, parsed), with a
+ * map from method name to code.
  * @param {any} c
  */
 export function tables(c) {
@@ -128,7 +130,7 @@ const RESPONSE = { need: 0, taskTaskId: undefined, resultType: undefined, result
 
 /**
  * The members of a response's `result` or `error` that `need` (the core's field bits) names,
- * as `incomingResponse` / `upstreamResponse` take them.
+ * as the session's `response` and the relay's `upstreamResponse` take them.
  */
 export function readResponse(w, message, need) {
   const f = w.fields;

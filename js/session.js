@@ -105,7 +105,7 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
       output.attach(core);
       // The scratch buffer's address is asked for the first time an id needs it (`putId`):
       // most sessions never do, and the first session of a process starts sooner (issue #24).
-      this.#scratch = { core, SessionCore, at: 0, bytes: w.scratchBytes, view: new Uint8Array(0) };
+      this.#scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
     }
 
     track(id, method, options) {
@@ -146,13 +146,25 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
       }
       const tag = callerTag(w, id);
       const o = trackOptions(options, w);
-      const signal = o.signal === undefined ? 0 : isAborted(o.signal) === true ? 2 : 1;
+      // The caller's signal: none, live or aborted. A signal-like object whose `aborted`
+      // throws is refused after what the core finds wrong first (the id, the method, the
+      // options, the progress token), with what its getter threw.
+      let signal = 0;
+      let thrown;
+      if (o.signal !== undefined) {
+        try {
+          signal = isAborted(o.signal) ? 2 : 1;
+        } catch (error) {
+          signal = 2;
+          thrown = { error };
+        }
+      }
       const v = core.track(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, code, name, signal, o.tokenTag, o.tokenNum, o.tokenStr, o.task, o.taskId, o.timeout, o.maxTotalTimeout, o.flags);
       if (v === FAILED) throw refusal(core, id, o.token);
       // The options' own error, once the core has found the id and the method right.
       if (v === OPTIONS) throw o.error;
       // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
-      if (v === w.verdicts.aborted) throw reasonOrUndefined(o.signal);
+      if (v === w.verdicts.aborted) throw thrown === undefined ? reasonOrUndefined(o.signal) : thrown.error;
       this.#tracked(core, id, o.signal);
     }
 
@@ -1169,11 +1181,8 @@ function putId(scratch, id) {
  * state is in use), so that nothing is written and the id crosses as a string.
  */
 function scratchView(scratch) {
-  if (scratch.at === 0) {
-    scratch.at = scratch.core.scratch();
-    if (scratch.at === 0) scratch.bytes = 0;
-  }
-  return (scratch.view = new Uint8Array(scratch.SessionCore.memory().buffer, scratch.at, scratch.bytes));
+  if (scratch.at === 0) scratch.at = scratch.core.scratch();
+  return (scratch.view = new Uint8Array(scratch.SessionCore.memory().buffer, scratch.at, scratch.at === 0 ? 0 : scratch.size));
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */

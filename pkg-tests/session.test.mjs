@@ -173,6 +173,34 @@ describe("typed errors", () => {
     }
   });
 
+  test("beforeSend(): a request whose id or progress token is not one names the caller's own value", () => {
+    const { session } = recorder();
+    for (const bad of [{}, [], true, null, 1.5]) {
+      const message = { jsonrpc: "2.0", id: bad, method: "tools/call", params: {} };
+      assert.throws(
+        () => session.beforeSend(message),
+        (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_REQUEST_ID" && Object.is(e.requestId, bad) && e.message.startsWith("request id: "),
+        String(bad),
+      );
+      const token = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { _meta: { progressToken: bad } } };
+      assert.throws(
+        () => session.beforeSend(token),
+        (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_REQUEST_ID" && Object.is(e.requestId, bad) && e.message.startsWith("params._meta.progressToken: "),
+        `token ${String(bad)}`,
+      );
+    }
+    assert.equal(session.inFlightCount, 0);
+  });
+
+  test("track(): a signal whose `aborted` getter throws is refused after what is wrong with the id, with what it threw", () => {
+    const { session } = recorder();
+    const boom = new Error("boom");
+    const signal = { addEventListener() {}, get aborted() { throw boom; } };
+    assert.throws(() => session.track({}, "tools/call", { signal, timeout: 5 }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
+    assert.throws(() => session.track(1, "tools/call", { signal, timeout: 5 }), (e) => e === boom);
+    assert.equal(session.isInFlight(1), false);
+  });
+
   test("tracking an id in flight twice and cancelling initialize throw UsageError", () => {
     const { session, sent } = recorder();
     session.track(0, "initialize");

@@ -51,7 +51,7 @@ mod code {
 }
 
 /// How a cancel's reason crosses (`cancel`, `signalAborted`): its kind, and one or two
-/// strings (`constantsJson().reasons`); the core decides what it becomes on the wire
+/// strings (`constants_json().reasons`); the core decides what it becomes on the wire
 /// ([`Reason`]).
 mod reason_kind {
     /// No reason (`undefined`; any kind not below).
@@ -109,7 +109,7 @@ const MAX_TIMER_DELAY_MS: f64 = 2_147_483_647.0;
 pub(super) mod exit {
     /// The `send` option.
     pub const SEND: u32 = 1;
-    /// The `closeStream` option (read by JS from `constantsJson().exits`).
+    /// The `closeStream` option (read by JS from `constants_json().exits`).
     pub const CLOSE_STREAM: u32 = 2;
 }
 
@@ -126,7 +126,7 @@ struct State {
     scratch: Vec<u8>,
 }
 
-/// The size of a session's scratch buffer, in bytes (`constantsJson().scratchBytes`): the
+/// The size of a session's scratch buffer, in bytes (`constants_json().scratchBytes`): the
 /// longest string id that takes the numbers-only path (longer ones cross as strings).
 const SCRATCH_BYTES: usize = 256;
 
@@ -155,7 +155,7 @@ pub struct SessionCore {
 impl SessionCore {
     /// A session with the settings of `new CancellationSession(options)` as js/options.js
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
-    /// `constantsJson().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
+    /// `constants_json().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
     /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string `undefined`),
     /// `exits` the `exit` bits of the cancel's exits the session has (`send`,
     /// `closeStream`), `events` whether the JS layer shows events (`onEvent`), `seed` a random
@@ -410,8 +410,8 @@ impl SessionCore {
 
     /// `track(id, method)` with an integer id, a known method and no options but a signal:
     /// the hot path, numbers only (issue #24). `id` is the caller's number as JS has it;
-    /// `method_code` is the method's code in the core's table (`constantsJson().methods`),
-    /// with `WATCH_BIT` (`constantsJson().watchBit`) added when the request is watched (the
+    /// `method_code` is the method's code in the core's table (`constants_json().methods`),
+    /// with `WATCH_BIT` (`constants_json().watchBit`) added when the request is watched (the
     /// JS layer checked the caller's signal and listens to it). `0`: tracked; `1`: refused,
     /// nothing changed (a fraction, an unknown code, an id in flight, a watched request in a
     /// session without `send`, a callback running): call `track` for the error.
@@ -443,7 +443,7 @@ impl SessionCore {
 
     /// Where JS writes a string id for [`Self::track_scratch`] and
     /// [`Self::response_scratch`]: its address in the module's memory (`0` while the session
-    /// is in use: write nothing), `constantsJson().scratchBytes` long. The address stays for
+    /// is in use: write nothing), `constants_json().scratchBytes` long. The address stays for
     /// the session's life; a view of it is detached when the memory grows, and is made again.
     #[wasm_bindgen(js_name = scratch)]
     #[must_use]
@@ -561,7 +561,7 @@ impl SessionCore {
 
     /// A request from the peer (a message with `method` and `id`) whose method is known
     /// (`method_code`) and whose id crossed as numbers (an integer `num`
-    /// when `len` is `constantsJson().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
+    /// when `len` is `constants_json().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
     /// [`Self::track_words`]), with `task` the `params.task` member the core's tables name
     /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (issue
     /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
@@ -820,7 +820,7 @@ impl SessionCore {
     /// Cancels our request `id` (tagged, see `convert::tag`) with a reason (the one cancel
     /// path): `1` when a cancel was made (its message is in the output: the JS layer sends
     /// it, or without `send` returns it from `cancel()`), `0` when not. The reason crosses
-    /// as `reason_kind` (`constantsJson().reasons`) with `reason` — the text, an error's
+    /// as `reason_kind` (`constants_json().reasons`) with `reason` — the text, an error's
     /// `name`, or the JSON of anything else — and an error's `message` in `reason_message`.
     ///
     /// Refused (`FAILED`, [`Self::take_error`]): `InvalidArgumentError`

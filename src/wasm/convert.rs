@@ -44,7 +44,8 @@ pub mod tag {
 /// `maxReasonBytes` (4096 UTF-16 code units, `options::MAX_REASON_BYTES`) before it
 /// crosses. Wasm memory never shrinks: nothing a peer sends may grow it by more than a few
 /// KiB.
-// Read by the JS reader from `constantsJson()`: the session's `.wasm` has no other use of it.
+// Read by the JS reader from the core's tables (`SessionCore::constants_json`): the session's
+// `.wasm` has no other use of it.
 pub const MAX_PEER_STRING: u32 = 1024;
 
 /// A member the JS reader tagged, as a [`PeerValue`].
@@ -76,7 +77,7 @@ pub fn now_ms() -> u64 {
     }
 }
 
-/// The response members the JS reader read (`incomingResponse`, `upstreamResponse`), as the
+/// The response members the JS reader read (`response`, the relay's `upstreamResponse`), as the
 /// core takes them ([`crate::core::ResponseInfo::from_members`] decides what they mean).
 pub fn response_info(
     task_task_id: Option<String>,

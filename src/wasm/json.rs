@@ -1,6 +1,7 @@
-//! [`Json`]: JSON text written without `serde_json` or `core::fmt` — the tables of
-//! `SessionCore.constantsJson()` (and the relay's), and the output records of
-//! `SessionCore.takeOutput()` (`output`).
+//! [`Json`]: JSON text written without `serde_json` or `core::fmt` — the core's tables
+//! (`SessionCore::constants_json`, and the relay's), the output records of
+//! `SessionCore.takeOutput()` (`output`), and the refusals of `SessionCore.takeError()`
+//! (`errors`).
 
 use crate::prelude::*;
 

@@ -15,7 +15,7 @@ use crate::prelude::*;
 use crate::core::{float, Config, Millis, Role, Timeout, TransportKind};
 
 /// The bits of [`Scalars::flags`] and of `track()`'s timeout flags (js/options.js reads them
-/// from `constantsJson().optionFlags`).
+/// from `constants_json().optionFlags`).
 pub mod flag {
     /// `role: "server"`.
     pub const SERVER: u32 = 1;

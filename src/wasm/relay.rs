@@ -18,7 +18,8 @@ use crate::core::{
     TransportKind, Vanish,
 };
 
-/// The relay's tables, after the session's in `RelayCore.constantsJson()`:
+/// The relay's tables, after the session's (`SessionCore::constants_json`) in
+/// `RelayCore.constantsJson()`:
 /// `,"relayForward":{…},"relayBackward":{…},"unroutable":{ code, message }` — the codes
 /// `message()` returns, and the error to answer a server's request with on
 /// [`backward::REFUSE`].
@@ -91,7 +92,7 @@ pub struct RelayCore {
 
 #[wasm_bindgen(js_class = RelayCore)]
 impl RelayCore {
-    /// `SessionCore.constantsJson()` and the relay's own tables: `relayForward`,
+    /// The session's tables ([`SessionCore::constants_json`]) and the relay's own: `relayForward`,
     /// `relayBackward` (the codes `message()` returns) and `unroutable` (`{ code, message }`),
     /// as JSON text, for the JS relay's reader.
     #[wasm_bindgen(js_name = constantsJson)]
@@ -100,7 +101,7 @@ impl RelayCore {
         constants_with(constants)
     }
 
-    /// `SessionCore.constantsJson()` alone: what scripts/build.sh writes into
+    /// The session's tables alone ([`SessionCore::constants_json`]): what scripts/build.sh writes into
     /// pkg/web/mcp_cancel_tables.js for the session's JS (the session's `.wasm` does not
     /// carry it, see [`SessionCore::constants_json`]).
     #[wasm_bindgen(js_name = sessionConstantsJson)]
@@ -384,7 +385,7 @@ impl RelayCore {
     }
 
     /// A message from client `link`, or from the server when `link` is −1 (as
-    /// `SessionCore.incoming`: its method, id and the members `read`; `status` is
+    /// `SessionCore.message` with `how` 0: its method, id and the members `read`; `status` is
     /// `params.status`, `task` whether `params.task` is an object, `protocol_version` a
     /// request's `params._meta["io.modelcontextprotocol/protocolVersion"]`). Returns the
     /// `forward` code for a client's message, the `backward` code for the server's (a server's response with
