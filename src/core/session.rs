@@ -272,9 +272,10 @@ impl Session {
     /// ([`EventKind::RevisionNegotiated`] with `known: false`); it is never an error.
     pub fn set_protocol_version(&mut self, version: &str) -> Revision {
         let (revision, known) = Revision::negotiated(version);
-        let capped = cap_utf8(version, 64).to_owned();
         if self.revision != Some(revision) || !known {
-            self.emit(|| Event::session(EventKind::RevisionNegotiated { version: capped, revision, known }));
+            // The version's text is copied only for an event.
+            let version = || cap_utf8(version, 64).to_owned();
+            self.emit(|| Event::session(EventKind::RevisionNegotiated { version: version(), revision, known }));
         }
         self.revision = Some(revision);
         revision
