@@ -11,7 +11,7 @@
 // absent string or function as `undefined`, and the core puts its default in its place.
 
 import { InvalidArgumentError } from "./errors.js";
-import { callerTag, isObject } from "./reader.js";
+import { callerTag, isObject, member } from "./reader.js";
 
 /** The settings of a session, in `CancellationSession`'s options and `createRelay`'s (its upstream session's). */
 const SETTINGS_KEYS = [
@@ -150,16 +150,6 @@ export function trackOptions(options, w) {
     read.flags |= w.optionFlags.invalid;
   }
   return read;
-}
-
-/** `obj[name]` of any object (an array too), or `undefined` when `obj` is not one or the getter throws. */
-function member(obj, name) {
-  if (typeof obj !== "object" || obj === null) return undefined;
-  try {
-    return obj[name];
-  } catch {
-    return undefined;
-  }
 }
 
 /** The session settings in `options` (whose names were checked), for `what`'s messages. */

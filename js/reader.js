@@ -124,6 +124,22 @@ export function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/**
+ * `obj[name]` of any object (an array too), or `undefined` when `obj` is not one or its getter
+ * throws: how the layers read a caller's values that the core judges (`track()`'s `params`,
+ * a cancel's `reason`, the progress token of a message we send).
+ * @param {unknown} obj
+ * @param {string} name
+ */
+export function member(obj, name) {
+  if (typeof obj !== "object" || obj === null) return undefined;
+  try {
+    return obj[name];
+  } catch {
+    return undefined;
+  }
+}
+
 
 /** The response members of `readResponse()` (one reusable record; valid until the next read). */
 const RESPONSE = { need: 0, taskTaskId: undefined, resultType: undefined, resultTaskId: undefined, status: undefined, protocolVersion: undefined, hasError: false, errorCode: NaN };

@@ -9,7 +9,7 @@
 // cancel carries — is in the Rust core (src/core/message.rs).
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { callerTag, cancelledMessage, codeOf, isObject, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
+import { callerTag, cancelledMessage, codeOf, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 import { sessionSettings, trackOptions } from "./options.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
@@ -264,8 +264,7 @@ export function createSessionClass(SessionCore, constantsJson, adjustOptions = (
       if (core === undefined) return false;
       const w = wire;
       const t = peerTag(w, token);
-      const read = w.fields.progressToken;
-      return core.message(0, PROGRESS, undefined, w.tags.absent, 0, undefined, read, w.tags.absent, t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined, 0, undefined, undefined, undefined, false) === DROP;
+      return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === DROP;
     }
 
     shouldDropIncoming(message) {
@@ -764,11 +763,7 @@ function refusal(core, id, token, value) {
 
 /** `params._meta.progressToken` of a message we send (for the error about it). */
 function progressTokenOf(message) {
-  try {
-    return message?.params?._meta?.progressToken;
-  } catch {
-    return undefined;
-  }
+  return member(member(member(message, "params"), "_meta"), "progressToken");
 }
 
 /** The signal's `reason`, or `undefined` when reading it throws. */
@@ -799,29 +794,18 @@ function crossReason(reason) {
     return REASON_TEXT;
   }
   if (reason === undefined) return REASON_NONE;
-  if (typeof reason === "object" && reason !== null) {
-    const name = member(reason, "name");
-    if (typeof name === "string") {
-      const message = member(reason, "message");
-      RA = name;
-      RB = typeof message === "string" ? message : undefined;
-      return REASON_ERROR;
-    }
+  const name = member(reason, "name");
+  if (typeof name === "string") {
+    const message = member(reason, "message");
+    RA = name;
+    RB = typeof message === "string" ? message : undefined;
+    return REASON_ERROR;
   }
   try {
     const json = JSON.stringify(reason);
     if (typeof json === "string") RA = json;
   } catch {}
   return REASON_OTHER;
-}
-
-/** `obj[name]`, or `undefined` when its getter throws. */
-function member(obj, name) {
-  try {
-    return obj[name];
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -866,7 +850,6 @@ let REASON_OTHER = -1;
 let REQUEST_READS = 0;
 let TASK = 0;
 let CANCELLED = -1;
-let PROGRESS = -1;
 let NUMBER_ID = -1;
 /** Added to `trackWords`'s method code: the request is watched. */
 let WATCH_BIT = 0;
@@ -904,7 +887,6 @@ function prepare(c) {
   MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
-  PROGRESS = t.codes.get(c.names.progress);
   return t;
 }
 

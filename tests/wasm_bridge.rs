@@ -234,9 +234,7 @@ fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
 
 fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
     let (t, n, st) = tagged(&token);
-    // `notifications/progress` (code 3) with `params.progressToken` read.
-    let read = MessageFields::PROGRESS_TOKEN.0;
-    s.message(0, code("notifications/progress"), None, 0, 0.0, None, read, 0, t, n, st, 0, None, None, None, false) == 1
+    s.progress(t, n, st) == 1
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.

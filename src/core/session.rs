@@ -274,8 +274,10 @@ impl Session {
         let (revision, known) = Revision::negotiated(version);
         if self.revision != Some(revision) || !known {
             // The version's text is copied only for an event.
-            let version = || cap_utf8(version, 64).to_owned();
-            self.emit(|| Event::session(EventKind::RevisionNegotiated { version: version(), revision, known }));
+            self.emit(|| {
+                let version = cap_utf8(version, 64).to_owned();
+                Event::session(EventKind::RevisionNegotiated { version, revision, known })
+            });
         }
         self.revision = Some(revision);
         revision

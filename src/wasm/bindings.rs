@@ -23,7 +23,7 @@ use super::options;
 use super::output;
 use crate::core::{
     FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
-    PackedStr, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
+    PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
 };
 
 /// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -137,6 +137,14 @@ impl State {
     #[inline]
     fn busy(&self) -> bool {
         self.core.has_output() || self.core.poll_timeout() != self.armed
+    }
+
+    /// Whether a request with a signal or a timeout may be tracked (`watch`: it may cancel
+    /// itself): only in a session with an exit for its cancel (`send` or `closeStream`).
+    /// The fast paths refuse it otherwise, and `track` says `ERR_SEND_REQUIRED`.
+    #[inline]
+    fn has_exit_for(&self, watch: bool) -> bool {
+        !watch || self.exits != 0
     }
 }
 
@@ -277,6 +285,30 @@ impl SessionCore {
             st.core.handle_timeout(convert::now_ms());
         }
         self.flush_if_needed();
+    }
+
+    /// A `notifications/progress` from the peer with this `params.progressToken` (tagged, see
+    /// `convert::tag`): `1` (drop) when it is late — its request was cancelled or is no
+    /// longer in flight — else `0` (pass). `shouldDropProgress(token)`'s own entry point:
+    /// three scalars, where [`Self::message`] takes sixteen (a call per progress
+    /// notification; 2025-11-25 basic/utilities/progress).
+    pub fn progress(&self, token_tag: u32, token_num: f64, token_str: Option<String>) -> u32 {
+        // A token that is not a request id is not ours to judge (as `message` decides it).
+        let Ok(token) = owned_id(token_tag, token_num, token_str) else { return code::PASS };
+        let (late, busy) = {
+            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
+            let late = st.core.handle_progress(&token, now) == ProgressVerdict::Late;
+            (late, st.busy())
+        };
+        if busy {
+            self.flush_if_needed();
+        }
+        if late {
+            code::DROP
+        } else {
+            code::PASS
+        }
     }
 
     /// A message from the peer (`how` 0), or one we are about to send (`how` `1 +` the signal
@@ -427,8 +459,7 @@ impl SessionCore {
         // helper's form 10% slower here).
         let (tracked, busy) = {
             let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
-            // A signal's abort sends a cancel: `track` says what is missing.
-            if watch && st.exits == 0 {
+            if !st.has_exit_for(watch) {
                 return 1;
             }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
@@ -488,8 +519,7 @@ impl SessionCore {
             let id = PackedStr::from_words(len, w0, w1, w2)?;
             let watch = method_code & WATCH_BIT != 0;
             let mut st = self.state.try_borrow_mut().ok()?;
-            // A signal's abort sends a cancel: `track` says what is missing.
-            if watch && st.exits == 0 {
+            if !st.has_exit_for(watch) {
                 return None;
             }
             let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method, watch);
@@ -747,7 +777,7 @@ impl SessionCore {
             let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let watch = signal == send_signal::LIVE;
-            if (watch || request.timeout.is_some_and(|t| t.is_set())) && st.exits == 0 {
+            if !st.has_exit_for(watch || request.timeout.is_some_and(|t| t.is_set())) {
                 return self.refuse(Refusal::send_required());
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
@@ -941,8 +971,7 @@ impl SessionCore {
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
     /// code 0: any other method); `fields` the bit of each member; `names` the methods of the
-    /// messages the session builds (`cancelled`, `tasksCancel`), the method `progress` (the
-    /// message `shouldDropProgress` stands for), and the `params._meta` key of
+    /// messages the session builds (`cancelled`, `tasksCancel`) and the `params._meta` key of
     /// a request's protocol version (`metaProtocolVersion`, 2026-07-28); `timeoutError` the
     /// `{ code, message }` of a request that timed out (JSON-RPC −32001, as the MCP SDKs'
     /// `RequestTimeout`); `tags` the tag of each kind of value, `verdicts` the numbers the
@@ -1098,7 +1127,6 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         &[
             ("cancelled", Method::Cancelled.name()),
             ("tasksCancel", Method::TasksCancel.name()),
-            ("progress", Method::Progress.name()),
             ("metaProtocolVersion", crate::core::META_PROTOCOL_VERSION),
         ],
     );
