@@ -7,7 +7,7 @@ use crate::prelude::*;
 use serde::Serialize;
 
 use super::deadlines::TimeoutKind;
-use super::id::{ProgressToken, RequestId};
+use super::id::{IdRef, RequestId};
 use super::revision::Revision;
 
 /// Which request an event is about: one we sent (`outbound`) or one the peer sent us
@@ -29,13 +29,25 @@ pub enum Direction {
 ///
 /// Serialized for JS as `{ type, direction, requestId, method, reason, … }` with
 /// kebab-case `type` (e.g. `"cancel-sent"`).
+pub type Event = EventOf<String, RequestId>;
+
+/// What happened, with the request it concerns: see [`EventKindOf`].
+pub type EventKind = EventKindOf<String, RequestId>;
+
+/// An event borrowed from the session while it is made (texts `&str`, ids [`IdRef`]): what
+/// a [`Sink`](super::Sink) is given. [`Event`] is its owned copy ([`EventRef::to_event`]).
+pub type EventRef<'a> = EventOf<&'a str, IdRef<'a>>;
+
+/// An event over its text type `S` and id type `I`: [`Event`] (owned, what
+/// [`Session::poll_output`](super::Session::poll_output) gives) or [`EventRef`] (borrowed). One
+/// definition for both, so the two cannot drift apart.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Event {
+pub struct EventOf<S, I> {
     /// Outbound or inbound request.
     pub direction: Direction,
     /// What happened.
     #[serde(flatten)]
-    pub kind: EventKind,
+    pub kind: EventKindOf<S, I>,
 }
 
 /// What happened, with the request it concerns.
@@ -44,38 +56,38 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
-pub enum EventKind {
+pub enum EventKindOf<S, I> {
     /// We cancelled a request in flight. `via` says how: a `notifications/cancelled`
     /// (`reason` is what went on the wire), closing the request's stream (2026-07-28,
     /// Streamable HTTP), or `tasks/cancel` for its task (`task_id`).
     CancelSent {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
         /// How the cancel went out.
         via: Via,
         /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<S>,
         /// The task's id.
         #[serde(skip_serializing_if = "Option::is_none")]
-        task_id: Option<String>,
+        task_id: Option<S>,
     },
     /// The request is task-augmented and its `taskId` is not known yet: `tasks/cancel` will
     /// be sent as soon as the `CreateTaskResult` arrives (2025-11-25 §Tasks).
     CancelDeferred {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
     },
     /// A request's timeout expired; its cancel (if any) is reported separately.
     TimedOut {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
         /// Which timeout expired.
         kind: TimeoutKind,
     },
@@ -83,9 +95,9 @@ pub enum EventKind {
     /// terminal (-32602 in 2025-11-25: a normal outcome), or another error `code`.
     TaskCancelAnswered {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The task's id.
-        task_id: String,
+        task_id: S,
         /// How the `tasks/cancel` ended.
         outcome: TaskCancelOutcome,
         /// The JSON-RPC error code of the answer, if it was an error.
@@ -95,16 +107,16 @@ pub enum EventKind {
     /// The peer ended our `subscriptions/listen` request (2026-07-28 §Cancellation).
     ListenEnded {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<S>,
     },
     /// The protocol revision was set or negotiated. `known` is false for a version string
     /// mcp-cancel does not know; `revision` is then the rules it follows.
     RevisionNegotiated {
         /// The version string as given (at most 64 bytes).
-        version: String,
+        version: S,
         /// The revision whose rules are followed from now on.
         revision: Revision,
         /// Whether `version` names a revision mcp-cancel knows.
@@ -113,74 +125,74 @@ pub enum EventKind {
     /// A cancel of ours was not sent: see [`NotSent`].
     CancelNotSent {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
         #[serde(skip_serializing_if = "Option::is_none")]
-        method: Option<String>,
+        method: Option<S>,
         /// Why.
         why: NotSent,
     },
     /// The peer validly cancelled a request it sent us: its work is to be aborted.
     CancelReceived {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
         /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<S>,
     },
     /// The peer's cancel was ignored: see [`Ignored`]. `detail` says what was malformed.
     CancelIgnored {
         /// The request (ours for outbound events, the peer's for inbound ones).
         #[serde(skip_serializing_if = "Option::is_none")]
-        request_id: Option<RequestId>,
+        request_id: Option<I>,
         /// Why.
         why: Ignored,
         /// What is malformed, for `Ignored::Malformed`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        detail: Option<String>,
+        detail: Option<S>,
         /// The reason, capped to `ReasonPolicy::max_bytes`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<S>,
     },
     /// A response (result or error) for a request we cancelled was dropped.
     LateResponseDropped {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
     },
     /// A `notifications/progress` for a request we cancelled was dropped.
     LateProgressDropped {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
         /// The progress token of the dropped notification.
-        progress_token: ProgressToken,
+        progress_token: I,
     },
     /// Our response to a request the peer cancelled was not sent.
     ResponseSuppressed {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
     },
     /// The peer sent a request with an id it already has in flight; the first one is kept.
     DuplicateRequestId {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
     },
     /// The peer has more requests in flight than `inboundCapacity`: its oldest one is
     /// forgotten (its cancel will be ignored as unknown, our response passes).
     InboundForgotten {
         /// The request (ours for outbound events, the peer's for inbound ones).
-        request_id: RequestId,
+        request_id: I,
         /// The request's method.
-        method: String,
+        method: S,
     },
 }
 
@@ -252,17 +264,149 @@ pub enum Ignored {
     TaskAugmented,
 }
 
-impl Event {
-    pub(crate) fn outbound(kind: EventKind) -> Self {
+impl<S, I> EventOf<S, I> {
+    pub(crate) fn outbound(kind: EventKindOf<S, I>) -> Self {
         Self { direction: Direction::Outbound, kind }
     }
 
-    pub(crate) fn inbound(kind: EventKind) -> Self {
+    pub(crate) fn inbound(kind: EventKindOf<S, I>) -> Self {
         Self { direction: Direction::Inbound, kind }
     }
 
-    pub(crate) fn session(kind: EventKind) -> Self {
+    pub(crate) fn session(kind: EventKindOf<S, I>) -> Self {
         Self { direction: Direction::Session, kind }
+    }
+}
+
+impl EventRef<'_> {
+    /// The owned copy of the event (its texts and ids copied): what
+    /// [`Session::poll_output`](super::Session::poll_output) gives.
+    #[must_use]
+    pub fn to_event(&self) -> Event {
+        let text = |s: &str| s.to_owned();
+        let opt = |s: Option<&str>| s.map(str::to_owned);
+        let id = |i: IdRef<'_>| i.to_request_id();
+        let kind = match self.kind {
+            EventKindOf::CancelSent { request_id, method, via, reason, task_id } => EventKind::CancelSent {
+                request_id: id(request_id),
+                method: text(method),
+                via,
+                reason: opt(reason),
+                task_id: opt(task_id),
+            },
+            EventKindOf::CancelDeferred { request_id, method } => {
+                EventKind::CancelDeferred { request_id: id(request_id), method: text(method) }
+            }
+            EventKindOf::TimedOut { request_id, method, kind } => {
+                EventKind::TimedOut { request_id: id(request_id), method: text(method), kind }
+            }
+            EventKindOf::TaskCancelAnswered { request_id, task_id, outcome, code } => {
+                EventKind::TaskCancelAnswered { request_id: id(request_id), task_id: text(task_id), outcome, code }
+            }
+            EventKindOf::ListenEnded { request_id, reason } => {
+                EventKind::ListenEnded { request_id: id(request_id), reason: opt(reason) }
+            }
+            EventKindOf::RevisionNegotiated { version, revision, known } => {
+                EventKind::RevisionNegotiated { version: text(version), revision, known }
+            }
+            EventKindOf::CancelNotSent { request_id, method, why } => {
+                EventKind::CancelNotSent { request_id: id(request_id), method: opt(method), why }
+            }
+            EventKindOf::CancelReceived { request_id, method, reason } => {
+                EventKind::CancelReceived { request_id: id(request_id), method: text(method), reason: opt(reason) }
+            }
+            EventKindOf::CancelIgnored { request_id, why, detail, reason } => EventKind::CancelIgnored {
+                request_id: request_id.map(id),
+                why,
+                detail: opt(detail),
+                reason: opt(reason),
+            },
+            EventKindOf::LateResponseDropped { request_id, method } => {
+                EventKind::LateResponseDropped { request_id: id(request_id), method: text(method) }
+            }
+            EventKindOf::LateProgressDropped { request_id, method, progress_token } => EventKind::LateProgressDropped {
+                request_id: id(request_id),
+                method: text(method),
+                progress_token: id(progress_token),
+            },
+            EventKindOf::ResponseSuppressed { request_id, method } => {
+                EventKind::ResponseSuppressed { request_id: id(request_id), method: text(method) }
+            }
+            EventKindOf::DuplicateRequestId { request_id, method } => {
+                EventKind::DuplicateRequestId { request_id: id(request_id), method: text(method) }
+            }
+            EventKindOf::InboundForgotten { request_id, method } => {
+                EventKind::InboundForgotten { request_id: id(request_id), method: text(method) }
+            }
+        };
+        Event { direction: self.direction, kind }
+    }
+}
+
+impl Event {
+    /// The event borrowed ([`EventRef`]): what a [`Sink`](super::Sink) writes.
+    #[must_use]
+    pub fn as_event_ref(&self) -> EventRef<'_> {
+        fn opt(s: &Option<String>) -> Option<&str> {
+            s.as_deref()
+        }
+        let kind: EventKindOf<&str, IdRef<'_>> = match &self.kind {
+            EventKind::CancelSent { request_id, method, via, reason, task_id } => EventKindOf::CancelSent {
+                request_id: request_id.as_id_ref(),
+                method,
+                via: *via,
+                reason: opt(reason),
+                task_id: opt(task_id),
+            },
+            EventKind::CancelDeferred { request_id, method } => {
+                EventKindOf::CancelDeferred { request_id: request_id.as_id_ref(), method }
+            }
+            EventKind::TimedOut { request_id, method, kind } => {
+                EventKindOf::TimedOut { request_id: request_id.as_id_ref(), method, kind: *kind }
+            }
+            EventKind::TaskCancelAnswered { request_id, task_id, outcome, code } => EventKindOf::TaskCancelAnswered {
+                request_id: request_id.as_id_ref(),
+                task_id,
+                outcome: *outcome,
+                code: *code,
+            },
+            EventKind::ListenEnded { request_id, reason } => {
+                EventKindOf::ListenEnded { request_id: request_id.as_id_ref(), reason: opt(reason) }
+            }
+            EventKind::RevisionNegotiated { version, revision, known } => {
+                EventKindOf::RevisionNegotiated { version, revision: *revision, known: *known }
+            }
+            EventKind::CancelNotSent { request_id, method, why } => {
+                EventKindOf::CancelNotSent { request_id: request_id.as_id_ref(), method: opt(method), why: *why }
+            }
+            EventKind::CancelReceived { request_id, method, reason } => {
+                EventKindOf::CancelReceived { request_id: request_id.as_id_ref(), method, reason: opt(reason) }
+            }
+            EventKind::CancelIgnored { request_id, why, detail, reason } => EventKindOf::CancelIgnored {
+                request_id: request_id.as_ref().map(RequestId::as_id_ref),
+                why: *why,
+                detail: opt(detail),
+                reason: opt(reason),
+            },
+            EventKind::LateResponseDropped { request_id, method } => {
+                EventKindOf::LateResponseDropped { request_id: request_id.as_id_ref(), method }
+            }
+            EventKind::LateProgressDropped { request_id, method, progress_token } => EventKindOf::LateProgressDropped {
+                request_id: request_id.as_id_ref(),
+                method,
+                progress_token: progress_token.as_id_ref(),
+            },
+            EventKind::ResponseSuppressed { request_id, method } => {
+                EventKindOf::ResponseSuppressed { request_id: request_id.as_id_ref(), method }
+            }
+            EventKind::DuplicateRequestId { request_id, method } => {
+                EventKindOf::DuplicateRequestId { request_id: request_id.as_id_ref(), method }
+            }
+            EventKind::InboundForgotten { request_id, method } => {
+                EventKindOf::InboundForgotten { request_id: request_id.as_id_ref(), method }
+            }
+        };
+        EventOf { direction: self.direction, kind }
     }
 }
 
@@ -280,7 +424,7 @@ impl Direction {
     }
 }
 
-impl EventKind {
+impl<S, I> EventKindOf<S, I> {
     /// The event's `type`, e.g. `"cancel-sent"`.
     #[must_use]
     pub const fn type_name(&self) -> &'static str {

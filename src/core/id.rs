@@ -199,12 +199,19 @@ impl PackedStr {
     /// The id it packs, as a [`RequestId`] (allocates its text).
     #[must_use]
     pub fn to_request_id(self) -> RequestId {
-        let key = self.0.to_le_bytes();
-        let (len, rest) = key.split_first().unwrap_or((&0, &[]));
+        let mut buffer = [0; 16];
+        RequestId::String(self.text(&mut buffer).to_owned())
+    }
+
+    /// The id's text, unpacked into `buffer` (nothing allocated).
+    #[must_use]
+    pub fn text(self, buffer: &mut [u8; 16]) -> &str {
+        *buffer = self.0.to_le_bytes();
+        let (len, rest) = buffer.split_first().unwrap_or((&0, &[]));
         let bytes = rest.get(..usize::from(*len)).unwrap_or_default();
         // The bytes of a `&str` or of ASCII: valid UTF-8, the default never taken (not
         // `from_utf8_lossy`: its replacement path was 0.5 KB of the `.wasm`).
-        RequestId::String(::core::str::from_utf8(bytes).unwrap_or_default().to_owned())
+        ::core::str::from_utf8(bytes).unwrap_or_default()
     }
 
     /// The packed id of a table key made by [`Self::key`].

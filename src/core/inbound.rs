@@ -4,19 +4,19 @@
 //! Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling";
 //! 2026-07-28: only the client cancels (a server only ends `subscriptions/listen`).
 
-use super::event::{Event, EventKind, Ignored};
+use super::event::{EventKindOf, EventRef, Ignored};
 use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
-use super::output::Output;
+use super::output::Sink;
 use super::requests::{Inbound, TASK, WATCHED};
 use super::revision::PeerCancels;
-use super::session::Session;
+use super::session::{emit, Session};
 use super::verdict::{FastCancel, InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
 use crate::prelude::*;
 
-impl Session {
+impl<S: Sink> Session<S> {
     /// Number of the peer's requests we are working on and it has not cancelled.
     #[must_use]
     pub fn inbound_in_flight(&self) -> usize {
@@ -69,12 +69,10 @@ impl Session {
     /// bytes, or an integer).
     pub(super) fn record_request(&mut self, id: Key<'_>, method: Option<Method>, name: &str, task: bool) -> bool {
         if self.store.has_inbound(id) {
-            self.emit(|| {
-                Event::inbound(EventKind::DuplicateRequestId {
-                    request_id: id.to_request_id(),
-                    method: name.to_owned(),
-                })
-            });
+            emit!(
+                self,
+                EventRef::inbound(EventKindOf::DuplicateRequestId { request_id: id.as_id_ref(), method: name })
+            );
             return false;
         }
         if self.store.peer_cancelled_len() > 0 {
@@ -83,9 +81,10 @@ impl Session {
         let other = if method.is_none() { Some(name.into()) } else { None };
         if let Some((old, request)) = self.store.insert_inbound(id, method, other, task) {
             if request.watched {
-                self.outputs.push_back(Output::InboundSettled(old.clone()));
+                self.out.settled(old.as_id_ref(), true);
             }
-            self.emit(|| Event::inbound(EventKind::InboundForgotten { request_id: old, method: request.method }));
+            let method = &request.method;
+            emit!(self, EventRef::inbound(EventKindOf::InboundForgotten { request_id: old.as_id_ref(), method }));
         }
         true
     }
@@ -112,61 +111,64 @@ impl Session {
         let (id, reason) = match params.validate() {
             Ok((id, reason)) => (id, reason.map(|r| cap_utf8(r, max).to_owned())),
             Err(malformed) => {
-                let request_id = params.request_id.to_request_id().ok();
-                let reason = match &params.reason {
-                    super::wire::PeerValue::String(s) => Some(cap_utf8(s, max).to_owned()),
-                    _ => None,
-                };
-                self.emit(|| {
-                    Event::inbound(EventKind::CancelIgnored {
-                        request_id,
+                if self.config.events {
+                    let request_id = params.request_id.to_request_id().ok();
+                    let reason = match &params.reason {
+                        super::wire::PeerValue::String(s) => Some(cap_utf8(s, max)),
+                        _ => None,
+                    };
+                    let detail = malformed.message();
+                    self.out.event(EventRef::inbound(EventKindOf::CancelIgnored {
+                        request_id: request_id.as_ref().map(RequestId::as_id_ref),
                         why: Ignored::Malformed,
-                        detail: Some(malformed.message()),
+                        detail: Some(&detail),
                         reason,
-                    })
-                });
+                    }));
+                }
                 return InboundCancelVerdict::Ignore;
             }
         };
+        let request_id = id.as_id_ref();
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
             let is_listen = self.store.outbound(Key::of(&id)).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
             if is_listen {
                 if let Some(listen) = self.take_outbound(&id) {
                     self.settle(&id, listen.watched);
                 }
-                self.emit(|| Event::outbound(EventKind::ListenEnded { request_id: id.clone(), reason }));
+                emit!(self, EventRef::outbound(EventKindOf::ListenEnded { request_id, reason: reason.as_deref() }));
                 return InboundCancelVerdict::ListenEnded { request_id: id };
             }
-            self.emit(|| {
-                Event::inbound(EventKind::CancelIgnored {
-                    request_id: Some(id),
+            emit!(
+                self,
+                EventRef::inbound(EventKindOf::CancelIgnored {
+                    request_id: Some(request_id),
                     why: Ignored::PeerMayNotCancel,
-                    detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen".to_owned()),
-                    reason,
+                    detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen"),
+                    reason: reason.as_deref(),
                 })
-            });
+            );
             return InboundCancelVerdict::Ignore;
         }
         match self.take_cancelled(Key::of(&id)) {
             Ok(request) => {
-                self.emit(|| {
-                    Event::inbound(EventKind::CancelReceived {
-                        request_id: id.clone(),
-                        method: request.method.clone(),
-                        reason: reason.clone(),
-                    })
-                });
-                self.outputs.push_back(Output::PeerCancelled {
-                    request_id: id.clone(),
-                    reason: reason.clone(),
-                    watched: request.watched,
-                });
+                let method = &request.method;
+                emit!(
+                    self,
+                    EventRef::inbound(EventKindOf::CancelReceived { request_id, method, reason: reason.as_deref() })
+                );
+                self.out.peer_cancelled(request_id, reason.as_deref(), request.watched);
                 InboundCancelVerdict::Abort { request_id: id, reason }
             }
             Err(why) => {
-                self.emit(|| {
-                    Event::inbound(EventKind::CancelIgnored { request_id: Some(id), why, detail: None, reason })
-                });
+                emit!(
+                    self,
+                    EventRef::inbound(EventKindOf::CancelIgnored {
+                        request_id: Some(request_id),
+                        why,
+                        detail: None,
+                        reason: reason.as_deref(),
+                    })
+                );
                 InboundCancelVerdict::Ignore
             }
         }
@@ -222,7 +224,7 @@ impl Session {
     pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
         let (verdict, watched) = self.handle_outgoing_response_fast(id.as_id_ref());
         if watched {
-            self.outputs.push_back(Output::InboundSettled(id.clone()));
+            self.out.settled(id.as_id_ref(), true);
         }
         verdict
     }
@@ -243,7 +245,7 @@ impl Session {
         }
         match self.store.remove_peer_cancelled(key, self.config.events) {
             Some(method) => {
-                self.emit(|| Event::inbound(EventKind::ResponseSuppressed { request_id: id.to_request_id(), method }));
+                emit!(self, EventRef::inbound(EventKindOf::ResponseSuppressed { request_id: id, method: &method }));
                 (OutgoingResponseVerdict::Suppress, false)
             }
             None => (OutgoingResponseVerdict::Send, false),

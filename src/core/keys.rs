@@ -108,6 +108,22 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The id, borrowed (nothing allocated): what a [`Sink`](super::Sink) is given.
+    #[inline]
+    pub(crate) fn as_id_ref(self) -> IdRef<'a> {
+        match self {
+            Key::Packed(k) => {
+                let key = k.get();
+                if key & 0xff == NUMBER_TAG {
+                    IdRef::Number((key >> 8) as u64 as i64)
+                } else {
+                    IdRef::Str(StrId::Packed(PackedStr::from_key(key)))
+                }
+            }
+            Key::Text(id) => IdRef::Str(StrId::Text(id)),
+        }
+    }
+
     /// The id (allocates a string's text).
     pub(crate) fn to_request_id(self) -> RequestId {
         match self {

@@ -14,6 +14,7 @@
 use super::deadlines::Millis;
 use super::id::{InvalidRequestId, RequestId};
 use super::method::{Fields, Method, MethodName};
+use super::output::Sink;
 use super::reason::Reason;
 use super::response::{ResponseInfo, ResponseMembers};
 use super::session::{Session, UsageError};
@@ -143,7 +144,7 @@ pub enum OutgoingError {
     Usage(UsageError),
 }
 
-impl Session {
+impl<S: Sink> Session<S> {
     /// Classifies a message that arrived from the peer and does what the rules say:
     ///
     /// - a response completes our request, or is dropped when late (after our cancel) or

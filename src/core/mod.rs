@@ -29,12 +29,16 @@ mod window;
 mod wire;
 
 pub use deadlines::{Millis, Timeout, TimeoutKind};
-pub use event::{Direction, Event, EventKind, Ignored, NotSent, TaskCancelOutcome, Via};
+pub use event::{
+    Direction, Event, EventKind, EventKindOf, EventOf, EventRef, Ignored, NotSent, TaskCancelOutcome, Via,
+};
 pub use id::{IdRef, InvalidRequestId, PackedStr, ProgressToken, RequestId, StrId, MAX_SAFE_INTEGER};
 pub use message::{Message, OutgoingError, META_PROTOCOL_VERSION};
 pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{RequestState, TrackRequest};
-pub use output::{CancelAction, CancelCause, CancelNotification, Output, TaskCancelRequest, Transmit};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use output::sealed;
+pub use output::{CancelAction, CancelCause, CancelNotification, Output, Queue, Sink, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use relay::{
     classify_http, discover_result, http_served_revisions, http_session_revisions, modern_answer, relay_handshake,

@@ -6,16 +6,16 @@
 use crate::prelude::*;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
-use super::event::{Event, EventKind, NotSent, TaskCancelOutcome, Via};
+use super::event::{EventKindOf, EventRef, NotSent, TaskCancelOutcome, Via};
 use super::id::{IdRef, ProgressToken, RequestId, StrId};
 use super::keys::Key;
 use super::method::{Fields as MessageFields, Method};
-use super::output::{CancelAction, CancelCause, CancelNotification, Output, Transmit};
+use super::output::{CancelCause, Sink};
 use super::reason::Reason;
 use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
-use super::session::{Session, TransportKind, UsageError};
+use super::session::{emit, Session, TransportKind, UsageError};
 use super::store::At;
 use super::verdict::{FastOwnCancel, ProgressVerdict, ResponseVerdict, Verdict};
 
@@ -71,7 +71,7 @@ pub enum RequestState {
     Cancelled,
 }
 
-impl Session {
+impl<S: Sink> Session<S> {
     /// Where our request `id` is; `None` when it completed, was never sent, or its
     /// tombstone was evicted.
     #[must_use]
@@ -283,7 +283,7 @@ impl Session {
                 if !request.watched {
                     return (Verdict::Pass, false);
                 }
-                if self.outputs.is_empty() && !self.store.has_tasks_of_requests() {
+                if self.out.is_empty() && !self.store.has_tasks_of_requests() {
                     return (Verdict::Pass, true);
                 }
                 self.settle(&id.to_request_id(), true);
@@ -330,7 +330,7 @@ impl Session {
             self.store.unname_task(t);
             if flags & WATCHED != 0 {
                 self.store.set_task_flags(t, flags & !WATCHED);
-                self.outputs.push_back(Output::Settled(id.clone()));
+                self.out.settled(id.as_id_ref(), false);
             }
         }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
@@ -418,46 +418,44 @@ impl Session {
         reason: &Reason,
         cause: CancelCause,
     ) -> Result<bool, UsageError> {
-        let cancelled = Output::Cancelled { request_id: id.clone(), cause };
+        let request_id = id.as_id_ref();
         let key = Key::of(id);
         if let Some(t) = self.store.task_of(key) {
             let task_id = self.store.task_id(t);
             let made = self.cancel_task(id, &task_id);
             if made {
-                self.outputs.push_back(cancelled);
+                self.out.cancelled(request_id, cause);
             }
             return Ok(made);
         }
         let handshake = self.handshake_method();
         let Some((at, request)) = self.store.outbound(key) else {
-            let method = self.store.tombstone_method(key).map(str::to_owned);
-            self.emit(|| {
-                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::NotInFlight })
-            });
+            let method = self.store.tombstone_method(key);
+            emit!(
+                self,
+                EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::NotInFlight })
+            );
             return Ok(false);
         };
         match request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
-                let method = Some(self.store.outbound_name(at).to_owned());
-                self.emit(|| {
-                    Event::outbound(EventKind::CancelNotSent {
-                        request_id: id.clone(),
-                        method,
-                        why: NotSent::NotInFlight,
-                    })
-                });
+                let method = Some(self.store.outbound_name(at));
+                emit!(
+                    self,
+                    EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::NotInFlight })
+                );
                 return Ok(false);
             }
             Kind::Task { cancel_pending: false } => {
                 self.store.set_outbound_kind(at, Kind::Task { cancel_pending: true });
-                let method = self.store.outbound_name(at).to_owned();
                 // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
                 if let Some(mut timer) = self.store.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
                     self.deadlines.unschedule(&mut timer);
                     self.tidy_deadlines();
                 }
-                self.emit(|| Event::outbound(EventKind::CancelDeferred { request_id: id.clone(), method }));
-                self.outputs.push_back(cancelled);
+                let method = self.store.outbound_name(at);
+                emit!(self, EventRef::outbound(EventKindOf::CancelDeferred { request_id, method }));
+                self.out.cancelled(request_id, cause);
                 return Ok(true);
             }
             Kind::TaskQuery => {
@@ -470,7 +468,7 @@ impl Session {
                 let Some(poll) = self.take_outbound(id) else { return Ok(made) };
                 let watched = poll.watched;
                 self.tombstone(key, poll);
-                self.outputs.push_back(cancelled);
+                self.out.cancelled(request_id, cause);
                 self.settle(id, watched);
                 // The poll itself is cancelled even when its task's `tasks/cancel` already
                 // went (or the task ended): `Ok(true)` whenever `Output::Cancelled` is queued,
@@ -480,33 +478,32 @@ impl Session {
             Kind::Plain => {}
         }
         if Some(self.store.outbound_name(at)) == handshake {
-            let method = Some(self.store.outbound_name(at).to_owned());
-            self.emit(|| {
-                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::Handshake })
-            });
+            let method = Some(self.store.outbound_name(at));
+            emit!(self, EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::Handshake }));
             return Err(UsageError::HandshakeNotCancellable(id.clone()));
         }
         let Some(request) = self.take_outbound(id) else { return Ok(false) };
         let close_stream = self.cancel_closes_stream();
         let wire_reason = self.config.reason.wire_reason(reason);
-        self.emit(|| {
-            Event::outbound(EventKind::CancelSent {
-                request_id: id.clone(),
-                method: request.name().to_owned(),
+        let reason = wire_reason.as_deref();
+        emit!(
+            self,
+            EventRef::outbound(EventKindOf::CancelSent {
+                request_id,
+                method: request.name(),
                 via: if close_stream { Via::StreamClose } else { Via::Notification },
-                reason: wire_reason.clone(),
+                reason,
                 task_id: None,
             })
-        });
+        );
         let watched = request.watched;
         self.tombstone(key, request);
-        let action = if close_stream {
-            CancelAction::CloseStream(id.clone())
+        if close_stream {
+            self.out.close_stream(request_id);
         } else {
-            CancelAction::Notify(CancelNotification { request_id: id.clone(), reason: wire_reason })
-        };
-        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
-        self.outputs.push_back(cancelled);
+            self.out.notify(request_id, reason);
+        }
+        self.out.cancelled(request_id, cause);
         self.settle(id, watched);
         Ok(true)
     }
@@ -542,7 +539,7 @@ impl Session {
         if self.config.events
             || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
             || self.store.has_tasks_of_requests()
-            || !self.outputs.is_empty()
+            || !self.out.is_empty()
             || self.cancel_closes_stream()
         {
             return FastOwnCancel::General;
@@ -598,7 +595,10 @@ impl Session {
                 self.start_task(id, &task_id, &method, false);
                 self.cancel_task(id, &task_id);
             }
-            self.emit(|| Event::outbound(EventKind::LateResponseDropped { request_id: id.clone(), method }));
+            emit!(
+                self,
+                EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method: &method })
+            );
             return ResponseVerdict::Late;
         };
         let watched = request.watched;
@@ -626,12 +626,11 @@ impl Session {
                         // the CreateTaskResult nobody waits for.
                         self.start_task(id, &task_id, request.name(), watched);
                         self.cancel_task(id, &task_id);
-                        self.emit(|| {
-                            Event::outbound(EventKind::LateResponseDropped {
-                                request_id: id.clone(),
-                                method: request.name().to_owned(),
-                            })
-                        });
+                        let method = request.name();
+                        emit!(
+                            self,
+                            EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method })
+                        );
                         ResponseVerdict::Late
                     }
                     (None, false) => {
@@ -641,12 +640,11 @@ impl Session {
                     (None, true) => {
                         // An error, or a server that ran it as a plain request: nothing to cancel.
                         self.settle(id, watched);
-                        self.emit(|| {
-                            Event::outbound(EventKind::LateResponseDropped {
-                                request_id: id.clone(),
-                                method: request.name().to_owned(),
-                            })
-                        });
+                        let method = request.name();
+                        emit!(
+                            self,
+                            EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method })
+                        );
                         ResponseVerdict::Late
                     }
                 }
@@ -671,14 +669,15 @@ impl Session {
                     Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,
                     Some(_) => TaskCancelOutcome::Error,
                 };
-                self.emit(|| {
-                    Event::outbound(EventKind::TaskCancelAnswered {
-                        request_id: id.clone(),
-                        task_id: task_id.clone(),
+                emit!(
+                    self,
+                    EventRef::outbound(EventKindOf::TaskCancelAnswered {
+                        request_id: id.as_id_ref(),
+                        task_id: &task_id,
                         outcome,
                         code: info.error_code,
                     })
-                });
+                );
                 self.end_task(&task_id);
                 ResponseVerdict::Consumed
             }
@@ -700,17 +699,12 @@ impl Session {
             return ProgressVerdict::Unknown;
         };
         if self.config.events {
-            // Copied out first (`method` borrows the session, which `emit` needs), so only
-            // for a session that shows events: a flood of late progress copies nothing.
             let (id, method) = self.store.tombstone_at(s);
-            let method = method.to_owned();
-            self.emit(|| {
-                Event::outbound(EventKind::LateProgressDropped {
-                    request_id: id,
-                    method,
-                    progress_token: token.clone(),
-                })
-            });
+            self.out.event(EventRef::outbound(EventKindOf::LateProgressDropped {
+                request_id: id,
+                method,
+                progress_token: token.as_id_ref(),
+            }));
         }
         ProgressVerdict::Late
     }

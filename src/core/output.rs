@@ -5,10 +5,12 @@
 //! event.
 
 use super::deadlines::TimeoutKind;
-use super::event::Event;
-use super::id::RequestId;
+use super::event::{Event, EventRef};
+use super::id::{IdRef, RequestId};
+use super::keys::Key;
 use super::wire::TASKS_CANCEL_METHOD;
 use crate::prelude::*;
+use alloc::collections::VecDeque;
 
 /// The `notifications/cancelled` to send for a request we cancelled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,4 +132,102 @@ pub enum Output {
     },
     /// An event (only with [`Config::events`](super::Config::events)).
     Event(Event),
+}
+
+/// Where a [`Session`](super::Session)'s output goes, record by record, in the order the
+/// session makes it: [`Queue`] (the default: [`Session::poll_output`](super::Session::poll_output)
+/// drains it), or the wasm layer's writer, which writes each record for its JS class as it
+/// comes — no owned copy of an id or a text is made for it (issue #24, the `.wasm`'s size).
+/// Every method but [`Self::is_empty`] and [`Self::take_settled`] is one [`Output`]; what
+/// each means is said there. Sealed: implemented in this crate only.
+pub trait Sink: sealed::Sealed {
+    /// Whether no output waits.
+    fn is_empty(&self) -> bool;
+    /// [`CancelAction::Notify`]: send `notifications/cancelled` for `request_id`, with
+    /// `reason` (`None`: no `reason` member).
+    fn notify(&mut self, request_id: IdRef<'_>, reason: Option<&str>);
+    /// [`CancelAction::CloseStream`]: close the response stream of `request_id`.
+    fn close_stream(&mut self, request_id: IdRef<'_>);
+    /// [`CancelAction::CancelTask`]: send `tasks/cancel { taskId: task_id }` with the id
+    /// `id`, cancelling our request `request_id`.
+    fn tasks_cancel(&mut self, request_id: IdRef<'_>, id: IdRef<'_>, task_id: &str);
+    /// [`Output::Cancelled`].
+    fn cancelled(&mut self, request_id: IdRef<'_>, cause: CancelCause);
+    /// [`Output::Settled`] (ours) or, with `inbound`, [`Output::InboundSettled`] (the peer's).
+    fn settled(&mut self, request_id: IdRef<'_>, inbound: bool);
+    /// [`Output::PeerCancelled`].
+    fn peer_cancelled(&mut self, request_id: IdRef<'_>, reason: Option<&str>, watched: bool);
+    /// [`Output::Event`].
+    fn event(&mut self, event: EventRef<'_>);
+    /// Takes the [`Output::Settled`] of our `request_id` when it is all the output there is
+    /// (see [`Session::take_settled`](super::Session::take_settled)); `false`, nothing taken,
+    /// otherwise.
+    fn take_settled(&mut self, request_id: IdRef<'_>) -> bool;
+}
+
+pub(crate) mod sealed {
+    /// Keeps [`Sink`](super::Sink) implemented in this crate only.
+    pub trait Sealed {}
+}
+
+/// The default [`Sink`]: every [`Output`] queued, oldest first, for
+/// [`Session::poll_output`](super::Session::poll_output).
+#[derive(Clone, Debug, Default)]
+pub struct Queue(pub(super) VecDeque<Output>);
+
+impl sealed::Sealed for Queue {}
+
+impl Sink for Queue {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn notify(&mut self, request_id: IdRef<'_>, reason: Option<&str>) {
+        let id = request_id.to_request_id();
+        let reason = reason.map(str::to_owned);
+        let action = CancelAction::Notify(CancelNotification { request_id: id.clone(), reason });
+        self.0.push_back(Output::Transmit(Transmit { request_id: id, action }));
+    }
+
+    fn close_stream(&mut self, request_id: IdRef<'_>) {
+        let id = request_id.to_request_id();
+        self.0.push_back(Output::Transmit(Transmit { request_id: id.clone(), action: CancelAction::CloseStream(id) }));
+    }
+
+    fn tasks_cancel(&mut self, request_id: IdRef<'_>, id: IdRef<'_>, task_id: &str) {
+        let cancels = request_id.to_request_id();
+        let action = CancelAction::CancelTask(TaskCancelRequest {
+            id: id.to_request_id(),
+            task_id: task_id.to_owned(),
+            cancels: cancels.clone(),
+        });
+        self.0.push_back(Output::Transmit(Transmit { request_id: cancels, action }));
+    }
+
+    fn cancelled(&mut self, request_id: IdRef<'_>, cause: CancelCause) {
+        self.0.push_back(Output::Cancelled { request_id: request_id.to_request_id(), cause });
+    }
+
+    fn settled(&mut self, request_id: IdRef<'_>, inbound: bool) {
+        let id = request_id.to_request_id();
+        self.0.push_back(if inbound { Output::InboundSettled(id) } else { Output::Settled(id) });
+    }
+
+    fn peer_cancelled(&mut self, request_id: IdRef<'_>, reason: Option<&str>, watched: bool) {
+        let request_id = request_id.to_request_id();
+        self.0.push_back(Output::PeerCancelled { request_id, reason: reason.map(str::to_owned), watched });
+    }
+
+    fn event(&mut self, event: EventRef<'_>) {
+        self.0.push_back(Output::Event(event.to_event()));
+    }
+
+    fn take_settled(&mut self, request_id: IdRef<'_>) -> bool {
+        let only = self.0.len() == 1
+            && matches!(self.0.front(), Some(Output::Settled(s)) if Key::of_ref(s.as_id_ref()) == Key::of_ref(request_id));
+        if only {
+            self.0.clear();
+        }
+        only
+    }
 }

@@ -2,13 +2,12 @@
 
 use crate::prelude::*;
 use ::core::fmt;
-use alloc::collections::VecDeque;
 
 use super::deadlines::{Deadlines, Timeout};
-use super::event::{Event, EventKind};
+use super::event::{EventKindOf, EventRef};
 use super::id::{ProgressToken, RequestId};
 use super::keys::Key;
-use super::output::Output;
+use super::output::{Output, Queue, Sink};
 use super::reason::ReasonPolicy;
 use super::revision::{Revision, Rules};
 use super::store::Store;
@@ -184,7 +183,8 @@ impl ::core::error::Error for UsageError {}
 ///
 /// **Output**: after every call, [`poll_output`](Self::poll_output) until `None`, and do
 /// each [`Output`] in order: one queue for every cancel to transmit, every local caller to
-/// abort, every watched request settled, and every event.
+/// abort, every watched request settled, and every event. (`S`, the [`Sink`] the output goes
+/// to, is [`Queue`] for every session but the wasm layer's, which writes it as it comes.)
 ///
 /// The rules followed are those of the negotiated revision ([`Revision::rules`]):
 /// [`set_protocol_version`](Self::set_protocol_version).
@@ -198,7 +198,7 @@ impl ::core::error::Error for UsageError {}
 /// 4. Tombstones, and the peer's cancelled requests awaiting our response, each never
 ///    exceed [`Config::tombstone_capacity`](super::Config::tombstone_capacity).
 #[derive(Debug)]
-pub struct Session {
+pub struct Session<S = Queue> {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
     /// Every record: our requests in flight, tombstones, the peer's requests in flight (at
@@ -210,7 +210,7 @@ pub struct Session {
     pub(super) deadlines: Deadlines,
     pub(super) next_internal_id: u64,
     /// Everything the host must do, oldest first ([`Self::poll_output`]).
-    pub(super) outputs: VecDeque<Output>,
+    pub(super) out: S,
     /// How many requests in flight need more than the id of their response (tasks,
     /// `initialize`): while none does, and no tasks extension applies, a response is
     /// classified by its id alone without asking [`Self::response_fields`].
@@ -227,6 +227,20 @@ impl Session {
     /// A session with no request in flight.
     #[must_use]
     pub fn new(config: Config) -> Self {
+        Self::with_sink(config, Queue::default())
+    }
+
+    /// The next thing to do, oldest first; `None` when there is none. Call until `None`
+    /// after every other call: output is kept until polled.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.0.pop_front()
+    }
+}
+
+impl<S: Sink> Session<S> {
+    /// A session with no request in flight whose output goes to `out`.
+    pub(crate) fn with_sink(config: Config, out: S) -> Self {
         let store = Store::new(config.tombstone_capacity, config.inbound_capacity, config.hash_seed);
         Self {
             revision: config.revision,
@@ -234,9 +248,15 @@ impl Session {
             store,
             deadlines: Deadlines::default(),
             next_internal_id: 1,
-            outputs: VecDeque::new(),
+            out,
             reading_responses: 0,
         }
+    }
+
+    /// Where the output goes (the wasm layer takes what its sink wrote).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn sink_mut(&mut self) -> &mut S {
+        &mut self.out
     }
 
     // ----- getters -----
@@ -273,11 +293,10 @@ impl Session {
     pub fn set_protocol_version(&mut self, version: &str) -> Revision {
         let (revision, known) = Revision::negotiated(version);
         if self.revision != Some(revision) || !known {
-            // The version's text is copied only for an event.
-            self.emit(|| {
-                let version = cap_utf8(version, 64).to_owned();
-                Event::session(EventKind::RevisionNegotiated { version, revision, known })
-            });
+            emit!(
+                self,
+                EventRef::session(EventKindOf::RevisionNegotiated { version: cap_utf8(version, 64), revision, known })
+            );
         }
         self.revision = Some(revision);
         revision
@@ -288,10 +307,8 @@ impl Session {
     /// Forgets every request, task and tombstone (the connection closed): watched requests
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
-        let outputs = &mut self.outputs;
-        self.store.each_watched(|id, inbound| {
-            outputs.push_back(if inbound { Output::InboundSettled(id) } else { Output::Settled(id) });
-        });
+        let out = &mut self.out;
+        self.store.each_watched(|id, inbound| out.settled(id, inbound));
         self.store.clear();
         self.reading_responses = 0;
         self.deadlines.clear();
@@ -299,18 +316,11 @@ impl Session {
 
     // ----- output -----
 
-    /// The next thing to do, oldest first; `None` when there is none. Call until `None`
-    /// after every other call: output is kept until polled.
-    #[must_use]
-    pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
-    }
-
     /// Whether output waits to be polled: a host can skip its polling when not.
     #[must_use]
     #[inline]
     pub fn has_output(&self) -> bool {
-        !self.outputs.is_empty()
+        !self.out.is_empty()
     }
 
     // ----- internals -----
@@ -328,25 +338,26 @@ impl Session {
     /// `false`, and nothing taken, otherwise.
     #[inline]
     pub fn take_settled(&mut self, id: &RequestId) -> bool {
-        let only = self.outputs.len() == 1 && matches!(self.outputs.front(), Some(Output::Settled(s)) if s == id);
-        if only {
-            self.outputs.clear();
-        }
-        only
+        self.out.take_settled(id.as_id_ref())
     }
 
     #[inline]
     pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
         if watched && self.store.task_of(Key::of(id)).is_none() {
-            self.outputs.push_back(Output::Settled(id.clone()));
-        }
-    }
-
-    /// Queues the event `make` builds, only with [`Config::events`]: a session that shows
-    /// no events never builds one (their strings are copies).
-    pub(super) fn emit(&mut self, make: impl FnOnce() -> Event) {
-        if self.config.events {
-            self.outputs.push_back(Output::Event(make()));
+            self.out.settled(id.as_id_ref(), false);
         }
     }
 }
+
+/// Gives the session's sink the event `$event` (an [`EventRef`]), only with
+/// [`Config::events`]: a session that shows no events never builds one. A macro, not a
+/// method: the event borrows the session's records (`self.store`) while the sink
+/// (`self.out`) is written.
+macro_rules! emit {
+    ($session:expr, $event:expr) => {
+        if $session.config.events {
+            $session.out.event($event);
+        }
+    };
+}
+pub(super) use emit;

@@ -407,38 +407,38 @@ impl Store {
 
     /// Calls `each` with the id of every watched record, in this order: our requests in
     /// flight (the window's, the packed string ids', the slots'), then our tasks' requests,
-    /// then (`inbound` true) the peer's requests. Only a watched record's id is made (a
-    /// string id's text is allocated).
+    /// then (`inbound` true) the peer's requests. The ids are borrowed: nothing is allocated.
     ///
     /// Loops over each table, not a chain of iterators: the chain, its `collect` and the
     /// ids of every record made on the way were 1.9 KB of the `.wasm`'s gzip for
     /// [`Session::close`](super::Session::close), its only caller (issue #24).
-    pub(crate) fn each_watched(&self, mut each: impl FnMut(RequestId, bool)) {
+    pub(crate) fn each_watched(&self, mut each: impl FnMut(IdRef<'_>, bool)) {
         for (n, r) in self.window.iter() {
             if r.watched {
-                each(RequestId::Number(n), false);
+                each(IdRef::Number(n), false);
             }
         }
         for (p, r) in &self.plain {
             if r.watched {
-                each(Key::Packed(*p).to_request_id(), false);
+                each(Key::Packed(*p).as_id_ref(), false);
             }
         }
         for (s, slot) in self.slots.iter(Ns::Outbound) {
             if self.outbound_at(s).watched {
-                each(slot.key.as_key().to_request_id(), false);
+                each(slot.key.as_key().as_id_ref(), false);
             }
         }
         for (t, _) in self.slots.iter(Ns::Task) {
             if self.task_flags(t) & WATCHED != 0 {
-                if let Some(id) = self.task_request(t) {
-                    each(id, false);
+                let extra = self.extra(self.slots.slot(t).extra);
+                if let Some(request) = extra.and_then(|e| e.request.as_ref()) {
+                    each(request.as_key().as_id_ref(), false);
                 }
             }
         }
         for (_, slot) in self.slots.iter(Ns::Inbound) {
             if slot.flags & WATCHED != 0 {
-                each(slot.key.as_key().to_request_id(), true);
+                each(slot.key.as_key().as_id_ref(), true);
             }
         }
     }
@@ -545,8 +545,8 @@ impl Store {
     }
 
     /// Tombstone `s`'s id and its method's name.
-    pub(crate) fn tombstone_at(&self, s: u32) -> (RequestId, &str) {
-        (self.slots.slot(s).key.as_key().to_request_id(), self.slot_name(s))
+    pub(crate) fn tombstone_at(&self, s: u32) -> (IdRef<'_>, &str) {
+        (self.slots.slot(s).key.as_key().as_id_ref(), self.slot_name(s))
     }
 
     /// The deadline key of the timer of our request in slot `s`, if it is one in flight with one.
@@ -875,7 +875,7 @@ mod tests {
         }
         for token in 0..3u8 {
             let key = RequestId::String(format!("p{token}"));
-            let got = store.tombstone_of_token(Key::of(&key)).map(|s| store.tombstone_at(s).0);
+            let got = store.tombstone_of_token(Key::of(&key)).map(|s| store.tombstone_at(s).0.to_request_id());
             prop_assert_eq!(got.as_ref(), model.dead_tokens.get(&token));
         }
         prop_assert_eq!(store.inbound_len(), model.inbound.len());

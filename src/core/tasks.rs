@@ -2,17 +2,17 @@
 //! cancelled with one `tasks/cancel { taskId }` (deferred until its `CreateTaskResult` when
 //! the abort comes first), and none once the task is terminal.
 
-use super::event::{Event, EventKind, NotSent, Via};
+use super::event::{EventKindOf, EventRef, NotSent, Via};
 use super::id::RequestId;
 use super::keys::Key;
 use super::method::Method;
-use super::output::{CancelAction, Output, TaskCancelRequest, Transmit};
+use super::output::Sink;
 use super::requests::{is_terminal, Extra, Kind, Outbound, CANCEL_SENT, WATCHED};
 use super::revision::TaskCancel;
-use super::session::Session;
+use super::session::{emit, Session};
 use crate::prelude::*;
 
-impl Session {
+impl<S: Sink> Session<S> {
     /// Number of tasks of ours that are running (not yet terminal).
     #[must_use]
     pub fn running_tasks(&self) -> usize {
@@ -38,15 +38,16 @@ impl Session {
     pub(super) fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> bool {
         let Some(t) = self.store.task(task_id) else { return false };
         let flags = self.store.task_flags(t);
+        let request_id = id.as_id_ref();
         if flags & CANCEL_SENT != 0 {
-            let method = Some(self.store.task_method(t).to_owned());
-            self.emit(|| {
-                Event::outbound(EventKind::CancelNotSent { request_id: id.clone(), method, why: NotSent::TaskSettled })
-            });
+            let method = Some(self.store.task_method(t));
+            emit!(
+                self,
+                EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::TaskSettled })
+            );
             return false;
         }
         self.store.set_task_flags(t, flags | CANCEL_SENT);
-        let method = self.store.task_method(t).to_owned();
         let cancel_id = loop {
             let mut candidate = self.config.internal_id_prefix.clone();
             candidate.push_str(itoa::Buffer::new().format(self.next_internal_id));
@@ -63,21 +64,17 @@ impl Session {
             Outbound::new(Some(Method::TasksCancel), Kind::TaskCancel, false),
             Some(extra),
         );
-        self.emit(|| {
-            Event::outbound(EventKind::CancelSent {
-                request_id: id.clone(),
+        if self.config.events {
+            let method = self.store.task_method(t);
+            self.out.event(EventRef::outbound(EventKindOf::CancelSent {
+                request_id,
                 method,
                 via: Via::TasksCancel,
                 reason: None,
-                task_id: Some(task_id.to_owned()),
-            })
-        });
-        let action = CancelAction::CancelTask(TaskCancelRequest {
-            id: cancel_id,
-            task_id: task_id.to_owned(),
-            cancels: id.clone(),
-        });
-        self.outputs.push_back(Output::Transmit(Transmit { request_id: id.clone(), action }));
+                task_id: Some(task_id),
+            }));
+        }
+        self.out.tasks_cancel(request_id, cancel_id.as_id_ref(), task_id);
         true
     }
 

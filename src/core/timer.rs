@@ -7,17 +7,15 @@
 //! be reset on progress, but a maximum total timeout SHOULD always be enforced.
 
 use super::deadlines::Millis;
-use super::event::{Event, EventKind};
-use super::output::CancelCause;
-use super::output::Output;
+use super::event::{EventKindOf, EventRef};
+use super::output::{CancelCause, Sink};
 use super::reason::Reason;
-use super::session::Session;
+use super::session::{emit, Session};
 use super::store::At;
-use crate::prelude::*;
 
 /// Time: the host arms one timer for [`Session::poll_timeout`](super::Session::poll_timeout) and calls
 /// [`Session::handle_timeout`](super::Session::handle_timeout) when it fires.
-impl Session {
+impl<S: Sink> Session<S> {
     /// The earliest deadline (ms on the host's time line) at which
     /// [`Self::handle_timeout`] must be called; `None` when no request has a timeout.
     #[must_use]
@@ -47,14 +45,17 @@ impl Session {
                 continue;
             };
             let id = self.store.slot_id(s);
-            if self.config.events {
-                // Copied out first: the name borrows the session, which `emit` needs.
-                let method = self.store.outbound_name(at).to_owned();
-                self.emit(|| Event::outbound(EventKind::TimedOut { request_id: id.clone(), method, kind }));
-            }
+            emit!(
+                self,
+                EventRef::outbound(EventKindOf::TimedOut {
+                    request_id: id.as_id_ref(),
+                    method: self.store.outbound_name(at),
+                    kind,
+                })
+            );
             let cause = CancelCause::TimedOut(kind);
             if !matches!(self.cancel_with(&id, &Reason::Timeout, cause), Ok(true)) {
-                self.outputs.push_back(Output::Cancelled { request_id: id, cause });
+                self.out.cancelled(id.as_id_ref(), cause);
             }
         }
         self.tidy_deadlines();

@@ -20,7 +20,7 @@ use super::convert::{self, peer_value, tag};
 use super::errors::{Refusal, Subject};
 use super::json::Json;
 use super::options;
-use super::output;
+use super::output::Records;
 use crate::core::{
     FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
     PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
@@ -87,7 +87,7 @@ mod send_signal {
 /// `track(id, method)` of a plain request with a string id, for the `track*` fast paths:
 /// whether it was tracked.
 #[inline]
-fn track_plain_str(core: &mut Session, id: StrId<'_>, method: Method, watch: bool) -> bool {
+fn track_plain_str(core: &mut Session<Records>, id: StrId<'_>, method: Method, watch: bool) -> bool {
     let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
     core.track_str(id, method, watch, now).is_ok()
 }
@@ -114,7 +114,8 @@ pub(super) mod exit {
 }
 
 struct State {
-    core: Session,
+    /// The session; its output is written as records for [`SessionCore::take_output`].
+    core: Session<Records>,
     /// The deadline the JS layer's timer is armed for (what [`SessionCore::next_deadline`]
     /// last gave).
     armed: Option<u64>,
@@ -205,7 +206,7 @@ impl SessionCore {
         }
         .config();
         config.hash_seed = seed.to_bits();
-        let mut core = Session::new(config);
+        let mut core = Session::with_sink(config, Records::default());
         if let Some(version) = &protocol_version {
             core.set_protocol_version(version);
         }
@@ -244,22 +245,7 @@ impl SessionCore {
     #[wasm_bindgen(js_name = takeOutput)]
     #[must_use]
     pub fn take_output(&self) -> Option<String> {
-        let mut st = self.state.try_borrow_mut().ok()?;
-        if !st.core.has_output() {
-            return None;
-        }
-        let mut json = Json(String::with_capacity(128));
-        json.0.push('[');
-        let mut first = true;
-        while let Some(o) = st.core.poll_output() {
-            if !first {
-                json.0.push(',');
-            }
-            first = false;
-            output::record(&mut json, &o);
-        }
-        json.0.push(']');
-        Some(json.0)
+        self.state.try_borrow_mut().ok()?.core.sink_mut().take()
     }
 
     /// Where the JS layer's one timer goes: `-2` where it is (the next deadline did not
