@@ -21,377 +21,398 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  */
 export function createSessionClass(SessionCore, constantsJson, adjustOptions = (o) => o) {
-  let wire;
-  /** The core's tables, read once (the first session). */
-  const constants = () => (wire ??= prepare(JSON.parse(constantsJson)));
-
-  return class CancellationSession {
-    /** @type {any} */
-    #core;
-    /**
-     * The JS objects of our watched requests, by request id: the listener on the caller's
-     * signal and the controller of the request's own signal. The core says when to abort or
-     * release them (the hooks below); they live here, not in wasm memory.
-     * @type {Map<string | number, { signal?: AbortSignal, listener?: () => void, controller?: AbortController }>}
-     */
-    #watched = new Map();
-    /** The controllers of the peer's requests whose signal was asked for, by request id. */
-    #inbound = new Map();
-    /** Releases the JS objects of our watched request `id` (the `settled` hook). */
-    #settled;
-    /** What the core's output does with the JS objects (`Output` calls them; the fast paths two). */
-    #hooks;
-    /** See `[SENT_REQUEST]()`. */
-    #sentRequest = false;
-    /** Where a string id is written for the core (`putId`). */
-    #scratch;
-    /** The `send` option (the fast path of our cancels calls it, `cancelFast`). */
-    #send;
-    /** What does the core's output (`Output`). */
-    #output;
-
+  const env = { SessionCore, constantsJson, adjustOptions };
+  return class CancellationSession extends Session {
+    /** @param {unknown} [options] see the README and the typings */
     constructor(options) {
-      constants();
-      const watched = this.#watched;
-      const inbound = this.#inbound;
-      const w = wire;
-      const hooks = {
-        // The messages the session puts on the wire, built from the members the core chose.
-        cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
-        tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
-        // Our watched request's JS objects (the entry of `watched`: the controller of its own
-        // signal, the listener on the caller's signal), taken out of `watched` when the core
-        // ends the request, before any callback of that output runs: a callback (`send`,
-        // `onEvent`, `onTimeout`, a listener of the request's own signal) may track a new
-        // request with the same id, whose entry the ended request's hooks must not touch.
-        take: (id) => takeFrom(watched, id),
-        requestCancelled: (entry, reason) => abortOwn(entry, reason),
-        settled: (entry) => unlisten(entry),
-        // A response settled our watched request `id` on a fast path (the core queued no
-        // output, the verdict says `SETTLED`): release its objects.
-        settledId: (id) => {
-          const entry = hooks.take(id);
-          if (entry !== undefined) unlisten(entry);
-        },
-        // The peer's watched request's controller, taken out of `inbound` when the request
-        // is over, before any callback of that output runs (as `take`).
-        takeInbound: (id) => takeFrom(inbound, id),
-        peerCancelled: (controller, reason) => controller.abort(reason),
-      };
-      this.#settled = hooks.settledId;
-      this.#hooks = hooks;
-      const s = sessionSettings(adjustOptions(options), w);
-      const output = new Output(s, hooks);
-      const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
-      const core = new SessionCore(
-        s.flags,
-        s.tombstoneCapacity,
-        s.inboundCapacity,
-        s.maxReasonBytes,
-        s.timeout,
-        s.maxTotalTimeout,
-        s.genericReason,
-        s.timeoutReason,
-        s.protocolVersion,
-        exits,
-        s.onEvent !== undefined,
-        Math.random() * 2 ** 52,
-        output.flushing,
-      );
-      this.#core = core;
-      this.#output = output;
-      this.#send = s.send;
-      // The output of the settings (a protocol version's event): done now, `core` known.
-      output.attach(core);
-      // The scratch buffer's address is asked for the first time an id needs it (`putId`):
-      // most sessions never do, and the first session of a process starts sooner (issue #24).
-      this.#scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+      super(options, env);
     }
+  };
+}
 
-    track(id, method, options) {
-      const core = this.#live("track");
-      const code = typeof method === "string" ? codeOf(wire, method) : -2;
-      // The hot paths, without options: a known method with a number id, or with an ASCII
-      // string id of up to `MAX_WORDS_ID` bytes as words; only numbers cross. Everything else
-      // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
-      // with `packWords`: issue #24, 1b).
-      if (options === undefined && code > 0) {
-        if (typeof id === "number" ? core.trackNumber(id, code) === 0 : typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, code) === 0) return;
-      }
-      this.#trackOther(core, id, method, code, options);
+/** The core's tables, read once, by the first session of any class (every build's are the same). */
+let wire;
+
+/**
+ * `session[SENT_REQUEST]()`: whether the last `beforeSend()` passed a request the session
+ * now tracks (the core said so). Not part of the public API: `guardTransport` uses it.
+ */
+// Before `Session`, whose method it names.
+export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
+
+/**
+ * The public API's methods, defined once at the top of this module (not in
+ * `createSessionClass`: a class made in the factory was parsed again, all of it, when the
+ * first session of a process was made — issue #24, start-up); each class `createSessionClass`
+ * makes extends it with its build's `SessionCore` and options.
+ */
+class Session {
+  /** @type {any} */
+  #core;
+  /**
+   * The JS objects of our watched requests, by request id: the listener on the caller's
+   * signal and the controller of the request's own signal. The core says when to abort or
+   * release them (the hooks below); they live here, not in wasm memory.
+   * @type {Map<string | number, { signal?: AbortSignal, listener?: () => void, controller?: AbortController }>}
+   */
+  #watched = new Map();
+  /** The controllers of the peer's requests whose signal was asked for, by request id. */
+  #inbound = new Map();
+  /** Releases the JS objects of our watched request `id` (the `settled` hook). */
+  #settled;
+  /** What the core's output does with the JS objects (`Output` calls them; the fast paths two). */
+  #hooks;
+  /** See `[SENT_REQUEST]()`. */
+  #sentRequest = false;
+  /** Where a string id is written for the core (`putId`). */
+  #scratch;
+  /** The `send` option (the fast path of our cancels calls it, `cancelFast`). */
+  #send;
+  /** What does the core's output (`Output`). */
+  #output;
+
+  constructor(options, env) {
+    const { SessionCore, adjustOptions } = env;
+    wire ??= prepare(JSON.parse(env.constantsJson));
+    const watched = this.#watched;
+    const inbound = this.#inbound;
+    const w = wire;
+    const hooks = {
+      // The messages the session puts on the wire, built from the members the core chose.
+      cancelled: (requestId, reason) => cancelledMessage(w, requestId, reason),
+      tasksCancel: (id, taskId) => tasksCancelMessage(w, id, taskId),
+      // Our watched request's JS objects (the entry of `watched`: the controller of its own
+      // signal, the listener on the caller's signal), taken out of `watched` when the core
+      // ends the request, before any callback of that output runs: a callback (`send`,
+      // `onEvent`, `onTimeout`, a listener of the request's own signal) may track a new
+      // request with the same id, whose entry the ended request's hooks must not touch.
+      take: (id) => takeFrom(watched, id),
+      requestCancelled: (entry, reason) => abortOwn(entry, reason),
+      settled: (entry) => unlisten(entry),
+      // A response settled our watched request `id` on a fast path (the core queued no
+      // output, the verdict says `SETTLED`): release its objects.
+      settledId: (id) => {
+        const entry = hooks.take(id);
+        if (entry !== undefined) unlisten(entry);
+      },
+      // The peer's watched request's controller, taken out of `inbound` when the request
+      // is over, before any callback of that output runs (as `take`).
+      takeInbound: (id) => takeFrom(inbound, id),
+      peerCancelled: (controller, reason) => controller.abort(reason),
+    };
+    this.#settled = hooks.settledId;
+    this.#hooks = hooks;
+    const s = sessionSettings(adjustOptions(options), w);
+    const output = new Output(s, hooks);
+    const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
+    const core = new SessionCore(
+      s.flags,
+      s.tombstoneCapacity,
+      s.inboundCapacity,
+      s.maxReasonBytes,
+      s.timeout,
+      s.maxTotalTimeout,
+      s.genericReason,
+      s.timeoutReason,
+      s.protocolVersion,
+      exits,
+      s.onEvent !== undefined,
+      Math.random() * 2 ** 52,
+      output.flushing,
+    );
+    this.#core = core;
+    this.#output = output;
+    this.#send = s.send;
+    // The output of the settings (a protocol version's event): done now, `core` known.
+    output.attach(core);
+    // The scratch buffer's address is asked for the first time an id needs it (`putId`):
+    // most sessions never do, and the first session of a process starts sooner (issue #24).
+    this.#scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+  }
+
+  track(id, method, options) {
+    const core = this.#live("track");
+    const code = typeof method === "string" ? codeOf(wire, method) : -2;
+    // The hot paths, without options: a known method with a number id, or with an ASCII
+    // string id of up to `MAX_WORDS_ID` bytes as words; only numbers cross. Everything else
+    // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
+    // with `packWords`: issue #24, 1b).
+    if (options === undefined && code > 0) {
+      if (typeof id === "number" ? core.trackNumber(id, code) === 0 : typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, code) === 0) return;
     }
+    this.#trackOther(core, id, method, code, options);
+  }
 
-    /**
-     * `track` for what its hot paths did not take: another method, an id or options of
-     * another kind, or a request the core refused there (then `core.track` says why).
-     */
-    #trackOther(core, id, method, code, options) {
-      const w = wire;
-      const name = code === 0 ? method : undefined;
-      // A known method without options, or with only a signal, crosses as numbers when its id
-      // can; anything else, and a refusal, goes to `core.track` below, with the options as
-      // js/options.js reads them: the core decides and says what is wrong.
-      if (options === undefined) {
-        // A string longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as
-        // words): through the scratch buffer.
-        if (code > 0 && typeof id === "string" && !packWords(id) && trackScratch(core, this.#scratch, id, code)) return;
-      } else {
-        // An aborted signal goes to `core.track` too: it throws the signal's reason, after
-        // what is wrong with the id or the method.
-        const signal = onlySignal(options);
-        if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, true)) {
-          this.#tracked(core, id, signal);
-          return;
-        }
+  /**
+   * `track` for what its hot paths did not take: another method, an id or options of
+   * another kind, or a request the core refused there (then `core.track` says why).
+   */
+  #trackOther(core, id, method, code, options) {
+    const w = wire;
+    const name = code === 0 ? method : undefined;
+    // A known method without options, or with only a signal, crosses as numbers when its id
+    // can; anything else, and a refusal, goes to `core.track` below, with the options as
+    // js/options.js reads them: the core decides and says what is wrong.
+    if (options === undefined) {
+      // A string longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as
+      // words): through the scratch buffer.
+      if (code > 0 && typeof id === "string" && !packWords(id) && trackScratch(core, this.#scratch, id, code)) return;
+    } else {
+      // An aborted signal goes to `core.track` too: it throws the signal's reason, after
+      // what is wrong with the id or the method.
+      const signal = onlySignal(options);
+      if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, true)) {
+        this.#tracked(core, id, signal);
+        return;
       }
-      const tag = callerTag(w, id);
-      const o = trackOptions(options, w);
-      // The caller's signal: none, live or aborted. A signal-like object whose `aborted`
-      // throws is refused after what the core finds wrong first (the id, the method, the
-      // options, the progress token), with what its getter threw.
-      let signal = 0;
-      let thrown;
-      if (o.signal !== undefined) {
-        try {
-          signal = isAborted(o.signal) ? 2 : 1;
-        } catch (error) {
-          signal = 2;
-          thrown = { error };
-        }
-      }
-      const v = core.track(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, code, name, signal, o.tokenTag, o.tokenNum, o.tokenStr, o.task, o.taskId, o.timeout, o.maxTotalTimeout, o.flags);
-      if (v === FAILED) throw refusal(core, id, o.token);
-      // The options' own error, once the core has found the id and the method right.
-      if (v === OPTIONS) throw o.error;
-      // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
-      if (v === w.verdicts.aborted) throw thrown === undefined ? reasonOrUndefined(o.signal) : thrown.error;
-      this.#tracked(core, id, o.signal);
     }
-
-    /**
-     * After the core tracked request `id` with a signal (it checked the signal and watches
-     * the request): the signal's aborting cancels the request, and the core's `Settled`
-     * removes the listener. (An earlier request with the same id was settled by the core
-     * before this one was tracked.)
-     */
-    #tracked(core, id, signal) {
-      if (signal === undefined || signal === null) return;
-      const watched = this.#watched;
-      const send = this.#send;
-      const hooks = this.#hooks;
-      // Only while this request is the one watched under `id`: a signal-like object that
-      // cannot remove its listener (no `removeEventListener`) must not cancel a later
-      // request with the same id, or call a closed session.
-      const listener = () => {
-        if (watched.get(id)?.listener !== listener) return;
-        const reason = reasonOf(signal);
-        if (cancelFast(core, wire, send, hooks, id, reason)) return;
-        // The id was a number or a string: the core tracked it.
-        const str = typeof id === "string";
-        const output = this.#output;
-        const outer = output.enter(id, reason, undefined, false);
-        try {
-          const kind = crossReason(reason);
-          core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, kind, RA, RB);
-        } finally {
-          output.leave(outer);
-        }
-      };
+    const tag = callerTag(w, id);
+    const o = trackOptions(options, w);
+    // The caller's signal: none, live or aborted. A signal-like object whose `aborted`
+    // throws is refused after what the core finds wrong first (the id, the method, the
+    // options, the progress token), with what its getter threw.
+    let signal = 0;
+    let thrown;
+    if (o.signal !== undefined) {
       try {
-        onAbort(signal, listener);
+        signal = isAborted(o.signal) ? 2 : 1;
       } catch (error) {
-        // Not listened to, so not tracked either (as if its response had come): the
-        // caller's call throws, and the id is free again.
-        this.shouldDropResponse(id);
-        throw error;
+        signal = 2;
+        thrown = { error };
       }
-      watched.set(id, { signal, listener });
     }
+    const v = core.track(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, code, name, signal, o.tokenTag, o.tokenNum, o.tokenStr, o.task, o.taskId, o.timeout, o.maxTotalTimeout, o.flags);
+    if (v === FAILED) throw refusal(core, id, o.token);
+    // The options' own error, once the core has found the id and the method right.
+    if (v === OPTIONS) throw o.error;
+    // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
+    if (v === w.verdicts.aborted) throw thrown === undefined ? reasonOrUndefined(o.signal) : thrown.error;
+    this.#tracked(core, id, o.signal);
+  }
 
-    signal(id) {
-      const core = this.#core;
-      if (core === undefined) return undefined;
-      const entry = this.#watched.get(id);
-      if (entry?.controller !== undefined) return entry.controller.signal;
-      if (!watch(core, wire, false, id)) return undefined;
-      const controller = new AbortController();
-      if (entry === undefined) this.#watched.set(id, { controller });
-      else entry.controller = controller;
-      return controller.signal;
-    }
-
-    inboundSignal(id) {
-      const core = this.#core;
-      if (core === undefined) return undefined;
-      const known = this.#inbound.get(id);
-      if (known !== undefined) return known.signal;
-      if (!watchInbound(core, wire, id)) return undefined;
-      const controller = new AbortController();
-      this.#inbound.set(id, controller);
-      return controller.signal;
-    }
-
-    cancel(id, reason) {
-      const core = this.#core;
-      if (core === undefined) return undefined;
-      if (cancelFast(core, wire, this.#send, this.#hooks, id, reason)) return undefined;
-      const tag = callerTag(wire, id);
-      // Without `send` (sans-IO), the cancel's message is returned, not sent.
+  /**
+   * After the core tracked request `id` with a signal (it checked the signal and watches
+   * the request): the signal's aborting cancels the request, and the core's `Settled`
+   * removes the listener. (An earlier request with the same id was settled by the core
+   * before this one was tracked.)
+   */
+  #tracked(core, id, signal) {
+    if (signal === undefined || signal === null) return;
+    const watched = this.#watched;
+    const send = this.#send;
+    const hooks = this.#hooks;
+    // Only while this request is the one watched under `id`: a signal-like object that
+    // cannot remove its listener (no `removeEventListener`) must not cancel a later
+    // request with the same id, or call a closed session.
+    const listener = () => {
+      if (watched.get(id)?.listener !== listener) return;
+      const reason = reasonOf(signal);
+      if (cancelFast(core, wire, send, hooks, id, reason)) return;
+      // The id was a number or a string: the core tracked it.
+      const str = typeof id === "string";
       const output = this.#output;
-      const outer = output.enter(id, reason, undefined, this.#send === undefined);
+      const outer = output.enter(id, reason, undefined, false);
       try {
         const kind = crossReason(reason);
-        if (core.cancel(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, kind, RA, RB) === FAILED) throw refusal(core, id);
-        const captured = output.captured;
-        return captured === undefined ? undefined : output.message(captured);
+        core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, kind, RA, RB);
       } finally {
         output.leave(outer);
       }
+    };
+    try {
+      onAbort(signal, listener);
+    } catch (error) {
+      // Not listened to, so not tracked either (as if its response had come): the
+      // caller's call throws, and the id is free again.
+      this.shouldDropResponse(id);
+      throw error;
     }
+    watched.set(id, { signal, listener });
+  }
 
-    shouldDropResponse(response) {
-      const core = this.#core;
-      if (core === undefined) return false;
-      const verdict =
-        typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
-      if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
-      const isMessage = response !== null && typeof response === "object";
-      return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
+  signal(id) {
+    const core = this.#core;
+    if (core === undefined) return undefined;
+    const entry = this.#watched.get(id);
+    if (entry?.controller !== undefined) return entry.controller.signal;
+    if (!watch(core, wire, false, id)) return undefined;
+    const controller = new AbortController();
+    if (entry === undefined) this.#watched.set(id, { controller });
+    else entry.controller = controller;
+    return controller.signal;
+  }
+
+  inboundSignal(id) {
+    const core = this.#core;
+    if (core === undefined) return undefined;
+    const known = this.#inbound.get(id);
+    if (known !== undefined) return known.signal;
+    if (!watchInbound(core, wire, id)) return undefined;
+    const controller = new AbortController();
+    this.#inbound.set(id, controller);
+    return controller.signal;
+  }
+
+  cancel(id, reason) {
+    const core = this.#core;
+    if (core === undefined) return undefined;
+    if (cancelFast(core, wire, this.#send, this.#hooks, id, reason)) return undefined;
+    const tag = callerTag(wire, id);
+    // Without `send` (sans-IO), the cancel's message is returned, not sent.
+    const output = this.#output;
+    const outer = output.enter(id, reason, undefined, this.#send === undefined);
+    try {
+      const kind = crossReason(reason);
+      if (core.cancel(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, kind, RA, RB) === FAILED) throw refusal(core, id);
+      const captured = output.captured;
+      return captured === undefined ? undefined : output.message(captured);
+    } finally {
+      output.leave(outer);
     }
+  }
 
-    shouldDropProgress(token) {
-      const core = this.#core;
-      if (core === undefined) return false;
-      const w = wire;
-      const t = peerTag(w, token);
-      return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === DROP;
+  shouldDropResponse(response) {
+    const core = this.#core;
+    if (core === undefined) return false;
+    const verdict =
+      typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
+    if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
+    const isMessage = response !== null && typeof response === "object";
+    return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
+  }
+
+  shouldDropProgress(token) {
+    const core = this.#core;
+    if (core === undefined) return false;
+    const w = wire;
+    const t = peerTag(w, token);
+    return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === DROP;
+  }
+
+  shouldDropIncoming(message) {
+    return this.filterIncoming(message) === undefined;
+  }
+
+  filterIncoming(message) {
+    const core = this.#core;
+    if (core === undefined) return message;
+    if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
+    let verdict;
+    try {
+      verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch, this.#output);
+    } catch {
+      // A member whose getter throws is not JSON from a peer: not ours to judge.
+      return message;
     }
+    return verdict === DROP ? undefined : message;
+  }
 
-    shouldDropIncoming(message) {
-      return this.filterIncoming(message) === undefined;
-    }
-
-    filterIncoming(message) {
-      const core = this.#core;
-      if (core === undefined) return message;
-      if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
-      let verdict;
-      try {
-        verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch, this.#output);
-      } catch {
-        // A member whose getter throws is not JSON from a peer: not ours to judge.
-        return message;
-      }
-      return verdict === DROP ? undefined : message;
-    }
-
-    beforeSend(message, options) {
-      const core = this.#core;
+  beforeSend(message, options) {
+    const core = this.#core;
+    this.#sentRequest = false;
+    if (core === undefined) return message;
+    const signal = sendSignal(options);
+    if (Array.isArray(message)) {
+      if (!core.acceptsBatches) return message;
+      const out = filterBatch(message, (m) => this.beforeSend(m, options));
       this.#sentRequest = false;
-      if (core === undefined) return message;
-      const signal = sendSignal(options);
-      if (Array.isArray(message)) {
-        if (!core.acceptsBatches) return message;
-        const out = filterBatch(message, (m) => this.beforeSend(m, options));
-        this.#sentRequest = false;
-        return out;
+      return out;
+    }
+    const w = wire;
+    // The SDK's own `notifications/cancelled`: the cancel the core makes of it (if any) is
+    // sent in its place (`replacement`), not through `send`.
+    const output = this.#output;
+    const ownCancel = message !== null && typeof message === "object" && methodOf(w, message.method) === CANCELLED;
+    let verdict;
+    if (ownCancel) {
+      const outer = output.enter(undefined, undefined, undefined, true);
+      try {
+        verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+        const captured = output.captured;
+        if (captured !== undefined) return replacement(w, message, captured);
+      } finally {
+        output.leave(outer);
       }
-      const w = wire;
-      // The SDK's own `notifications/cancelled`: the cancel the core makes of it (if any) is
-      // sent in its place (`replacement`), not through `send`.
-      const output = this.#output;
-      const ownCancel = message !== null && typeof message === "object" && methodOf(w, message.method) === CANCELLED;
-      let verdict;
-      if (ownCancel) {
-        const outer = output.enter(undefined, undefined, undefined, true);
-        try {
-          verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
-          const captured = output.captured;
-          if (captured !== undefined) return replacement(w, message, captured);
-        } finally {
-          output.leave(outer);
-        }
-      } else {
-        verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
-      }
-      if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
-      // Our response settled the peer's watched request (a fast path): release its controller.
-      if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
-      const v = verdict & 0x1f;
-      if (v === w.verdicts.pass) {
-        this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
-        if (verdict & w.verdicts.watched) this.#tracked(core, message.id, signal);
-        return message;
-      }
-      // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
-      if (v === w.verdicts.aborted) throw reasonOf(signal);
-      return undefined;
+    } else {
+      verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
     }
+    if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
+    // Our response settled the peer's watched request (a fast path): release its controller.
+    if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
+    const v = verdict & 0x1f;
+    if (v === w.verdicts.pass) {
+      this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
+      if (verdict & w.verdicts.watched) this.#tracked(core, message.id, signal);
+      return message;
+    }
+    // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
+    if (v === w.verdicts.aborted) throw reasonOf(signal);
+    return undefined;
+  }
 
-    /** Whether the last `beforeSend()` passed a request the session now tracks (for `guardTransport`). */
-    [SENT_REQUEST]() {
-      return this.#sentRequest;
-    }
+  /** Whether the last `beforeSend()` passed a request the session now tracks (for `guardTransport`). */
+  [SENT_REQUEST]() {
+    return this.#sentRequest;
+  }
 
-    setProtocolVersion(version) {
-      const core = this.#core;
-      if (core === undefined) return undefined;
-      const revision = core.setProtocolVersion(typeof version === "string" ? version : undefined);
-      if (revision === undefined) throw refusal(core, undefined, undefined, version);
-      return revision;
-    }
+  setProtocolVersion(version) {
+    const core = this.#core;
+    if (core === undefined) return undefined;
+    const revision = core.setProtocolVersion(typeof version === "string" ? version : undefined);
+    if (revision === undefined) throw refusal(core, undefined, undefined, version);
+    return revision;
+  }
 
-    get revision() {
-      return this.#core?.revision;
-    }
+  get revision() {
+    return this.#core?.revision;
+  }
 
-    isInFlight(id) {
-      const core = this.#core;
-      if (core === undefined) return false;
-      const tag = callerTag(wire, id);
-      return core.isInFlight(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
-    }
+  isInFlight(id) {
+    const core = this.#core;
+    if (core === undefined) return false;
+    const tag = callerTag(wire, id);
+    return core.isInFlight(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
+  }
 
-    get inFlightCount() {
-      return this.#core?.inFlightCount ?? 0;
-    }
+  get inFlightCount() {
+    return this.#core?.inFlightCount ?? 0;
+  }
 
-    get tombstoneCount() {
-      return this.#core?.tombstoneCount ?? 0;
-    }
+  get tombstoneCount() {
+    return this.#core?.tombstoneCount ?? 0;
+  }
 
-    get closed() {
-      return this.#core === undefined;
-    }
+  get closed() {
+    return this.#core === undefined;
+  }
 
-    close() {
-      const core = this.#core;
-      if (core === undefined) return;
-      this.#core = undefined;
-      core.close(); // every watched request settles: its listener goes
-      this.#output.detach();
-      core.free();
-      this.#watched.clear();
-      this.#inbound.clear();
-    }
+  close() {
+    const core = this.#core;
+    if (core === undefined) return;
+    this.#core = undefined;
+    core.close(); // every watched request settles: its listener goes
+    this.#output.detach();
+    core.free();
+    this.#watched.clear();
+    this.#inbound.clear();
+  }
 
-    free() {
-      this.close();
-    }
+  free() {
+    this.close();
+  }
 
-    [Symbol.dispose]() {
-      this.close();
-    }
+  [Symbol.dispose]() {
+    this.close();
+  }
 
-    /** @returns {any} the wasm session, or throws `ERR_CLOSED` */
-    #live(method) {
-      const core = this.#core;
-      if (core === undefined) {
-        throw new UsageError(`CancellationSession.${method}(): the session is closed`, "ERR_CLOSED", undefined);
-      }
-      return core;
+  /** @returns {any} the wasm session, or throws `ERR_CLOSED` */
+  #live(method) {
+    const core = this.#core;
+    if (core === undefined) {
+      throw new UsageError(`CancellationSession.${method}(): the session is closed`, "ERR_CLOSED", undefined);
     }
-  };
+    return core;
+  }
 }
 
 /**
@@ -808,11 +829,6 @@ function crossReason(reason) {
   return REASON_OTHER;
 }
 
-/**
- * `session[SENT_REQUEST]()`: whether the last `beforeSend()` passed a request the session
- * now tracks (the core said so). Not part of the public API: `guardTransport` uses it.
- */
-export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
 
 /**
  * A batch with each element replaced by `each(element)` (dropped when `undefined`): the same
