@@ -11,6 +11,7 @@
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, cancelledMessage, codeOf, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 import { sessionSettings, trackOptions } from "./options.js";
+import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -492,9 +493,9 @@ class Output {
     this.call = NO_CALL;
     try {
       for (;;) {
-        const text = core.takeOutput();
-        if (text === undefined) break;
-        const records = JSON.parse(text);
+        const bytes = core.takeOutput();
+        if (bytes === undefined) break;
+        const records = readRecords(bytes, wire.records);
         const taken = this.take(records, call);
         for (const r of records) this.do(r, taken, call);
         // A callback closed the session.

@@ -17,6 +17,7 @@ export const PACKAGE_FILES = Object.freeze(
     "js/guard.js",
     "js/errors.js",
     "js/reader.js",
+    "js/records.js",
     "js/options.js",
     "js/signals.js",
     "js/relay.js",

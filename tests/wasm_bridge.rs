@@ -86,14 +86,27 @@ fn with_options(options: &JsValue, exits: u32, flush: Option<Function>) -> Sessi
     )
 }
 
-/// The records `takeOutput()` gives now (none: an empty list).
+/// js/records.js's `readRecords` (the JS layer's reader of `takeOutput()`'s bytes), bound to
+/// the core's schema: `(bytes) => records`.
+fn record_reader() -> Function {
+    let source = include_str!("../js/records.js").replace("export function", "function");
+    let read = Function::new_with_args("bytes, schema", &format!("{source}\nreturn readRecords(bytes, schema);"));
+    let schema = js("return JSON.parse(a).records;", &[SessionCore::constants_json().into()]);
+    js("return (bytes) => a(bytes, b);", &[read.into(), schema]).unchecked_into()
+}
+
+/// The records `takeOutput()` gives now (none: an empty list), read as the JS layer reads them.
 fn records(s: &SessionCore) -> Vec<Value> {
     match s.take_output() {
         None => Vec::new(),
-        Some(text) => match serde_json::from_str(&text).unwrap() {
-            Value::Array(records) => records,
-            other => panic!("not an array: {other}"),
-        },
+        Some(bytes) => {
+            let read = record_reader().call1(&JsValue::UNDEFINED, &js_sys::Uint8Array::from(&bytes[..])).unwrap();
+            let text = js_sys::JSON::stringify(&read).unwrap().as_string().unwrap();
+            match serde_json::from_str(&text).unwrap() {
+                Value::Array(records) => records,
+                other => panic!("not an array: {other}"),
+            }
+        }
     }
 }
 
@@ -420,10 +433,10 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let seen = Array::new();
     // flush() as the JS layer's: takes the output and, doing it, calls the session again.
     let flush: Function = js(
-        "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of JSON.parse(t)) { \
+        "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of c(t)) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
            if (r.o === 'notify') a.session.response(3, r.requestId, undefined, 0, undefined, undefined, undefined, undefined, undefined, false, NaN); } };",
-        &[holder.clone().into(), seen.clone().into()],
+        &[holder.clone().into(), seen.clone().into(), record_reader().into()],
     )
     .unchecked_into();
     let session = with_options(&Object::new().into(), 1, Some(flush));

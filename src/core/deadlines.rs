@@ -51,6 +51,9 @@ pub enum TimeoutKind {
 }
 
 impl TimeoutKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [TimeoutKind; 2] = [TimeoutKind::Timeout, TimeoutKind::MaxTotal];
+
     /// `"timeout"` or `"max-total"`, as it serializes.
     #[must_use]
     pub const fn as_str(self) -> &'static str {

@@ -413,6 +413,9 @@ impl Event {
 /// The names the events serialize with (`#[serde(rename_all = "kebab-case")]`), for hosts
 /// that build the event object themselves (the wasm layer does, without serde).
 impl Direction {
+    /// Every direction, in declaration order.
+    pub const ALL: [Direction; 3] = [Direction::Outbound, Direction::Inbound, Direction::Session];
+
     /// `"outbound"`, `"inbound"` or `"session"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -448,6 +451,9 @@ impl<S, I> EventKindOf<S, I> {
 }
 
 impl Via {
+    /// Every way, in declaration order.
+    pub const ALL: [Via; 3] = [Via::Notification, Via::StreamClose, Via::TasksCancel];
+
     /// `"notification"`, `"stream-close"` or `"tasks-cancel"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -460,6 +466,10 @@ impl Via {
 }
 
 impl TaskCancelOutcome {
+    /// Every outcome, in declaration order.
+    pub const ALL: [TaskCancelOutcome; 3] =
+        [TaskCancelOutcome::Cancelled, TaskCancelOutcome::AlreadyTerminal, TaskCancelOutcome::Error];
+
     /// `"cancelled"`, `"already-terminal"` or `"error"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {

@@ -31,7 +31,7 @@ impl<S: Sink> Session<S> {
     }
 
     /// Marks the peer's request `id` as watched: the host keeps resources for it and gets
-    /// [`Output::PeerCancelled`] or [`Output::InboundSettled`] when it ends. Returns `false`
+    /// [`Output::PeerCancelled`](super::Output::PeerCancelled) or [`Output::InboundSettled`](super::Output::InboundSettled) when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
     pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
         self.watch_inbound_ref(id.as_id_ref())
@@ -50,7 +50,7 @@ impl<S: Sink> Session<S> {
     }
 
     /// Records a request the peer sent us. A second request with an id already in flight
-    /// is reported ([`EventKind::DuplicateRequestId`]) and the first one kept; returns
+    /// is reported ([`EventKind::DuplicateRequestId`](super::EventKind::DuplicateRequestId)) and the first one kept; returns
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         self.record_request(Key::of(&id), Method::from_name(method), method, false)
@@ -102,7 +102,7 @@ impl<S: Sink> Session<S> {
     /// Up to 2025-11-25: valid only for a request the peer sent us that is in flight, not
     /// yet cancelled and not the handshake. In 2026-07-28: valid only to end our own
     /// `subscriptions/listen` request. Anything else is ignored and reported
-    /// ([`EventKind::CancelIgnored`]), never an error. A peer's cancel never creates a
+    /// ([`EventKind::CancelIgnored`](super::EventKind::CancelIgnored)), never an error. A peer's cancel never creates a
     /// tombstone.
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling".
@@ -231,7 +231,7 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
     /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
-    /// without queuing [`Output::InboundSettled`] — the host releases what it holds for it.
+    /// without queuing [`Output::InboundSettled`](super::Output::InboundSettled) — the host releases what it holds for it.
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" (the receiver of a cancel
     /// SHOULD NOT send a response for the cancelled request).

@@ -36,7 +36,7 @@ pub struct TrackRequest {
     /// which only gets a timeout of its own). The handshake never gets one.
     pub timeout: Option<Timeout>,
     /// The host keeps resources for this request (an abort listener, a signal): queue an
-    /// [`Output::Settled`] when it can no longer be cancelled. Default `false`.
+    /// [`Output::Settled`](super::Output::Settled) when it can no longer be cancelled. Default `false`.
     pub watch: bool,
 }
 
@@ -126,7 +126,7 @@ impl<S: Sink> Session<S> {
     }
 
     /// Marks our request `id` as watched: the host keeps resources for it (a signal, a
-    /// listener) and gets an [`Output::Settled`] when it can no longer be cancelled.
+    /// listener) and gets an [`Output::Settled`](super::Output::Settled) when it can no longer be cancelled.
     /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
     /// task's request.
     pub fn watch(&mut self, id: &RequestId) -> bool {
@@ -205,7 +205,7 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::response_number`] for a host that releases a watched request's objects
     /// itself: when the response settles a watched request and nothing else is queued,
-    /// [`Output::Settled`] is not queued and the second value is `true` instead (no id is
+    /// [`Output::Settled`](super::Output::Settled) is not queued and the second value is `true` instead (no id is
     /// made, no output queued: for a string id, nothing allocated). Otherwise exactly
     /// [`Self::response_number`], and `false`. Spec: as [`Self::response_number`] (every
     /// revision §Cancellation).
@@ -232,7 +232,7 @@ impl<S: Sink> Session<S> {
         self.queue_settled(IdRef::Number(n))
     }
 
-    /// [`Self::response_plain`], with a settled request's [`Output::Settled`] queued.
+    /// [`Self::response_plain`], with a settled request's [`Output::Settled`](super::Output::Settled) queued.
     fn queue_settled(&mut self, id: IdRef<'_>) -> Verdict {
         let (verdict, settled) = self.response_plain(id);
         if settled {
@@ -273,7 +273,7 @@ impl<S: Sink> Session<S> {
 
     /// The one fast path of the `response_*` entry points: one lookup-and-remove for the
     /// response to a plain request, else the general path. `true`: a watched request settled
-    /// and its [`Output::Settled`] is the caller's to queue or to act on — only when nothing
+    /// and its [`Output::Settled`](super::Output::Settled) is the caller's to queue or to act on — only when nothing
     /// else is queued (so the order of the outputs is the same either way) and no task runs
     /// (no task's request can then be settled instead, [`Self::settle`]).
     #[inline(always)]
@@ -386,16 +386,16 @@ impl<S: Sink> Session<S> {
     /// host's SDK sends itself, a closed request stream and a timeout all end here. Returns
     /// whether a cancel was made now (sent or deferred); `false` when there is nothing to
     /// cancel (completed, unknown, already cancelled — the first reason wins — or its task
-    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`] says why). A
+    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`](super::EventKind::CancelNotSent) says why). A
     /// poll of a task (`tasks/get`, `tasks/result`) is itself cancelled (`true`) even when its
     /// task's `tasks/cancel` already went out.
     ///
     /// What to put on the wire comes out of [`Self::poll_output`], then the request's
-    /// [`Output::Cancelled`]:
-    /// - a plain request: [`CancelAction::Notify`], or [`CancelAction::CloseStream`] in
+    /// [`Output::Cancelled`](super::Output::Cancelled):
+    /// - a plain request: [`CancelAction::Notify`](super::CancelAction::Notify), or [`CancelAction::CloseStream`](super::CancelAction::CloseStream) in
     ///   2026-07-28 over Streamable HTTP. It becomes a tombstone: its late response and
     ///   progress are dropped;
-    /// - a task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`] once its
+    /// - a task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`](super::CancelAction::CancelTask) once its
     ///   `CreateTaskResult` came; before that nothing yet — the `tasks/cancel` is queued
     ///   when the `CreateTaskResult` arrives (deferred).
     ///
@@ -411,7 +411,7 @@ impl<S: Sink> Session<S> {
     }
 
     /// [`Self::cancel`] for any `cause`. Each branch queues, in order: the transmit (if
-    /// any), [`Output::Cancelled`], then [`Output::Settled`] (if the request settles).
+    /// any), [`Output::Cancelled`](super::Output::Cancelled), then [`Output::Settled`](super::Output::Settled) (if the request settles).
     pub(super) fn cancel_with(
         &mut self,
         id: &RequestId,

@@ -48,7 +48,7 @@ pub struct Config {
     pub tombstone_capacity: usize,
     /// How many of the peer's requests in flight are remembered (to honour its cancels and
     /// suppress our responses). Default 4096; the oldest is forgotten first, with an
-    /// [`EventKind::InboundForgotten`], so memory stays flat even when the host never
+    /// [`EventKind::InboundForgotten`](super::EventKind::InboundForgotten), so memory stays flat even when the host never
     /// reports our responses. A forgotten request can no longer be cancelled by the peer.
     pub inbound_capacity: usize,
     /// Seed of the id maps' hasher (see the crate's notes on flooding): a host facing
@@ -66,7 +66,7 @@ pub struct Config {
     /// Prefix of the ids of the `tasks/cancel` requests the session issues itself, chosen
     /// not to collide with the host's ids. Default `"mcp-cancel:"` (ids `"mcp-cancel:1"`, …).
     pub internal_id_prefix: String,
-    /// Queue an [`Output::Event`] for everything that happens. Default `true`; a host that
+    /// Queue an [`Output::Event`](super::Output::Event) for everything that happens. Default `true`; a host that
     /// shows no events turns it off and pays for none.
     pub events: bool,
     /// Which end of the connection this is. Default [`Role::Client`].
@@ -289,7 +289,7 @@ impl<S: Sink> Session<S> {
     /// Follows the rules of the negotiated protocol `version` (the `initialize` result's
     /// `protocolVersion`, or what the SDK passes to `transport.setProtocolVersion`). An
     /// unknown version follows [`Revision::negotiated`] and is reported
-    /// ([`EventKind::RevisionNegotiated`] with `known: false`); it is never an error.
+    /// ([`EventKind::RevisionNegotiated`](super::EventKind::RevisionNegotiated) with `known: false`); it is never an error.
     pub fn set_protocol_version(&mut self, version: &str) -> Revision {
         let (revision, known) = Revision::negotiated(version);
         if self.revision != Some(revision) || !known {
@@ -305,7 +305,7 @@ impl<S: Sink> Session<S> {
     // ----- connection -----
 
     /// Forgets every request, task and tombstone (the connection closed): watched requests
-    /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
+    /// get their [`Output::Settled`](super::Output::Settled); nothing is sent. Queued output stays.
     pub fn close(&mut self) {
         let out = &mut self.out;
         self.store.each_watched(|id, inbound| out.settled(id, inbound));
@@ -330,9 +330,9 @@ impl<S: Sink> Session<S> {
         self.revision.map(Revision::rules)
     }
 
-    /// Queues [`Output::Settled`] for a watched request that can no longer be cancelled
+    /// Queues [`Output::Settled`](super::Output::Settled) for a watched request that can no longer be cancelled
     /// (a request whose task still runs is not settled until the task ends).
-    /// Takes the [`Output::Settled`] of our request `id` when it is all the output there is
+    /// Takes the [`Output::Settled`](super::Output::Settled) of our request `id` when it is all the output there is
     /// (after [`Self::handle_response`] completed a watched request): for a host that then
     /// releases the request's objects itself, one call across its boundary less per request.
     /// `false`, and nothing taken, otherwise.

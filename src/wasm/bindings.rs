@@ -225,9 +225,10 @@ impl SessionCore {
         self.state.try_borrow().is_ok_and(|st| st.busy())
     }
 
-    /// The core's output queued since the last call, as JSON text — an array of records,
-    /// oldest first — or `undefined` when there is none. Each record is an object whose `o`
-    /// says what to do (`requestId` is the request it is about, a number or a string):
+    /// The core's output written since the last call — records, oldest first, as bytes
+    /// (`wasm::output`: js/records.js reads them with `constants_json().records`) — or
+    /// `undefined` when there is none. Each record becomes an object whose `o` says what to
+    /// do (`requestId` is the request it is about, a number or a string):
     /// - `"notify"`: send `notifications/cancelled` for `requestId` with `reason` (absent: none);
     /// - `"close"`: close the response stream of `requestId` (2026-07-28 Streamable HTTP);
     /// - `"tasksCancel"`: send the `tasks/cancel` request `id` for task `taskId`, the cancel of
@@ -244,7 +245,7 @@ impl SessionCore {
     /// A string crosses as UTF-8, so an unpaired surrogate of the caller's is U+FFFD here.
     #[wasm_bindgen(js_name = takeOutput)]
     #[must_use]
-    pub fn take_output(&self) -> Option<String> {
+    pub fn take_output(&self) -> Option<Vec<u8>> {
         self.state.try_borrow_mut().ok()?.core.sink_mut().take()
     }
 
@@ -952,7 +953,7 @@ impl SessionCore {
     /// use makes no wasm call for it:
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
     /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, scratchBytes, optionFlags, reasons,
-    /// exits }` (the
+    /// exits, records }` (the
     /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -969,7 +970,9 @@ impl SessionCore {
     /// method code adds for a watched request, `scratchBytes` the size of a session's scratch
     /// buffer ([`Self::scratch_at`]), `optionFlags` the bits of the settings' and
     /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
-    /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`).
+    /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`), `records`
+    /// how to read the records of [`Self::take_output`] (`wasm::output`'s schema: `kinds`,
+    /// `fields`, `events`, `names`).
     #[must_use]
     pub fn constants_json() -> String {
         constants_with(|_| {})
@@ -1178,6 +1181,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         ],
     );
     json.object("exits", &[("send", exit::SEND), ("closeStream", exit::CLOSE_STREAM)]);
+    super::output::schema(&mut json);
     more(&mut json);
     json.0.push('}');
     json.0

@@ -1,50 +1,185 @@
-//! [`Records`]: the session's [`Sink`], which writes each output as the record
-//! [`SessionCore::take_output`](super::SessionCore) gives the JS layer — one JSON object per
-//! [`Output`](crate::core::Output), which the JS class does (sends the cancel, aborts or
-//! releases a request's JS objects, calls `onTimeout` and `onEvent`) — as the core makes it:
-//! no owned copy of an id or a text, no queue of Rust values (issue #24, the `.wasm`'s size).
-//! Written by hand with the layer's small JSON writer: no `serde_json` in the `.wasm`.
+//! [`Records`]: the session's [`Sink`], which writes each output, as the core makes it, as a
+//! record of numbers and UTF-8 for `SessionCore.takeOutput()` — no owned copy of an id or a
+//! text, no queue of Rust values, no JSON (issue #24, the `.wasm`'s size). The JS class reads
+//! the records with [`schema`] (js/records.js, `constantsJson().records`) into the objects it
+//! acts on (sends the cancel, aborts or releases a request's JS objects, calls `onTimeout`
+//! and `onEvent`), the same objects as the JSON of earlier versions parsed to.
+//!
+//! A record is its kind (a byte: its index in `records.kinds`), then its fields in the order
+//! `records.fields[kind]` lists them; an event's are its type (a byte: its index in
+//! `records.events`), its direction, then the fields `records.events[type]` lists. A field is
+//! written by its [`kind`](field): little-endian numbers, a text as its length (`u32`) and its
+//! UTF-8, an optional field (its kind ends in `?`) after a byte that says whether it is there,
+//! and a name from a fixed set (a revision, a `via`, …) as its index in `records.names`.
 
 use crate::prelude::*;
 
 use super::json::Json;
-use crate::core::{sealed, CancelCause, EventKindOf, EventRef, IdRef, Sink, StrId, TimeoutKind};
+use crate::core::{
+    sealed, CancelCause, Direction, EventKindOf, EventRef, IdRef, Ignored, NotSent, Revision, Sink, StrId,
+    TaskCancelOutcome, TimeoutKind, Via,
+};
 
-/// The records written since the last [`Records::take`]: `[{"o":…,"requestId":…,…},…]`
-/// without its closing bracket (the members [`SessionCore::take_output`](super::SessionCore)
-/// lists).
+/// The kinds of the records, by their byte (their index in [`KINDS`]).
+mod record {
+    pub const NOTIFY: u8 = 0;
+    pub const CLOSE: u8 = 1;
+    pub const TASKS_CANCEL: u8 = 2;
+    pub const CANCELLED: u8 = 3;
+    pub const SETTLED: u8 = 4;
+    pub const INBOUND_SETTLED: u8 = 5;
+    pub const PEER_CANCELLED: u8 = 6;
+    pub const EVENT: u8 = 7;
+}
+
+/// How each field is written (`constants_json().records`'s field kinds).
+mod field {
+    /// A request id: `0` and the number (`f64`), or `1` and the text.
+    pub const ID: &str = "id";
+    /// [`ID`] or nothing.
+    pub const OPT_ID: &str = "id?";
+    /// A text.
+    pub const TEXT: &str = "text";
+    /// A text or nothing.
+    pub const OPT_TEXT: &str = "text?";
+    /// `0` or `1`.
+    pub const BOOL: &str = "bool";
+    /// A number (`f64`) or nothing.
+    pub const OPT_NUMBER: &str = "number?";
+    /// An event: its type, its direction ([`DIRECTION`]), then the type's fields.
+    pub const EVENT: &str = "event";
+    /// Names, by their index in `records.names.<kind>` (a byte).
+    pub const DIRECTION: &str = "direction";
+    pub const VIA: &str = "via";
+    pub const TIMEOUT: &str = "timeout";
+    pub const OPT_TIMEOUT: &str = "timeout?";
+    pub const OUTCOME: &str = "outcome";
+    pub const REVISION: &str = "revision";
+    pub const NOT_SENT: &str = "notSent";
+    pub const IGNORED: &str = "ignored";
+}
+
+use field::*;
+
+/// The record kinds' names and fields, by their byte (the members of the objects the JS layer
+/// makes of them, in the order they are written).
+const KINDS: [(&str, &[(&str, &str)]); 8] = [
+    ("notify", &[("requestId", ID), ("reason", OPT_TEXT)]),
+    ("close", &[("requestId", ID)]),
+    ("tasksCancel", &[("requestId", ID), ("id", ID), ("taskId", TEXT)]),
+    ("cancelled", &[("requestId", ID), ("timeout", OPT_TIMEOUT), ("message", OPT_TEXT)]),
+    ("settled", &[("requestId", ID)]),
+    ("inboundSettled", &[("requestId", ID)]),
+    ("peerCancelled", &[("requestId", ID), ("reason", OPT_TEXT), ("watched", BOOL)]),
+    ("event", &[("event", EVENT)]),
+];
+
+/// The event types and their fields after `direction`, by their byte (the members of the
+/// core's `Serialize`, in its order: `onEvent`'s objects are the same).
+const EVENTS: [(&str, &[(&str, &str)]); 14] = [
+    ("cancel-sent", &[("requestId", ID), ("method", TEXT), ("via", VIA), ("reason", OPT_TEXT), ("taskId", OPT_TEXT)]),
+    ("cancel-deferred", &[("requestId", ID), ("method", TEXT)]),
+    ("timed-out", &[("requestId", ID), ("method", TEXT), ("kind", TIMEOUT)]),
+    ("task-cancel-answered", &[("requestId", ID), ("taskId", TEXT), ("outcome", OUTCOME), ("code", OPT_NUMBER)]),
+    ("listen-ended", &[("requestId", ID), ("reason", OPT_TEXT)]),
+    ("revision-negotiated", &[("version", TEXT), ("revision", REVISION), ("known", BOOL)]),
+    ("cancel-not-sent", &[("requestId", ID), ("method", OPT_TEXT), ("why", NOT_SENT)]),
+    ("cancel-received", &[("requestId", ID), ("method", TEXT), ("reason", OPT_TEXT)]),
+    ("cancel-ignored", &[("requestId", OPT_ID), ("why", IGNORED), ("detail", OPT_TEXT), ("reason", OPT_TEXT)]),
+    ("late-response-dropped", &[("requestId", ID), ("method", TEXT)]),
+    ("late-progress-dropped", &[("requestId", ID), ("method", TEXT), ("progressToken", ID)]),
+    ("response-suppressed", &[("requestId", ID), ("method", TEXT)]),
+    ("duplicate-request-id", &[("requestId", ID), ("method", TEXT)]),
+    ("inbound-forgotten", &[("requestId", ID), ("method", TEXT)]),
+];
+
+/// `,"records":{"kinds":[…],"fields":[…],"events":[…],"names":{…}}`: how the JS layer reads
+/// the records ([`KINDS`], [`EVENTS`], and the names of each set by index — the enums'
+/// discriminants, which `as u8` writes).
+pub(super) fn schema(json: &mut Json) {
+    let fields = |json: &mut Json, fields: &&[(&str, &str)]| {
+        json.array(fields.iter(), |json, (name, kind)| json.array([name, kind], |json, s| json.string(s)));
+    };
+    json.key("records");
+    json.0.push_str("{\"kinds\":");
+    json.array(KINDS.iter(), |json, (name, _)| json.string(name));
+    json.key("fields");
+    json.array(KINDS.iter(), |json, (_, f)| fields(json, f));
+    json.key("events");
+    json.array(EVENTS.iter(), |json, (name, f)| {
+        json.0.push('[');
+        json.string(name);
+        json.0.push(',');
+        fields(json, f);
+        json.0.push(']');
+    });
+    json.key("names");
+    json.0.push('{');
+    let names: [(&str, &[&str]); 7] = [
+        (DIRECTION, &Direction::ALL.map(Direction::as_str)),
+        (VIA, &Via::ALL.map(Via::as_str)),
+        (TIMEOUT, &TimeoutKind::ALL.map(TimeoutKind::as_str)),
+        (OUTCOME, &TaskCancelOutcome::ALL.map(TaskCancelOutcome::as_str)),
+        (REVISION, &Revision::ALL.map(Revision::as_str)),
+        (NOT_SENT, &NotSent::ALL.map(NotSent::as_str)),
+        (IGNORED, &Ignored::ALL.map(Ignored::as_str)),
+    ];
+    json.items(names, |json, (set, names)| {
+        json.string(set);
+        json.0.push(':');
+        json.array(names.iter(), |json, n| json.string(n));
+    });
+    json.0.push_str("}}");
+}
+
+/// The records written since the last [`Records::take`], oldest first.
 #[derive(Debug, Default)]
 pub(super) struct Records {
-    json: String,
-    count: u32,
+    bytes: Vec<u8>,
 }
 
 impl Records {
-    /// The records as a JSON array, oldest first, and none left; `None` when there are none.
-    pub(super) fn take(&mut self) -> Option<String> {
-        if self.count == 0 {
-            return None;
+    /// The records' bytes, and none left; `None` when there are none.
+    pub(super) fn take(&mut self) -> Option<Vec<u8>> {
+        (!self.bytes.is_empty()).then(|| ::core::mem::take(&mut self.bytes))
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.bytes.push(b);
+    }
+
+    fn number(&mut self, n: f64) {
+        self.bytes.extend_from_slice(&n.to_le_bytes());
+    }
+
+    fn text(&mut self, t: &str) {
+        self.bytes.extend_from_slice(&(t.len() as u32).to_le_bytes());
+        self.bytes.extend_from_slice(t.as_bytes());
+    }
+
+    fn opt_text(&mut self, t: Option<&str>) {
+        self.byte(u8::from(t.is_some()));
+        if let Some(t) = t {
+            self.text(t);
         }
-        self.count = 0;
-        let mut json = ::core::mem::take(&mut self.json);
-        json.push(']');
-        Some(json)
     }
 
-    /// Starts a record: `{"o":"what"`.
-    fn open(&mut self, what: &str) -> Json {
-        let mut json = Json(::core::mem::take(&mut self.json));
-        json.0.push(if self.count == 0 { '[' } else { ',' });
-        json.0.push_str("{\"o\":");
-        json.string(what);
-        json
-    }
-
-    /// Ends the record `json` that [`Self::open`] started.
-    fn close(&mut self, mut json: Json) {
-        json.0.push('}');
-        self.json = json.0;
-        self.count += 1;
+    fn id(&mut self, id: IdRef<'_>) {
+        match id {
+            IdRef::Number(n) => {
+                self.byte(0);
+                // An id is within ±(2^53 − 1): exact as an `f64`.
+                self.number(n as f64);
+            }
+            IdRef::Str(StrId::Text(t)) => {
+                self.byte(1);
+                self.text(t);
+            }
+            IdRef::Str(StrId::Packed(p)) => {
+                self.byte(1);
+                self.text(p.text(&mut [0; 16]));
+            }
+        }
     }
 }
 
@@ -52,197 +187,260 @@ impl sealed::Sealed for Records {}
 
 impl Sink for Records {
     fn is_empty(&self) -> bool {
-        self.count == 0
+        self.bytes.is_empty()
     }
 
     fn notify(&mut self, request_id: IdRef<'_>, reason: Option<&str>) {
-        let mut json = self.open("notify");
-        id(&mut json, "requestId", request_id);
-        text(&mut json, "reason", reason);
-        self.close(json);
+        self.byte(record::NOTIFY);
+        self.id(request_id);
+        self.opt_text(reason);
     }
 
     fn close_stream(&mut self, request_id: IdRef<'_>) {
-        let mut json = self.open("close");
-        id(&mut json, "requestId", request_id);
-        self.close(json);
+        self.byte(record::CLOSE);
+        self.id(request_id);
     }
 
     fn tasks_cancel(&mut self, request_id: IdRef<'_>, cancel_id: IdRef<'_>, task_id: &str) {
-        let mut json = self.open("tasksCancel");
-        id(&mut json, "requestId", request_id);
-        id(&mut json, "id", cancel_id);
-        text(&mut json, "taskId", Some(task_id));
-        self.close(json);
+        self.byte(record::TASKS_CANCEL);
+        self.id(request_id);
+        self.id(cancel_id);
+        self.text(task_id);
     }
 
     fn cancelled(&mut self, request_id: IdRef<'_>, cause: CancelCause) {
-        let mut json = self.open("cancelled");
-        id(&mut json, "requestId", request_id);
-        if let CancelCause::TimedOut(kind) = cause {
-            text(&mut json, "timeout", Some(kind.as_str()));
-            json.key("message");
-            // "Request 7 timed out", "Request "7" timed out" (`RequestId`'s `Display`).
-            let mut message = Json(String::from("Request "));
-            match request_id {
-                IdRef::Number(n) => message.number(n),
-                IdRef::Str(s) => with_text(s, |t| {
-                    message.0.push('"');
-                    message.0.push_str(t);
-                    message.0.push('"');
-                }),
+        self.byte(record::CANCELLED);
+        self.id(request_id);
+        let CancelCause::TimedOut(kind) = cause else {
+            // No `timeout`, no `message`.
+            self.byte(0);
+            self.byte(0);
+            return;
+        };
+        self.byte(1);
+        self.byte(kind as u8);
+        // The `TimeoutError`'s text: "Request 7 timed out", "Request "7" timed out" (the id
+        // as `RequestId`'s `Display` shows it).
+        let mut message = Json(String::from("Request "));
+        match request_id {
+            IdRef::Number(n) => message.number(n),
+            IdRef::Str(s) => {
+                message.0.push('"');
+                match s {
+                    StrId::Text(t) => message.0.push_str(t),
+                    StrId::Packed(p) => message.0.push_str(p.text(&mut [0; 16])),
+                }
+                message.0.push('"');
             }
-            message.0.push_str(match kind {
-                TimeoutKind::MaxTotal => " exceeded its maximum total timeout",
-                _ => " timed out",
-            });
-            json.string(&message.0);
         }
-        self.close(json);
+        message.0.push_str(match kind {
+            TimeoutKind::MaxTotal => " exceeded its maximum total timeout",
+            _ => " timed out",
+        });
+        self.opt_text(Some(&message.0));
     }
 
     fn settled(&mut self, request_id: IdRef<'_>, inbound: bool) {
-        let mut json = self.open(if inbound { "inboundSettled" } else { "settled" });
-        id(&mut json, "requestId", request_id);
-        self.close(json);
+        self.byte(if inbound { record::INBOUND_SETTLED } else { record::SETTLED });
+        self.id(request_id);
     }
 
     fn peer_cancelled(&mut self, request_id: IdRef<'_>, reason: Option<&str>, watched: bool) {
-        let mut json = self.open("peerCancelled");
-        id(&mut json, "requestId", request_id);
-        text(&mut json, "reason", reason);
-        json.key("watched");
-        json.0.push_str(if watched { "true" } else { "false" });
-        self.close(json);
+        self.byte(record::PEER_CANCELLED);
+        self.id(request_id);
+        self.opt_text(reason);
+        self.byte(u8::from(watched));
     }
 
     fn event(&mut self, e: EventRef<'_>) {
-        let mut json = self.open("event");
-        json.key("event");
-        event(&mut json, &e);
-        self.close(json);
+        self.byte(record::EVENT);
+        // The type's byte is its index in `EVENTS`; the arms write the fields it lists.
+        let (kind, request_id) = match e.kind {
+            EventKindOf::CancelSent { request_id, .. } => (0, Some(request_id)),
+            EventKindOf::CancelDeferred { request_id, .. } => (1, Some(request_id)),
+            EventKindOf::TimedOut { request_id, .. } => (2, Some(request_id)),
+            EventKindOf::TaskCancelAnswered { request_id, .. } => (3, Some(request_id)),
+            EventKindOf::ListenEnded { request_id, .. } => (4, Some(request_id)),
+            EventKindOf::RevisionNegotiated { .. } => (5, None),
+            EventKindOf::CancelNotSent { request_id, .. } => (6, Some(request_id)),
+            EventKindOf::CancelReceived { request_id, .. } => (7, Some(request_id)),
+            EventKindOf::CancelIgnored { .. } => (8, None),
+            EventKindOf::LateResponseDropped { request_id, .. } => (9, Some(request_id)),
+            EventKindOf::LateProgressDropped { request_id, .. } => (10, Some(request_id)),
+            EventKindOf::ResponseSuppressed { request_id, .. } => (11, Some(request_id)),
+            EventKindOf::DuplicateRequestId { request_id, .. } => (12, Some(request_id)),
+            EventKindOf::InboundForgotten { request_id, .. } => (13, Some(request_id)),
+        };
+        self.byte(kind);
+        self.byte(e.direction as u8);
+        // Every type but two starts with its `requestId`.
+        if let Some(id) = request_id {
+            self.id(id);
+        }
+        match e.kind {
+            EventKindOf::CancelSent { method, via, reason, task_id, .. } => {
+                self.text(method);
+                self.byte(via as u8);
+                self.opt_text(reason);
+                self.opt_text(task_id);
+            }
+            EventKindOf::CancelDeferred { method, .. }
+            | EventKindOf::LateResponseDropped { method, .. }
+            | EventKindOf::ResponseSuppressed { method, .. }
+            | EventKindOf::DuplicateRequestId { method, .. }
+            | EventKindOf::InboundForgotten { method, .. } => self.text(method),
+            EventKindOf::TimedOut { method, kind, .. } => {
+                self.text(method);
+                self.byte(kind as u8);
+            }
+            EventKindOf::TaskCancelAnswered { task_id, outcome, code, .. } => {
+                self.text(task_id);
+                self.byte(outcome as u8);
+                self.byte(u8::from(code.is_some()));
+                if let Some(code) = code {
+                    self.number(code as f64);
+                }
+            }
+            EventKindOf::ListenEnded { reason, .. } => self.opt_text(reason),
+            EventKindOf::RevisionNegotiated { version, revision, known } => {
+                self.text(version);
+                self.byte(revision as u8);
+                self.byte(u8::from(known));
+            }
+            EventKindOf::CancelNotSent { method, why, .. } => {
+                self.opt_text(method);
+                self.byte(why as u8);
+            }
+            EventKindOf::CancelReceived { method, reason, .. } => {
+                self.text(method);
+                self.opt_text(reason);
+            }
+            EventKindOf::CancelIgnored { request_id, why, detail, reason } => {
+                self.byte(u8::from(request_id.is_some()));
+                if let Some(id) = request_id {
+                    self.id(id);
+                }
+                self.byte(why as u8);
+                self.opt_text(detail);
+                self.opt_text(reason);
+            }
+            EventKindOf::LateProgressDropped { method, progress_token, .. } => {
+                self.text(method);
+                self.id(progress_token);
+            }
+        }
     }
 
     fn take_settled(&mut self, request_id: IdRef<'_>) -> bool {
-        if self.count != 1 {
-            return false;
-        }
         let mut only = Records::default();
         only.settled(request_id, false);
-        let taken = only.json == self.json;
+        let taken = only.bytes == self.bytes;
         if taken {
-            self.json.clear();
-            self.count = 0;
+            self.bytes.clear();
         }
         taken
     }
 }
 
-/// `f` of a string id's text (a packed one unpacked on the stack).
-fn with_text(s: StrId<'_>, f: impl FnOnce(&str)) {
-    match s {
-        StrId::Text(t) => f(t),
-        StrId::Packed(p) => f(p.text(&mut [0; 16])),
-    }
-}
-
-/// `,"name":id` (a number or a string).
-fn id(json: &mut Json, name: &str, id: IdRef<'_>) {
-    json.key(name);
-    match id {
-        IdRef::Number(n) => json.number(n),
-        IdRef::Str(s) => with_text(s, |t| json.string(t)),
-    }
-}
-
-/// `,"name":"text"`, nothing when `text` is `None`.
-fn text(json: &mut Json, name: &str, text: Option<&str>) {
-    if let Some(t) = text {
-        json.key(name);
-        json.string(t);
-    }
-}
-
-/// An event as JSON text (the relay's events, `wasm::relay`).
+/// An event as JSON text (the relay's events, `wasm::relay`): the members and their order
+/// the core's `Serialize` gives them (absent options left out).
 #[cfg(feature = "relay")]
 pub(super) fn event_json(e: &crate::core::Event) -> String {
+    let e = e.as_event_ref();
+    let mut records = Records::default();
+    records.event(e);
     let mut json = Json(String::with_capacity(96));
-    event(&mut json, &e.as_event_ref());
+    Reader { bytes: &records.bytes, at: 1 }.event(&mut json);
     json.0
 }
 
-/// An event as the object `onEvent` gets: `{ direction, type, requestId, … }`, the members in
-/// the order and with the names the core's `Serialize` gives them (absent options left out).
-fn event(json: &mut Json, event: &EventRef<'_>) {
-    json.0.push_str("{\"direction\":");
-    json.string(event.direction.as_str());
-    json.key("type");
-    json.string(event.kind.type_name());
-    match event.kind {
-        EventKindOf::CancelSent { request_id, method, via, reason, task_id } => {
-            id(json, "requestId", request_id);
-            text(json, "method", Some(method));
-            text(json, "via", Some(via.as_str()));
-            text(json, "reason", reason);
-            text(json, "taskId", task_id);
-        }
-        EventKindOf::CancelDeferred { request_id, method }
-        | EventKindOf::LateResponseDropped { request_id, method }
-        | EventKindOf::ResponseSuppressed { request_id, method }
-        | EventKindOf::DuplicateRequestId { request_id, method }
-        | EventKindOf::InboundForgotten { request_id, method } => {
-            id(json, "requestId", request_id);
-            text(json, "method", Some(method));
-        }
-        EventKindOf::TimedOut { request_id, method, kind } => {
-            id(json, "requestId", request_id);
-            text(json, "method", Some(method));
-            text(json, "kind", Some(kind.as_str()));
-        }
-        EventKindOf::TaskCancelAnswered { request_id, task_id, outcome, code } => {
-            id(json, "requestId", request_id);
-            text(json, "taskId", Some(task_id));
-            text(json, "outcome", Some(outcome.as_str()));
-            if let Some(code) = code {
-                json.key("code");
-                json.number(code);
-            }
-        }
-        EventKindOf::ListenEnded { request_id, reason } => {
-            id(json, "requestId", request_id);
-            text(json, "reason", reason);
-        }
-        EventKindOf::RevisionNegotiated { version, revision, known } => {
-            text(json, "version", Some(version));
-            text(json, "revision", Some(revision.as_str()));
-            json.key("known");
-            json.0.push_str(if known { "true" } else { "false" });
-        }
-        EventKindOf::CancelNotSent { request_id, method, why } => {
-            id(json, "requestId", request_id);
-            text(json, "method", method);
-            text(json, "why", Some(why.as_str()));
-        }
-        EventKindOf::CancelReceived { request_id, method, reason } => {
-            id(json, "requestId", request_id);
-            text(json, "method", Some(method));
-            text(json, "reason", reason);
-        }
-        EventKindOf::CancelIgnored { request_id, why, detail, reason } => {
-            if let Some(request_id) = request_id {
-                id(json, "requestId", request_id);
-            }
-            text(json, "why", Some(why.as_str()));
-            text(json, "detail", detail);
-            text(json, "reason", reason);
-        }
-        EventKindOf::LateProgressDropped { request_id, method, progress_token } => {
-            id(json, "requestId", request_id);
-            text(json, "method", Some(method));
-            id(json, "progressToken", progress_token);
+/// Reads records back as the JSON of the objects the JS layer makes of them (js/records.js
+/// does the same in JS): for the relay's events, and to test the records against the core's
+/// `Serialize`.
+#[cfg(any(feature = "relay", test))]
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+#[cfg(any(feature = "relay", test))]
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> &[u8] {
+        let bytes = self.bytes.get(self.at..self.at + n).unwrap_or_default();
+        self.at += n;
+        bytes
+    }
+
+    fn byte(&mut self) -> u8 {
+        self.take(1).first().copied().unwrap_or_default()
+    }
+
+    fn number(&mut self) -> f64 {
+        f64::from_le_bytes(self.take(8).try_into().unwrap_or_default())
+    }
+
+    fn text(&mut self) -> &str {
+        let len = u32::from_le_bytes(self.take(4).try_into().unwrap_or_default());
+        ::core::str::from_utf8(self.take(len as usize)).unwrap_or_default()
+    }
+
+    /// `{"event":…}`'s value: `{"direction":…,"type":…,…}`.
+    fn event(&mut self, json: &mut Json) {
+        let (name, fields) = EVENTS.get(usize::from(self.byte())).copied().unwrap_or(("", &[]));
+        json.0.push('{');
+        json.string("direction");
+        json.0.push(':');
+        self.value(json, DIRECTION);
+        json.key("type");
+        json.string(name);
+        self.fields(json, fields);
+        json.0.push('}');
+    }
+
+    /// `,"name":value` of each field (an absent optional one left out).
+    fn fields(&mut self, json: &mut Json, fields: &[(&str, &str)]) {
+        for (name, kind) in fields {
+            let kind = match kind.strip_suffix('?') {
+                Some(kind) => {
+                    if self.byte() == 0 {
+                        continue;
+                    }
+                    kind
+                }
+                None => kind,
+            };
+            json.key(name);
+            self.value(json, kind);
         }
     }
-    json.0.push('}');
+
+    fn value(&mut self, json: &mut Json, kind: &str) {
+        let names = |set: &[&'static str], i: u8| set.get(usize::from(i)).copied().unwrap_or_default();
+        match kind {
+            ID if self.byte() == 0 => json.number(self.number() as i64),
+            // A string id (its tag read above) or a text.
+            ID | TEXT => {
+                let text = self.text().to_owned();
+                json.string(&text);
+            }
+            BOOL => json.0.push_str(if self.byte() == 1 { "true" } else { "false" }),
+            "number" => json.number(self.number() as i64),
+            EVENT => self.event(json),
+            _ => {
+                let i = self.byte();
+                let name = match kind {
+                    DIRECTION => names(&Direction::ALL.map(Direction::as_str), i),
+                    VIA => names(&Via::ALL.map(Via::as_str), i),
+                    TIMEOUT => names(&TimeoutKind::ALL.map(TimeoutKind::as_str), i),
+                    OUTCOME => names(&TaskCancelOutcome::ALL.map(TaskCancelOutcome::as_str), i),
+                    REVISION => names(&Revision::ALL.map(Revision::as_str), i),
+                    NOT_SENT => names(&NotSent::ALL.map(NotSent::as_str), i),
+                    _ => names(&Ignored::ALL.map(Ignored::as_str), i),
+                };
+                json.string(name);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -250,24 +448,133 @@ fn event(json: &mut Json, event: &EventRef<'_>) {
 mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 
-    use super::{event, Json};
+    use super::{Json, Reader, Records, EVENTS, KINDS};
     use crate::core::{
-        Direction, Event, EventKind, Ignored, NotSent, RequestId, Revision, TaskCancelOutcome, TimeoutKind, Via,
+        CancelCause, Direction, Event, EventKind, IdRef, Ignored, NotSent, PackedStr, RequestId, Revision, Sink, StrId,
+        TaskCancelOutcome, TimeoutKind, Via,
     };
     use crate::prelude::*;
 
     include!("../../tests/common/every_event.rs");
 
+    /// Each record, read back as the JS layer reads it.
+    fn read_all(bytes: &[u8]) -> Vec<serde_json::Value> {
+        let mut reader = Reader { bytes, at: 0 };
+        let mut out = Vec::new();
+        while reader.at < bytes.len() {
+            let (name, fields) = KINDS[usize::from(reader.byte())];
+            let mut json = Json(String::from("{\"o\":"));
+            json.string(name);
+            reader.fields(&mut json, fields);
+            json.0.push('}');
+            out.push(serde_json::from_str(&json.0).unwrap());
+        }
+        out
+    }
+
     /// The event schema is written once, by the core's `Serialize` (which the typings are
-    /// checked against, tests/typings.rs); the JSON `onEvent`'s objects are parsed from is
-    /// written by hand here, so this checks it against it, member by member and value by value.
+    /// checked against, tests/typings.rs); the records `onEvent`'s objects are read from are
+    /// written by hand here, with their schema beside them, so this checks both against it,
+    /// member by member, value by value, in order.
     #[wasm_bindgen_test]
     fn every_event_reaches_on_event_as_the_core_serializes_it() {
+        let mut seen = Vec::new();
         for e in every_kind() {
-            let mut json = Json(String::new());
-            event(&mut json, &e.as_event_ref());
-            let shipped: serde_json::Value = serde_json::from_str(&json.0).unwrap();
-            assert_eq!(shipped, serde_json::to_value(&e).unwrap());
+            let mut records = Records::default();
+            records.event(e.as_event_ref());
+            let read = read_all(&records.bytes);
+            assert_eq!(read.len(), 1);
+            let shipped = read[0].get("event").unwrap();
+            let expected = serde_json::to_value(&e).unwrap();
+            assert_eq!(shipped, &expected);
+            // The same members in the same order (what `onEvent`'s objects list).
+            let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+            assert_eq!(keys(shipped), keys(&expected));
+            seen.push(e.kind.type_name());
+        }
+        for (name, _) in EVENTS {
+            assert!(seen.contains(&name), "{name} is not in every_kind()");
+        }
+    }
+
+    /// Every other record, read back.
+    #[wasm_bindgen_test]
+    fn records_read_back_as_the_js_layer_acts_on_them() {
+        let id = RequestId::String("a \"b\" é".into());
+        let packed = IdRef::Str(StrId::Packed(PackedStr::new("req-7").unwrap()));
+        let mut r = Records::default();
+        r.notify(id.as_id_ref(), Some("why"));
+        r.notify(IdRef::Number(-9_007_199_254_740_991), None);
+        r.close_stream(packed);
+        r.tasks_cancel(IdRef::Number(3), packed, "task-1");
+        r.cancelled(IdRef::Number(4), CancelCause::Cancelled);
+        r.cancelled(packed, CancelCause::TimedOut(TimeoutKind::MaxTotal));
+        r.cancelled(IdRef::Number(5), CancelCause::TimedOut(TimeoutKind::Timeout));
+        r.settled(IdRef::Number(6), false);
+        r.settled(packed, true);
+        r.peer_cancelled(IdRef::Number(7), None, true);
+        r.peer_cancelled(id.as_id_ref(), Some(""), false);
+        let expected = serde_json::json!([
+            { "o": "notify", "requestId": "a \"b\" é", "reason": "why" },
+            { "o": "notify", "requestId": -9_007_199_254_740_991_i64 },
+            { "o": "close", "requestId": "req-7" },
+            { "o": "tasksCancel", "requestId": 3, "id": "req-7", "taskId": "task-1" },
+            { "o": "cancelled", "requestId": 4 },
+            { "o": "cancelled", "requestId": "req-7", "timeout": "max-total", "message": "Request \"req-7\" exceeded its maximum total timeout" },
+            { "o": "cancelled", "requestId": 5, "timeout": "timeout", "message": "Request 5 timed out" },
+            { "o": "settled", "requestId": 6 },
+            { "o": "inboundSettled", "requestId": "req-7" },
+            { "o": "peerCancelled", "requestId": 7, "watched": true },
+            { "o": "peerCancelled", "requestId": "a \"b\" é", "reason": "", "watched": false },
+        ]);
+        assert_eq!(serde_json::Value::Array(read_all(&r.bytes)), expected);
+        assert!(r.take().is_some());
+        assert!(r.take().is_none());
+        assert!(r.is_empty());
+    }
+
+    /// A settled record is taken when it is all there is, and only then.
+    #[wasm_bindgen_test]
+    fn a_lone_settled_record_is_taken() {
+        let mut r = Records::default();
+        r.settled(IdRef::Number(1), false);
+        assert!(!r.take_settled(IdRef::Number(2)));
+        assert!(!r.take_settled(IdRef::Str(StrId::Text("1"))));
+        assert!(r.take_settled(IdRef::Number(1)));
+        assert!(r.is_empty());
+        r.settled(IdRef::Str(StrId::Text("req-1")), false);
+        assert!(r.take_settled(IdRef::Str(StrId::Packed(PackedStr::new("req-1").unwrap()))), "packed or not");
+        r.settled(IdRef::Number(1), false);
+        r.settled(IdRef::Number(1), false);
+        assert!(!r.take_settled(IdRef::Number(1)), "not all there is");
+        r.take();
+        r.settled(IdRef::Number(1), true);
+        assert!(!r.take_settled(IdRef::Number(1)), "the peer's");
+    }
+
+    /// The names' indexes are the enums' discriminants, which the records write.
+    #[wasm_bindgen_test]
+    fn names_are_written_by_their_index() {
+        for (i, d) in Direction::ALL.into_iter().enumerate() {
+            assert_eq!(d as usize, i);
+        }
+        for (i, v) in Via::ALL.into_iter().enumerate() {
+            assert_eq!(v as usize, i);
+        }
+        for (i, k) in TimeoutKind::ALL.into_iter().enumerate() {
+            assert_eq!(k as usize, i);
+        }
+        for (i, o) in TaskCancelOutcome::ALL.into_iter().enumerate() {
+            assert_eq!(o as usize, i);
+        }
+        for (i, r) in Revision::ALL.into_iter().enumerate() {
+            assert_eq!(r as usize, i);
+        }
+        for (i, n) in NotSent::ALL.into_iter().enumerate() {
+            assert_eq!(n as usize, i);
+        }
+        for (i, n) in Ignored::ALL.into_iter().enumerate() {
+            assert_eq!(n as usize, i);
         }
     }
 }
