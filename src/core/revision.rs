@@ -147,10 +147,25 @@ impl Revision {
         }
     }
 
+    /// The revision's date as the number `YYYYMMDD`, e.g. `20250618`.
+    #[allow(clippy::inconsistent_digit_grouping)] // grouped as the date is
+    const fn date(self) -> u32 {
+        match self {
+            Revision::V2024_11_05 => 2024_11_05,
+            Revision::V2025_03_26 => 2025_03_26,
+            Revision::V2025_06_18 => 2025_06_18,
+            Revision::V2025_11_25 => 2025_11_25,
+            Revision::V2026_07_28 => 2026_07_28,
+        }
+    }
+
     /// The revision named exactly `version`.
     #[must_use]
     pub fn parse(version: &str) -> Option<Revision> {
-        Revision::ALL.into_iter().find(|r| r.as_str() == version)
+        match Revision::negotiated(version) {
+            (r, true) => Some(r),
+            _ => None,
+        }
     }
 
     /// The rules to follow for a negotiated `version` string, and whether it was known.
@@ -160,20 +175,38 @@ impl Revision {
     /// 2024-11-05 → 2024-11-05); a string that is not a `YYYY-MM-DD` date gets the newest.
     #[must_use]
     pub fn negotiated(version: &str) -> (Revision, bool) {
-        if let Some(r) = Revision::parse(version) {
-            return (r, true);
+        // Dates compared as numbers, one pass over the revisions (not a string compare per
+        // revision: issue #24, the `.wasm`'s size).
+        let Some(date) = date_of(version) else { return (Revision::LATEST, false) };
+        let mut newest = Revision::V2024_11_05;
+        for r in Revision::ALL {
+            if r.date() <= date {
+                newest = r;
+            }
         }
-        if !is_date(version) {
-            return (Revision::LATEST, false);
-        }
-        let r = Revision::ALL.into_iter().rev().find(|r| r.as_str() <= version).unwrap_or(Revision::V2024_11_05);
-        (r, false)
+        (newest, newest.date() == date)
     }
 }
 
-fn is_date(s: &str) -> bool {
+/// `YYYY-MM-DD` as the number `YYYYMMDD`; `None` for anything else.
+fn date_of(s: &str) -> Option<u32> {
     let b = s.as_bytes();
-    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+    if b.len() != 10 {
+        return None;
+    }
+    let mut date = 0;
+    for (i, c) in b.iter().enumerate() {
+        if i == 4 || i == 7 {
+            if *c != b'-' {
+                return None;
+            }
+        } else if c.is_ascii_digit() {
+            date = date * 10 + u32::from(c - b'0');
+        } else {
+            return None;
+        }
+    }
+    Some(date)
 }
 
 impl fmt::Display for Revision {
@@ -206,5 +239,20 @@ mod tests {
         assert_eq!(Revision::negotiated("2024-01-01"), (Revision::V2024_11_05, false));
         assert_eq!(Revision::negotiated("DRAFT-2026-v1"), (Revision::LATEST, false));
         assert_eq!(Revision::negotiated(""), (Revision::LATEST, false));
+        assert_eq!(Revision::negotiated("2025-06-1x"), (Revision::LATEST, false));
+        assert_eq!(Revision::negotiated("2025/06/18"), (Revision::LATEST, false));
+        assert_eq!(Revision::negotiated("2025-06-17"), (Revision::V2025_03_26, false));
+        assert_eq!(Revision::negotiated("2026-07-29"), (Revision::V2026_07_28, false));
+        assert_eq!(Revision::negotiated("0000-00-00"), (Revision::V2024_11_05, false));
+        assert_eq!(Revision::negotiated("9999-99-99"), (Revision::V2026_07_28, false));
+    }
+
+    #[test]
+    fn parse_names_only_the_known_revisions() {
+        for r in Revision::ALL {
+            assert_eq!(Revision::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(Revision::parse("2025-09-01"), None);
+        assert_eq!(Revision::parse("2025-06-18 "), None);
     }
 }
