@@ -2,7 +2,8 @@
 //! [`Session::poll_output`](super::Session::poll_output) — one queue for every cancel to put
 //! on the wire ([`Transmit`], with the message types it carries), every local caller to
 //! stop waiting, every watched request settled, every peer cancel to honour, and every
-//! event.
+//! event — and the [`Sink`] the session gives each output to as it makes it ([`Queue`], that
+//! queue, for the Rust API; the wasm layer's writes records for its JS class).
 
 use super::deadlines::TimeoutKind;
 use super::event::{Event, EventRef};

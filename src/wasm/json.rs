@@ -1,12 +1,11 @@
 //! [`Json`]: JSON text written without `serde_json` or `core::fmt` — the core's tables
-//! (`SessionCore::constants_json`, and the relay's), the output records of
-//! `SessionCore.takeOutput()` (`output`), and the refusals of `SessionCore.takeError()`
-//! (`errors`).
+//! (`SessionCore::constants_json`, and the relay's, with the output records' schema), the
+//! relay's events (`output`), and the refusals of `SessionCore.takeError()` (`errors`).
 
 use crate::prelude::*;
 
 /// JSON text, written without `serde_json` or `core::fmt` (integers with `itoa`): the tables
-/// of `SessionCore::constants_json`, and the records of `SessionCore::take_output`.
+/// of `SessionCore::constants_json`, the refusals, and the relay's events.
 pub(super) struct Json(pub(super) String);
 
 impl Json {

@@ -4,10 +4,11 @@
 //!
 //! - `bindings`: the class, one entry point per message (numbers and strings in, a number
 //!   out; no JS value crosses but the JS layer's `flush` function, given once);
-//! - `output`: the core's output as the JSON records the JS layer does (`takeOutput`);
+//! - `output`: the core's output, written as it is made as the records (bytes) the JS layer
+//!   reads with their schema and does (`takeOutput`, js/records.js);
 //! - `errors`: what a refused call refuses, as the JSON the JS layer throws from
 //!   (`takeError`: `InvalidArgumentError`, `UsageError`);
-//! - `json`: the small JSON writer of the output, the errors and the tables;
+//! - `json`: the small JSON writer of the errors and the tables;
 //! - `convert`: the tags of the members the JS reader read, and the host's clock;
 //! - `options`: the session's and `track()`'s settings as JS passes them;
 //! - `values` (feature `relay`): the JS values the relay's class makes, at the bottom: it
