@@ -60,7 +60,9 @@ class Reader {
     const length = this.view.getUint32(this.at, true);
     const start = this.at + 4;
     this.at = start + length;
-    decoder ??= new TextDecoder();
+    // `ignoreBOM`: a text that starts with U+FEFF keeps it (as wasm-bindgen's own decoder and
+    // `JSON.parse` do); by default each `decode()` would drop it.
+    decoder ??= new TextDecoder("utf-8", { ignoreBOM: true });
     return decoder.decode(this.bytes.subarray(start, this.at));
   }
 

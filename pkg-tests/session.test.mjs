@@ -367,6 +367,29 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
     assert.equal(session.isInFlight(id), false);
   });
 
+  test("texts that start with U+FEFF keep it: a timeout's cancel, onTimeout and the events name the id as given", async () => {
+    // The core's output crosses as UTF-8 (js/records.js): a decoder that drops a leading
+    // byte-order mark would name another id here (fails with `new TextDecoder()`'s default).
+    const id = "\uFEFFslow";
+    const timedOut = [];
+    const { session, sent, events } = recorder({ onTimeout: (requestId) => timedOut.push(requestId) });
+    session.track(id, "\uFEFFcustom/method", { timeout: 20 });
+    const signal = session.signal(id);
+    const alive = setTimeout(() => {}, 2000);
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    clearTimeout(alive);
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "Request timed out" } }]);
+    assert.deepEqual(timedOut, [id]);
+    assert.equal(signal.reason.message, `Request "${id}" timed out`);
+    const timedOutEvent = events.find((e) => e.type === "timed-out");
+    assert.equal(timedOutEvent.requestId, id);
+    assert.equal(timedOutEvent.method, "\uFEFFcustom/method");
+    // The peer's reason in an event.
+    session.shouldDropIncoming({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "x" } });
+    session.shouldDropIncoming({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "\uFEFFstop" } });
+    assert.equal(events.find((e) => e.type === "cancel-received").reason, "\uFEFFstop");
+  });
+
   test("ids that are one id to the core (they differ only in unpaired surrogates) never get each other's value", async () => {
     const { session, sent } = recorder();
     // Our cancel of one, then a timeout of the other: the timeout's signal aborts.

@@ -104,14 +104,7 @@ impl RequestId {
     /// Appends the id as [`Display`](fmt::Display) shows it (numbers bare, strings in double
     /// quotes: `7`, `"7"`), without `core::fmt`.
     pub fn push_to(&self, out: &mut String) {
-        match self {
-            Self::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
-            Self::String(s) => {
-                out.push('"');
-                out.push_str(s);
-                out.push('"');
-            }
-        }
+        self.as_id_ref().push_to(out);
     }
 }
 
@@ -265,6 +258,23 @@ impl RequestId {
 }
 
 impl IdRef<'_> {
+    /// Appends the id as [`RequestId`]'s [`Display`](fmt::Display) shows it (numbers bare,
+    /// strings in double quotes: `7`, `"7"`), without `core::fmt`; a packed id is unpacked on
+    /// the stack.
+    pub fn push_to(self, out: &mut String) {
+        match self {
+            Self::Number(n) => out.push_str(itoa::Buffer::new().format(n)),
+            Self::Str(s) => {
+                out.push('"');
+                match s {
+                    StrId::Text(t) => out.push_str(t),
+                    StrId::Packed(p) => out.push_str(p.text(&mut [0; 16])),
+                }
+                out.push('"');
+            }
+        }
+    }
+
     /// The id as a [`RequestId`] (allocates a string's text).
     #[must_use]
     pub fn to_request_id(self) -> RequestId {

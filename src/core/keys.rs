@@ -112,14 +112,10 @@ impl<'a> Key<'a> {
     #[inline]
     pub(crate) fn as_id_ref(self) -> IdRef<'a> {
         match self {
-            Key::Packed(k) => {
-                let key = k.get();
-                if key & 0xff == NUMBER_TAG {
-                    IdRef::Number((key >> 8) as u64 as i64)
-                } else {
-                    IdRef::Str(StrId::Packed(PackedStr::from_key(key)))
-                }
-            }
+            Key::Packed(k) => match k.number() {
+                Some(n) => IdRef::Number(n),
+                None => IdRef::Str(StrId::Packed(PackedStr::from_key(k.get()))),
+            },
             Key::Text(id) => IdRef::Str(StrId::Text(id)),
         }
     }

@@ -209,7 +209,8 @@ pub struct Session<S = Queue> {
     pub(super) store: Store,
     pub(super) deadlines: Deadlines,
     pub(super) next_internal_id: u64,
-    /// Everything the host must do, oldest first ([`Self::poll_output`]).
+    /// Where everything the host must do goes, in order: the [`Queue`] of
+    /// [`Session::poll_output`], or the wasm layer's records.
     pub(super) out: S,
     /// How many requests in flight need more than the id of their response (tasks,
     /// `initialize`): while none does, and no tasks extension applies, a response is
@@ -316,7 +317,8 @@ impl<S: Sink> Session<S> {
 
     // ----- output -----
 
-    /// Whether output waits to be polled: a host can skip its polling when not.
+    /// Whether output waits (to be polled from the [`Queue`], or taken from the wasm layer's
+    /// records): a host can skip taking it when not.
     #[must_use]
     #[inline]
     pub fn has_output(&self) -> bool {
@@ -330,8 +332,6 @@ impl<S: Sink> Session<S> {
         self.revision.map(Revision::rules)
     }
 
-    /// Queues [`Output::Settled`](super::Output::Settled) for a watched request that can no longer be cancelled
-    /// (a request whose task still runs is not settled until the task ends).
     /// Takes the [`Output::Settled`](super::Output::Settled) of our request `id` when it is all the output there is
     /// (after [`Self::handle_response`] completed a watched request): for a host that then
     /// releases the request's objects itself, one call across its boundary less per request.
@@ -341,6 +341,9 @@ impl<S: Sink> Session<S> {
         self.out.take_settled(id.as_id_ref())
     }
 
+    /// Gives the sink [`Output::Settled`](super::Output::Settled) for a watched request that
+    /// can no longer be cancelled (a request whose task still runs is not settled until the
+    /// task ends).
     #[inline]
     pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
         if watched && self.store.task_of(Key::of(id)).is_none() {

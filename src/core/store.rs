@@ -430,9 +430,8 @@ impl Store {
         }
         for (t, _) in self.slots.iter(Ns::Task) {
             if self.task_flags(t) & WATCHED != 0 {
-                let extra = self.extra(self.slots.slot(t).extra);
-                if let Some(request) = extra.and_then(|e| e.request.as_ref()) {
-                    each(request.as_key().as_id_ref(), false);
+                if let Some(id) = self.task_request_ref(t) {
+                    each(id, false);
                 }
             }
         }
@@ -683,8 +682,13 @@ impl Store {
 
     /// The id of the request that started task `t`.
     pub(crate) fn task_request(&self, t: u32) -> Option<RequestId> {
+        self.task_request_ref(t).map(IdRef::to_request_id)
+    }
+
+    /// [`Self::task_request`], borrowed (nothing allocated).
+    pub(crate) fn task_request_ref(&self, t: u32) -> Option<IdRef<'_>> {
         let extra = self.extra(self.slots.slot(t).extra)?;
-        extra.request.as_ref().map(|k| k.as_key().to_request_id())
+        extra.request.as_ref().map(|k| k.as_key().as_id_ref())
     }
 
     /// Whether task `t`'s request id still names the request that started it.

@@ -975,7 +975,7 @@ impl SessionCore {
     /// `fields`, `events`, `names`).
     #[must_use]
     pub fn constants_json() -> String {
-        constants_with(|_| {})
+        constants_with(super::output::schema)
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
@@ -1181,7 +1181,6 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         ],
     );
     json.object("exits", &[("send", exit::SEND), ("closeStream", exit::CLOSE_STREAM)]);
-    super::output::schema(&mut json);
     more(&mut json);
     json.0.push('}');
     json.0

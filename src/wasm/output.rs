@@ -221,23 +221,13 @@ impl Sink for Records {
         self.byte(kind as u8);
         // The `TimeoutError`'s text: "Request 7 timed out", "Request "7" timed out" (the id
         // as `RequestId`'s `Display` shows it).
-        let mut message = Json(String::from("Request "));
-        match request_id {
-            IdRef::Number(n) => message.number(n),
-            IdRef::Str(s) => {
-                message.0.push('"');
-                match s {
-                    StrId::Text(t) => message.0.push_str(t),
-                    StrId::Packed(p) => message.0.push_str(p.text(&mut [0; 16])),
-                }
-                message.0.push('"');
-            }
-        }
-        message.0.push_str(match kind {
+        let mut message = String::from("Request ");
+        request_id.push_to(&mut message);
+        message.push_str(match kind {
             TimeoutKind::MaxTotal => " exceeded its maximum total timeout",
             _ => " timed out",
         });
-        self.opt_text(Some(&message.0));
+        self.opt_text(Some(&message));
     }
 
     fn settled(&mut self, request_id: IdRef<'_>, inbound: bool) {
