@@ -139,7 +139,7 @@ class Session {
     // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
     // with `packWords`: issue #24, 1b).
     if (options === undefined && code > 0) {
-      if (typeof id === "number" ? core.trackNumber(id, code) === 0 : typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, code) === 0) return;
+      if (typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) === 0 : typeof id === "string" && packWords(id) && core.trackPlain(code, 0, id.length, W0, W1, W2) === 0) return;
     }
     this.#trackOther(core, id, method, code, options);
   }
@@ -276,7 +276,7 @@ class Session {
     const core = this.#core;
     if (core === undefined) return false;
     const verdict =
-      typeof response === "number" ? core.responseNumber(response) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
+      typeof response === "number" ? core.responsePlain(response, NUMBER_ID, 0, 0, 0) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
     if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
     const isMessage = response !== null && typeof response === "object";
     return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
@@ -868,7 +868,7 @@ let REQUEST_READS = 0;
 let TASK = 0;
 let CANCELLED = -1;
 let NUMBER_ID = -1;
-/** Added to `trackWords`'s method code: the request is watched. */
+/** Added to `trackPlain`'s method code: the request is watched. */
 let WATCH_BIT = 0;
 /** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
 let MAX_WORDS_ID = 0;
@@ -992,7 +992,7 @@ function packed(id) {
 
 /**
  * Packs an ASCII string id of at most `MAX_WORDS_ID` (11) bytes into `W0`, `W1`, `W2` for the
- * core's `trackWords`/`responseWords` (nothing written to wasm memory), and remembers it as
+ * core's `trackPlain`/`responsePlain` (nothing written to wasm memory), and remembers it as
  * `PACKED`: true when it did. A caller that may see the same id again calls `packed`;
  * `track` calls this (its id is most often new). Unrolled
  * by length (no loop: 1b with string ids, issue #24), the ASCII check once at the end over
@@ -1141,8 +1141,8 @@ function cancelFast(core, w, send, hooks, id, reason) {
 function trackFast(core, id, code, watch) {
   if (code <= 0) return false;
   const c = watch ? code | WATCH_BIT : code;
-  if (typeof id === "number") return core.trackNumber(id, c) === 0;
-  return typeof id === "string" && packWords(id) && core.trackWords(id.length, W0, W1, W2, c) === 0;
+  if (typeof id === "number") return core.trackPlain(c, id, NUMBER_ID, 0, 0, 0) === 0;
+  return typeof id === "string" && packWords(id) && core.trackPlain(c, 0, id.length, W0, W1, W2) === 0;
 }
 
 /**
@@ -1152,7 +1152,7 @@ function trackFast(core, id, code, watch) {
  */
 function trackScratch(core, scratch, id, code) {
   const n = putId(scratch, id);
-  return n >= 0 && core.trackScratch(n, code) === 0;
+  return n >= 0 && core.trackPlain(code, 0, n, 0, 0, 0) === 0;
 }
 
 /**
@@ -1186,9 +1186,9 @@ function scratchView(scratch) {
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
 function responseString(core, scratch, id) {
-  if (packed(id)) return core.responseWords(id.length, W0, W1, W2);
+  if (packed(id)) return core.responsePlain(0, id.length, W0, W1, W2);
   const n = putId(scratch, id);
-  return n >= 0 ? core.responseScratch(n) : core.response(STRING, 0, id, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
+  return n >= 0 ? core.responsePlain(0, n, 0, 0, 0) : core.response(STRING, 0, id, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
 }
 
 /**
@@ -1207,7 +1207,7 @@ function incomingResponse(core, w, id, message, settled, scratch) {
   const idStr = idTag === w.tags.string ? id : undefined;
   let verdict =
     idTag === w.tags.number
-      ? core.responseNumber(id)
+      ? core.responsePlain(id, NUMBER_ID, 0, 0, 0)
       : idTag === w.tags.string
         ? responseString(core, scratch, id)
         : core.response(idTag, idNum, idStr, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
@@ -1234,7 +1234,7 @@ function outgoing(core, w, message, signal) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked = signal === 0 && typeof id === "number" ? core.trackNumber(id, code) === 0 : trackFast(core, id, code, signal === 1);
+      const tracked = signal === 0 && typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) === 0 : trackFast(core, id, code, signal === 1);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }

@@ -121,7 +121,7 @@ struct State {
     armed: Option<u64>,
     /// [`exit`] bits.
     exits: u32,
-    /// Where JS writes a string id's UTF-8 before `trackScratch`/`responseScratch`
+    /// Where JS writes a string id's UTF-8 before `trackPlain`/`responsePlain`
     /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
     /// with no allocation and no second copy.
     scratch: Vec<u8>,
@@ -427,40 +427,60 @@ impl SessionCore {
         verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
     }
 
-    /// `track(id, method)` with an integer id, a known method and no options but a signal:
-    /// the hot path, numbers only (issue #24). `id` is the caller's number as JS has it;
-    /// `method_code` is the method's code in the core's table (`constants_json().methods`),
-    /// with `WATCH_BIT` (`constants_json().watchBit`) added when the request is watched (the
-    /// JS layer checked the caller's signal and listens to it). `0`: tracked; `1`: refused,
-    /// nothing changed (a fraction, an unknown code, an id in flight, a watched request in a
-    /// session without `send`, a callback running): call `track` for the error.
-    #[wasm_bindgen(js_name = trackNumber)]
-    pub fn track_number(&self, id: f64, method_code: u32) -> u32 {
-        let (Ok(RequestId::Number(n)), Some(method)) =
-            (RequestId::from_f64(id), Method::from_code(method_code & !WATCH_BIT))
-        else {
-            return 1;
-        };
+    /// `track(id, method)` of a plain request — a known method, no options but a signal —
+    /// with its id as numbers only: the hot path (issue #24). The id is `num` when `len` is
+    /// [`NUMBER_ID`] (`constants_json().numberId`: the caller's number as JS has it), else an
+    /// ASCII string of `len` bytes — up to [`PackedStr::MAX_BYTES`] (11) as three
+    /// little-endian words `w0`–`w2` (bytes 0–3 in `w0`, byte 0 lowest; see
+    /// [`PackedStr::from_words`]: nothing written to memory, nothing allocated), longer ones
+    /// (up to `constants_json().scratchBytes`) written by JS into the scratch buffer
+    /// ([`Self::scratch_at`]). `method_code` is the method's code in the core's table
+    /// (`constants_json().methods`), with [`WATCH_BIT`] (`constants_json().watchBit`) added
+    /// when the request is watched (the JS layer checked the caller's signal and listens to
+    /// it). `0`: tracked; `1`: refused, nothing changed (a fraction, an unknown code, words
+    /// that name no id, an id in flight, a watched request in a session without `send`, a
+    /// callback running): call `track` for the error.
+    #[wasm_bindgen(js_name = trackPlain)]
+    pub fn track_plain(&self, method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        let Some(method) = Method::from_code(method_code & !WATCH_BIT) else { return 1 };
         let watch = method_code & WATCH_BIT != 0;
-        // Written out, not through `tracked`: the hottest entry point (an A/B put the
-        // helper's form 10% slower here).
-        let (tracked, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
-            if !st.has_exit_for(watch) {
-                return 1;
+        if len == NUMBER_ID {
+            let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return 1 };
+            // Written out, not through `tracked`: the hottest path (an A/B put the helper's
+            // form 10% slower here).
+            let (tracked, busy) = {
+                let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+                if !st.has_exit_for(watch) {
+                    return 1;
+                }
+                let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+                let tracked = st.core.track_number(n, method, watch, now).is_ok();
+                (tracked, st.busy())
+            };
+            if busy {
+                self.flush_if_needed();
             }
-            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            let tracked = st.core.track_number(n, method, watch, now).is_ok();
-            (tracked, st.busy())
-        };
-        if busy {
-            self.flush_if_needed();
+            return u32::from(!tracked);
         }
-        u32::from(!tracked)
+        let outcome = (|| {
+            let mut st = self.state.try_borrow_mut().ok()?;
+            if !st.has_exit_for(watch) {
+                return None;
+            }
+            let tracked = if len as usize <= PackedStr::MAX_BYTES {
+                let id = PackedStr::from_words(len, w0, w1, w2)?;
+                track_plain_str(&mut st.core, StrId::Packed(id), method, watch)
+            } else {
+                let State { core, scratch, .. } = &mut *st;
+                let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+                track_plain_str(core, StrId::Text(id), method, watch)
+            };
+            Some((tracked, st.busy()))
+        })();
+        self.tracked(outcome)
     }
 
-    /// Where JS writes a string id for [`Self::track_scratch`] and
-    /// [`Self::response_scratch`]: its address in the module's memory (`0` while the session
+    /// Where JS writes a string id for [`Self::track_plain`] and [`Self::response_plain`]: its address in the module's memory (`0` while the session
     /// is in use: write nothing), `constants_json().scratchBytes` long. The address stays for
     /// the session's life; a view of it is detached when the memory grows, and is made again.
     #[wasm_bindgen(js_name = scratch)]
@@ -477,44 +497,6 @@ impl SessionCore {
         wasm_bindgen::memory()
     }
 
-    /// [`Self::track_number`] for a string id whose UTF-8 (`len` bytes) JS wrote into the
-    /// scratch buffer (an ASCII id of 12 to 256 bytes; a shorter one crosses as words,
-    /// [`Self::track_words`]). `0`: tracked; `1`: refused, nothing changed (call `track`).
-    #[wasm_bindgen(js_name = trackScratch)]
-    pub fn track_scratch(&self, len: u32, method_code: u32) -> u32 {
-        let outcome = (|| {
-            let method = Method::from_code(method_code)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
-            let State { core, scratch, .. } = &mut *st;
-            let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-            let tracked = track_plain_str(core, StrId::Text(id), method, false);
-            Some((tracked, st.busy()))
-        })();
-        self.tracked(outcome)
-    }
-
-    /// [`Self::track_number`] for an ASCII string id of `len` ≤ 11 bytes crossed as three
-    /// little-endian words of its bytes (bytes 0–3 in `w0`, 4–7 in `w1`, 8–10 in `w2`; see
-    /// [`PackedStr::from_words`]): nothing written to memory, nothing allocated (issue #24:
-    /// about half the cost of the scratch buffer in V8). `method_code` as
-    /// [`Self::track_number`]'s (`WATCH_BIT` added: watched). `0`: tracked; `1`: refused,
-    /// nothing changed — words that name no id included (call `track`).
-    #[wasm_bindgen(js_name = trackWords)]
-    pub fn track_words(&self, len: u32, w0: u32, w1: u32, w2: u32, method_code: u32) -> u32 {
-        let outcome = (|| {
-            let method = Method::from_code(method_code & !WATCH_BIT)?;
-            let id = PackedStr::from_words(len, w0, w1, w2)?;
-            let watch = method_code & WATCH_BIT != 0;
-            let mut st = self.state.try_borrow_mut().ok()?;
-            if !st.has_exit_for(watch) {
-                return None;
-            }
-            let tracked = track_plain_str(&mut st.core, StrId::Packed(id), method, watch);
-            Some((tracked, st.busy()))
-        })();
-        self.tracked(outcome)
-    }
-
     /// What a `track*` fast path returns for `(tracked, busy)`, after flushing when busy;
     /// `None`: refused before the core was asked.
     #[inline]
@@ -522,29 +504,35 @@ impl SessionCore {
         self.flushed(outcome.map(|(tracked, busy)| (u32::from(!tracked), busy)), 1)
     }
 
-    /// A response from the peer whose string id (`len` bytes of UTF-8) JS wrote into the
-    /// scratch buffer: as [`Self::response`].
-    #[wasm_bindgen(js_name = responseScratch)]
-    pub fn response_scratch(&self, len: u32) -> u32 {
+    /// A response from the peer with its id as numbers only, as [`Self::track_plain`]'s (a
+    /// number, words, or the scratch buffer): as [`Self::response`]
+    /// (`shouldDropResponse(id)`, the guard's responses). A number that is not an id: `0`
+    /// (pass: not ours); words that name no id, or a callback running: `2` (`NEED_FIELDS` with
+    /// no field), call `response`.
+    #[wasm_bindgen(js_name = responsePlain)]
+    pub fn response_plain(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        if len == NUMBER_ID {
+            let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return code::PASS };
+            // Written out, not through `responded`: as `track_plain`'s number.
+            let (verdict, settled, busy) = {
+                let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+                let (verdict, settled) = st.core.response_number_fast(n);
+                (verdict, settled, st.busy())
+            };
+            if busy {
+                self.flush_if_needed();
+            }
+            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 };
+        }
         let outcome = (|| {
             let mut st = self.state.try_borrow_mut().ok()?;
-            let State { core, scratch, .. } = &mut *st;
-            let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-            let (verdict, settled) = core.response_str_fast(StrId::Text(id));
-            Some((verdict, settled, st.busy()))
-        })();
-        self.responded(outcome, code::PASS)
-    }
-
-    /// A response from the peer whose string id is an ASCII id of `len` ≤ 11 bytes crossed
-    /// as words (as [`Self::track_words`]): as [`Self::response`]. Words that name no id:
-    /// `NEED_FIELDS` with no field, so the JS layer takes the general path.
-    #[wasm_bindgen(js_name = responseWords)]
-    pub fn response_words(&self, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let outcome = (|| {
-            let id = PackedStr::from_words(len, w0, w1, w2)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
-            let (verdict, settled) = st.core.response_str_fast(StrId::Packed(id));
+            let (verdict, settled) = if len as usize <= PackedStr::MAX_BYTES {
+                st.core.response_str_fast(StrId::Packed(PackedStr::from_words(len, w0, w1, w2)?))
+            } else {
+                let State { core, scratch, .. } = &mut *st;
+                let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
+                core.response_str_fast(StrId::Text(id))
+            };
             Some((verdict, settled, st.busy()))
         })();
         self.responded(outcome, code::NEED_FIELDS)
@@ -559,27 +547,10 @@ impl SessionCore {
         self.flushed(outcome, refused)
     }
 
-    /// A response from the peer whose id is a number (`shouldDropResponse(id)`, the guard's
-    /// responses with a number id), numbers only: as [`Self::response`].
-    #[wasm_bindgen(js_name = responseNumber)]
-    pub fn response_number(&self, id: f64) -> u32 {
-        let Ok(RequestId::Number(n)) = RequestId::from_f64(id) else { return code::PASS };
-        // Written out, not through `responded`: as `track_number`.
-        let (verdict, settled, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
-            let (verdict, settled) = st.core.response_number_fast(n);
-            (verdict, settled, st.busy())
-        };
-        if busy {
-            self.flush_if_needed();
-        }
-        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
-    }
-
     /// A request from the peer (a message with `method` and `id`) whose method is known
     /// (`method_code`) and whose id crossed as numbers (an integer `num`
     /// when `len` is `constants_json().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
-    /// [`Self::track_words`]), with `task` the `params.task` member the core's tables name
+    /// [`Self::track_plain`]), with `task` the `params.task` member the core's tables name
     /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (issue
     /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
     /// changed — a method that needs more members than `task`, an id that did not cross —
@@ -965,8 +936,8 @@ impl SessionCore {
     /// entry points return (`failed`: refused, see [`Self::take_error`]); `maxPeerString` the longest peer string that crosses (UTF-16
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
-    /// words ([`Self::track_words`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
-    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_words`]'s
+    /// words ([`Self::track_plain`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
+    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_plain`]'s
     /// method code adds for a watched request, `scratchBytes` the size of a session's scratch
     /// buffer ([`Self::scratch_at`]), `optionFlags` the bits of the settings' and
     /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
@@ -1002,7 +973,7 @@ impl SessionCore {
 /// `len` of an id that crossed as a number ([`crossed_id`]).
 pub(super) const NUMBER_ID: u32 = u32::MAX;
 
-/// Added to the method code of [`SessionCore::track_number`] and [`SessionCore::track_words`]:
+/// Added to the method code of [`SessionCore::track_plain`]:
 /// the request is watched (the JS layer listens to its caller's signal).
 pub(super) const WATCH_BIT: u32 = 0x100;
 
