@@ -429,13 +429,13 @@ impl SessionCore {
 
     /// `track(id, method)` of a plain request — a known method, no options but a signal —
     /// with its id as numbers only: the hot path (issue #24). The id is `num` when `len` is
-    /// [`NUMBER_ID`] (`constants_json().numberId`: the caller's number as JS has it), else an
+    /// `NUMBER_ID` (`constants_json().numberId`: the caller's number as JS has it), else an
     /// ASCII string of `len` bytes — up to [`PackedStr::MAX_BYTES`] (11) as three
     /// little-endian words `w0`–`w2` (bytes 0–3 in `w0`, byte 0 lowest; see
     /// [`PackedStr::from_words`]: nothing written to memory, nothing allocated), longer ones
     /// (up to `constants_json().scratchBytes`) written by JS into the scratch buffer
     /// ([`Self::scratch_at`]). `method_code` is the method's code in the core's table
-    /// (`constants_json().methods`), with [`WATCH_BIT`] (`constants_json().watchBit`) added
+    /// (`constants_json().methods`), with `WATCH_BIT` (`constants_json().watchBit`) added
     /// when the request is watched (the JS layer checked the caller's signal and listens to
     /// it). `0`: tracked; `1`: refused, nothing changed (a fraction, an unknown code, words
     /// that name no id, an id in flight, a watched request in a session without `send`, a
