@@ -283,63 +283,7 @@ impl EventRef<'_> {
     /// [`Session::poll_output`](super::Session::poll_output) gives.
     #[must_use]
     pub fn to_event(&self) -> Event {
-        let text = |s: &str| s.to_owned();
-        let opt = |s: Option<&str>| s.map(str::to_owned);
-        let id = |i: IdRef<'_>| i.to_request_id();
-        let kind = match self.kind {
-            EventKindOf::CancelSent { request_id, method, via, reason, task_id } => EventKind::CancelSent {
-                request_id: id(request_id),
-                method: text(method),
-                via,
-                reason: opt(reason),
-                task_id: opt(task_id),
-            },
-            EventKindOf::CancelDeferred { request_id, method } => {
-                EventKind::CancelDeferred { request_id: id(request_id), method: text(method) }
-            }
-            EventKindOf::TimedOut { request_id, method, kind } => {
-                EventKind::TimedOut { request_id: id(request_id), method: text(method), kind }
-            }
-            EventKindOf::TaskCancelAnswered { request_id, task_id, outcome, code } => {
-                EventKind::TaskCancelAnswered { request_id: id(request_id), task_id: text(task_id), outcome, code }
-            }
-            EventKindOf::ListenEnded { request_id, reason } => {
-                EventKind::ListenEnded { request_id: id(request_id), reason: opt(reason) }
-            }
-            EventKindOf::RevisionNegotiated { version, revision, known } => {
-                EventKind::RevisionNegotiated { version: text(version), revision, known }
-            }
-            EventKindOf::CancelNotSent { request_id, method, why } => {
-                EventKind::CancelNotSent { request_id: id(request_id), method: opt(method), why }
-            }
-            EventKindOf::CancelReceived { request_id, method, reason } => {
-                EventKind::CancelReceived { request_id: id(request_id), method: text(method), reason: opt(reason) }
-            }
-            EventKindOf::CancelIgnored { request_id, why, detail, reason } => EventKind::CancelIgnored {
-                request_id: request_id.map(id),
-                why,
-                detail: opt(detail),
-                reason: opt(reason),
-            },
-            EventKindOf::LateResponseDropped { request_id, method } => {
-                EventKind::LateResponseDropped { request_id: id(request_id), method: text(method) }
-            }
-            EventKindOf::LateProgressDropped { request_id, method, progress_token } => EventKind::LateProgressDropped {
-                request_id: id(request_id),
-                method: text(method),
-                progress_token: id(progress_token),
-            },
-            EventKindOf::ResponseSuppressed { request_id, method } => {
-                EventKind::ResponseSuppressed { request_id: id(request_id), method: text(method) }
-            }
-            EventKindOf::DuplicateRequestId { request_id, method } => {
-                EventKind::DuplicateRequestId { request_id: id(request_id), method: text(method) }
-            }
-            EventKindOf::InboundForgotten { request_id, method } => {
-                EventKind::InboundForgotten { request_id: id(request_id), method: text(method) }
-            }
-        };
-        Event { direction: self.direction, kind }
+        self.map(|s| (*s).to_owned(), |id| id.to_request_id())
     }
 }
 
@@ -347,63 +291,71 @@ impl Event {
     /// The event borrowed ([`EventRef`]): what a [`Sink`](super::Sink) writes.
     #[must_use]
     pub fn as_event_ref(&self) -> EventRef<'_> {
-        fn opt(s: &Option<String>) -> Option<&str> {
-            s.as_deref()
-        }
-        let kind: EventKindOf<&str, IdRef<'_>> = match &self.kind {
-            EventKind::CancelSent { request_id, method, via, reason, task_id } => EventKindOf::CancelSent {
-                request_id: request_id.as_id_ref(),
-                method,
+        self.map(String::as_str, RequestId::as_id_ref)
+    }
+}
+
+impl<S, I> EventOf<S, I> {
+    /// The same event with each text made by `text` and each id by `id`: the one conversion
+    /// between [`Event`] and [`EventRef`], both ways.
+    fn map<'a, T, J>(&'a self, text: impl Fn(&'a S) -> T, id: impl Fn(&'a I) -> J) -> EventOf<T, J> {
+        use EventKindOf as K;
+        let kind = match &self.kind {
+            K::CancelSent { request_id, method, via, reason, task_id } => K::CancelSent {
+                request_id: id(request_id),
+                method: text(method),
                 via: *via,
-                reason: opt(reason),
-                task_id: opt(task_id),
+                reason: reason.as_ref().map(&text),
+                task_id: task_id.as_ref().map(&text),
             },
-            EventKind::CancelDeferred { request_id, method } => {
-                EventKindOf::CancelDeferred { request_id: request_id.as_id_ref(), method }
+            K::CancelDeferred { request_id, method } => {
+                K::CancelDeferred { request_id: id(request_id), method: text(method) }
             }
-            EventKind::TimedOut { request_id, method, kind } => {
-                EventKindOf::TimedOut { request_id: request_id.as_id_ref(), method, kind: *kind }
+            K::TimedOut { request_id, method, kind } => {
+                K::TimedOut { request_id: id(request_id), method: text(method), kind: *kind }
             }
-            EventKind::TaskCancelAnswered { request_id, task_id, outcome, code } => EventKindOf::TaskCancelAnswered {
-                request_id: request_id.as_id_ref(),
-                task_id,
+            K::TaskCancelAnswered { request_id, task_id, outcome, code } => K::TaskCancelAnswered {
+                request_id: id(request_id),
+                task_id: text(task_id),
                 outcome: *outcome,
                 code: *code,
             },
-            EventKind::ListenEnded { request_id, reason } => {
-                EventKindOf::ListenEnded { request_id: request_id.as_id_ref(), reason: opt(reason) }
+            K::ListenEnded { request_id, reason } => {
+                K::ListenEnded { request_id: id(request_id), reason: reason.as_ref().map(&text) }
             }
-            EventKind::RevisionNegotiated { version, revision, known } => {
-                EventKindOf::RevisionNegotiated { version, revision: *revision, known: *known }
+            K::RevisionNegotiated { version, revision, known } => {
+                K::RevisionNegotiated { version: text(version), revision: *revision, known: *known }
             }
-            EventKind::CancelNotSent { request_id, method, why } => {
-                EventKindOf::CancelNotSent { request_id: request_id.as_id_ref(), method: opt(method), why: *why }
+            K::CancelNotSent { request_id, method, why } => {
+                K::CancelNotSent { request_id: id(request_id), method: method.as_ref().map(&text), why: *why }
             }
-            EventKind::CancelReceived { request_id, method, reason } => {
-                EventKindOf::CancelReceived { request_id: request_id.as_id_ref(), method, reason: opt(reason) }
-            }
-            EventKind::CancelIgnored { request_id, why, detail, reason } => EventKindOf::CancelIgnored {
-                request_id: request_id.as_ref().map(RequestId::as_id_ref),
+            K::CancelReceived { request_id, method, reason } => K::CancelReceived {
+                request_id: id(request_id),
+                method: text(method),
+                reason: reason.as_ref().map(&text),
+            },
+            K::CancelIgnored { request_id, why, detail, reason } => K::CancelIgnored {
+                request_id: request_id.as_ref().map(&id),
                 why: *why,
-                detail: opt(detail),
-                reason: opt(reason),
+                detail: detail.as_ref().map(&text),
+                reason: reason.as_ref().map(&text),
             },
-            EventKind::LateResponseDropped { request_id, method } => {
-                EventKindOf::LateResponseDropped { request_id: request_id.as_id_ref(), method }
+            K::LateResponseDropped { request_id, method } => {
+                K::LateResponseDropped { request_id: id(request_id), method: text(method) }
             }
-            EventKind::LateProgressDropped { request_id, method, progress_token } => EventKindOf::LateProgressDropped {
-                request_id: request_id.as_id_ref(),
-                method,
-                progress_token: progress_token.as_id_ref(),
+            K::LateProgressDropped { request_id, method, progress_token } => K::LateProgressDropped {
+                request_id: id(request_id),
+                method: text(method),
+                progress_token: id(progress_token),
             },
-            EventKind::ResponseSuppressed { request_id, method } => {
-                EventKindOf::ResponseSuppressed { request_id: request_id.as_id_ref(), method }
+            K::ResponseSuppressed { request_id, method } => {
+                K::ResponseSuppressed { request_id: id(request_id), method: text(method) }
             }
-            EventKind::DuplicateRequestId { request_id, method } => {
-                EventKindOf::DuplicateRequestId { request_id: request_id.as_id_ref(), method }
+            K::DuplicateRequestId { request_id, method } => {
+                K::DuplicateRequestId { request_id: id(request_id), method: text(method) }
             }
-            EventKind::InboundForgotten { request_id, method } => {
-                EventKindOf::InboundForgotten { request_id: request_id.as_id_ref(), method }
+            K::InboundForgotten { request_id, method } => {
+                K::InboundForgotten { request_id: id(request_id), method: text(method) }
             }
         };
         EventOf { direction: self.direction, kind }

@@ -31,7 +31,8 @@ impl<S: Sink> Session<S> {
     }
 
     /// Marks the peer's request `id` as watched: the host keeps resources for it and gets
-    /// [`Output::PeerCancelled`](super::Output::PeerCancelled) or [`Output::InboundSettled`](super::Output::InboundSettled) when it ends. Returns `false`
+    /// [`Output::PeerCancelled`](super::Output::PeerCancelled) or
+    /// [`Output::InboundSettled`](super::Output::InboundSettled) when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
     pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
         self.watch_inbound_ref(id.as_id_ref())
@@ -50,7 +51,8 @@ impl<S: Sink> Session<S> {
     }
 
     /// Records a request the peer sent us. A second request with an id already in flight
-    /// is reported ([`EventKind::DuplicateRequestId`](super::EventKind::DuplicateRequestId)) and the first one kept; returns
+    /// is reported ([`EventKind::DuplicateRequestId`](super::EventKind::DuplicateRequestId)) and
+    /// the first one kept; returns
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         self.record_request(Key::of(&id), Method::from_name(method), method, false)
@@ -231,7 +233,8 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
     /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
-    /// without queuing [`Output::InboundSettled`](super::Output::InboundSettled) — the host releases what it holds for it.
+    /// without queuing [`Output::InboundSettled`](super::Output::InboundSettled) — the host
+    /// releases what it holds for it.
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" (the receiver of a cancel
     /// SHOULD NOT send a response for the cancelled request).

@@ -74,13 +74,6 @@ pub(crate) fn text_key(id: StrId<'_>) -> Key<'_> {
     }
 }
 
-pub(crate) fn unpack(key: u128) -> RequestId {
-    if key & 0xff == NUMBER_TAG {
-        return RequestId::Number((key >> 8) as u64 as i64);
-    }
-    PackedStr::from_key(key).to_request_id()
-}
-
 impl<'a> Key<'a> {
     /// The key of `id` (nothing allocated).
     #[inline]
@@ -122,10 +115,7 @@ impl<'a> Key<'a> {
 
     /// The id (allocates a string's text).
     pub(crate) fn to_request_id(self) -> RequestId {
-        match self {
-            Key::Packed(k) => unpack(k.get()),
-            Key::Text(id) => RequestId::String(id.to_owned()),
-        }
+        self.as_id_ref().to_request_id()
     }
 }
 
@@ -155,12 +145,12 @@ mod tests {
     #[test]
     fn packed_string_keys_round_trip() {
         for id in ["", "0", "req-42", "é", "exactly-11b", "req-1234567"] {
-            assert_eq!(unpack(PackedStr::new(id).unwrap().key()), RequestId::String(id.to_owned()));
+            let key = Key::Packed(Packed::new(PackedStr::new(id).unwrap().key()));
+            assert_eq!(key.to_request_id(), RequestId::String(id.to_owned()));
         }
         let max = super::super::id::MAX_SAFE_INTEGER;
         for n in [0, 1, -1, max, -max] {
-            let Key::Packed(k) = number_key(n) else { unreachable!() };
-            assert_eq!(unpack(k.get()), RequestId::Number(n));
+            assert_eq!(number_key(n).to_request_id(), RequestId::Number(n));
         }
         assert_eq!(PackedStr::new("exactly-12by"), None);
         assert_eq!(PackedStr::new("exactly-16-bytes"), None);

@@ -386,16 +386,19 @@ impl<S: Sink> Session<S> {
     /// host's SDK sends itself, a closed request stream and a timeout all end here. Returns
     /// whether a cancel was made now (sent or deferred); `false` when there is nothing to
     /// cancel (completed, unknown, already cancelled — the first reason wins — or its task
-    /// is terminal or already being cancelled; an [`EventKind::CancelNotSent`](super::EventKind::CancelNotSent) says why). A
+    /// is terminal or already being cancelled; an
+    /// [`EventKind::CancelNotSent`](super::EventKind::CancelNotSent) says why). A
     /// poll of a task (`tasks/get`, `tasks/result`) is itself cancelled (`true`) even when its
     /// task's `tasks/cancel` already went out.
     ///
     /// What to put on the wire comes out of [`Self::poll_output`], then the request's
     /// [`Output::Cancelled`](super::Output::Cancelled):
-    /// - a plain request: [`CancelAction::Notify`](super::CancelAction::Notify), or [`CancelAction::CloseStream`](super::CancelAction::CloseStream) in
+    /// - a plain request: [`CancelAction::Notify`](super::CancelAction::Notify), or
+    ///   [`CancelAction::CloseStream`](super::CancelAction::CloseStream) in
     ///   2026-07-28 over Streamable HTTP. It becomes a tombstone: its late response and
     ///   progress are dropped;
-    /// - a task-augmented request (2025-11-25 on): [`CancelAction::CancelTask`](super::CancelAction::CancelTask) once its
+    /// - a task-augmented request (2025-11-25 on):
+    ///   [`CancelAction::CancelTask`](super::CancelAction::CancelTask) once its
     ///   `CreateTaskResult` came; before that nothing yet — the `tasks/cancel` is queued
     ///   when the `CreateTaskResult` arrives (deferred).
     ///
@@ -411,7 +414,8 @@ impl<S: Sink> Session<S> {
     }
 
     /// [`Self::cancel`] for any `cause`. Each branch queues, in order: the transmit (if
-    /// any), [`Output::Cancelled`](super::Output::Cancelled), then [`Output::Settled`](super::Output::Settled) (if the request settles).
+    /// any), [`Output::Cancelled`](super::Output::Cancelled), then
+    /// [`Output::Settled`](super::Output::Settled) (if the request settles).
     pub(super) fn cancel_with(
         &mut self,
         id: &RequestId,
@@ -430,10 +434,14 @@ impl<S: Sink> Session<S> {
         }
         let handshake = self.handshake_method();
         let Some((at, request)) = self.store.outbound(key) else {
-            let method = self.store.tombstone_method(key);
+            // The tombstone's method is looked up for the event only.
             emit!(
                 self,
-                EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::NotInFlight })
+                EventRef::outbound(EventKindOf::CancelNotSent {
+                    request_id,
+                    method: self.store.tombstone_method(key),
+                    why: NotSent::NotInFlight,
+                })
             );
             return Ok(false);
         };
@@ -576,7 +584,8 @@ impl<S: Sink> Session<S> {
     }
 
     /// Classifies a response (result or error) to our request `id`, with the fields
-    /// [`Self::response_fields`] asked for. A [`ResponseVerdict::Deliver`](super::ResponseVerdict::Deliver) completes the
+    /// [`Self::response_fields`] asked for. A
+    /// [`ResponseVerdict::Deliver`](super::ResponseVerdict::Deliver) completes the
     /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`](super::ResponseVerdict::Late)
     /// consumes its tombstone, or — for a task request cancelled before its `taskId` was
     /// known — queues the deferred `tasks/cancel` ([`Self::poll_output`]).

@@ -225,7 +225,7 @@ impl Sink for Queue {
 
     fn take_settled(&mut self, request_id: IdRef<'_>) -> bool {
         let only = self.0.len() == 1
-            && matches!(self.0.front(), Some(Output::Settled(s)) if Key::of_ref(s.as_id_ref()) == Key::of_ref(request_id));
+            && matches!(self.0.front(), Some(Output::Settled(s)) if Key::of(s) == Key::of_ref(request_id));
         if only {
             self.0.clear();
         }

@@ -48,7 +48,8 @@ pub struct Config {
     pub tombstone_capacity: usize,
     /// How many of the peer's requests in flight are remembered (to honour its cancels and
     /// suppress our responses). Default 4096; the oldest is forgotten first, with an
-    /// [`EventKind::InboundForgotten`](super::EventKind::InboundForgotten), so memory stays flat even when the host never
+    /// [`EventKind::InboundForgotten`](super::EventKind::InboundForgotten), so memory stays flat
+    /// even when the host never
     /// reports our responses. A forgotten request can no longer be cancelled by the peer.
     pub inbound_capacity: usize,
     /// Seed of the id maps' hasher (see the crate's notes on flooding): a host facing
@@ -290,7 +291,8 @@ impl<S: Sink> Session<S> {
     /// Follows the rules of the negotiated protocol `version` (the `initialize` result's
     /// `protocolVersion`, or what the SDK passes to `transport.setProtocolVersion`). An
     /// unknown version follows [`Revision::negotiated`] and is reported
-    /// ([`EventKind::RevisionNegotiated`](super::EventKind::RevisionNegotiated) with `known: false`); it is never an error.
+    /// ([`EventKind::RevisionNegotiated`](super::EventKind::RevisionNegotiated) with `known:
+    /// false`); it is never an error.
     pub fn set_protocol_version(&mut self, version: &str) -> Revision {
         let (revision, known) = Revision::negotiated(version);
         if self.revision != Some(revision) || !known {

@@ -26,7 +26,8 @@ impl<S: Sink> Session<S> {
 
     /// Expires every request whose deadline is at or before `now`: each is cancelled as by
     /// [`Self::cancel`] with [`Reason::Timeout`], and its [`Output::Cancelled`](super::Output::Cancelled) carries
-    /// [`CancelCause::TimedOut`](super::CancelCause::TimedOut) so its local caller gets a timeout error (queued even when
+    /// [`CancelCause::TimedOut`](super::CancelCause::TimedOut) so its local caller gets a timeout
+    /// error (queued even when
     /// nothing could be sent). Each deadline fires once.
     ///
     /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on

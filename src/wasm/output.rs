@@ -44,7 +44,10 @@ mod field {
     pub const OPT_TEXT: &str = "text?";
     /// `0` or `1`.
     pub const BOOL: &str = "bool";
-    /// A number (`f64`) or nothing.
+    /// A number (`f64`): only ever optional here, named by `Reader` once the `?` is read.
+    #[cfg_attr(not(any(feature = "relay", test)), allow(dead_code))]
+    pub const NUMBER: &str = "number";
+    /// [`NUMBER`] or nothing.
     pub const OPT_NUMBER: &str = "number?";
     /// An event: its type, its direction ([`DIRECTION`]), then the type's fields.
     pub const EVENT: &str = "event";
@@ -115,21 +118,30 @@ pub(super) fn schema(json: &mut Json) {
     });
     json.key("names");
     json.0.push('{');
-    let names: [(&str, &[&str]); 7] = [
-        (DIRECTION, &Direction::ALL.map(Direction::as_str)),
-        (VIA, &Via::ALL.map(Via::as_str)),
-        (TIMEOUT, &TimeoutKind::ALL.map(TimeoutKind::as_str)),
-        (OUTCOME, &TaskCancelOutcome::ALL.map(TaskCancelOutcome::as_str)),
-        (REVISION, &Revision::ALL.map(Revision::as_str)),
-        (NOT_SENT, &NotSent::ALL.map(NotSent::as_str)),
-        (IGNORED, &Ignored::ALL.map(Ignored::as_str)),
-    ];
-    json.items(names, |json, (set, names)| {
+    json.items(NAME_SETS, |json, set| {
         json.string(set);
         json.0.push(':');
-        json.array(names.iter(), |json, n| json.string(n));
+        json.array((0..).map_while(|i| name(set, i)), |json, n| json.string(n));
     });
     json.0.push_str("}}");
+}
+
+/// The field kinds that are a name of a set (`records.names`).
+const NAME_SETS: [&str; 7] = [DIRECTION, VIA, TIMEOUT, OUTCOME, REVISION, NOT_SENT, IGNORED];
+
+/// The `i`-th name of the set `set` (the member whose discriminant is `i`, which `as u8`
+/// writes); `None` past the last, or for a kind that is no set.
+fn name(set: &str, i: usize) -> Option<&'static str> {
+    match set {
+        DIRECTION => Direction::ALL.get(i).map(|d| d.as_str()),
+        VIA => Via::ALL.get(i).map(|v| v.as_str()),
+        TIMEOUT => TimeoutKind::ALL.get(i).map(|k| k.as_str()),
+        OUTCOME => TaskCancelOutcome::ALL.get(i).map(|o| o.as_str()),
+        REVISION => Revision::ALL.get(i).map(|r| r.as_str()),
+        NOT_SENT => NotSent::ALL.get(i).map(|n| n.as_str()),
+        IGNORED => Ignored::ALL.get(i).map(|n| n.as_str()),
+        _ => None,
+    }
 }
 
 /// The records written since the last [`Records::take`], oldest first.
@@ -354,9 +366,10 @@ struct Reader<'a> {
 }
 
 #[cfg(any(feature = "relay", test))]
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> &[u8] {
-        let bytes = self.bytes.get(self.at..self.at + n).unwrap_or_default();
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let all: &'a [u8] = self.bytes;
+        let bytes = all.get(self.at..self.at + n).unwrap_or_default();
         self.at += n;
         bytes
     }
@@ -369,7 +382,7 @@ impl Reader<'_> {
         f64::from_le_bytes(self.take(8).try_into().unwrap_or_default())
     }
 
-    fn text(&mut self) -> &str {
+    fn text(&mut self) -> &'a str {
         let len = u32::from_le_bytes(self.take(4).try_into().unwrap_or_default());
         ::core::str::from_utf8(self.take(len as usize)).unwrap_or_default()
     }
@@ -405,29 +418,16 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, json: &mut Json, kind: &str) {
-        let names = |set: &[&'static str], i: u8| set.get(usize::from(i)).copied().unwrap_or_default();
         match kind {
             ID if self.byte() == 0 => json.number(self.number() as i64),
             // A string id (its tag read above) or a text.
-            ID | TEXT => {
-                let text = self.text().to_owned();
-                json.string(&text);
-            }
+            ID | TEXT => json.string(self.text()),
             BOOL => json.0.push_str(if self.byte() == 1 { "true" } else { "false" }),
-            "number" => json.number(self.number() as i64),
+            NUMBER => json.number(self.number() as i64),
             EVENT => self.event(json),
-            _ => {
+            set => {
                 let i = self.byte();
-                let name = match kind {
-                    DIRECTION => names(&Direction::ALL.map(Direction::as_str), i),
-                    VIA => names(&Via::ALL.map(Via::as_str), i),
-                    TIMEOUT => names(&TimeoutKind::ALL.map(TimeoutKind::as_str), i),
-                    OUTCOME => names(&TaskCancelOutcome::ALL.map(TaskCancelOutcome::as_str), i),
-                    REVISION => names(&Revision::ALL.map(Revision::as_str), i),
-                    NOT_SENT => names(&NotSent::ALL.map(NotSent::as_str), i),
-                    _ => names(&Ignored::ALL.map(Ignored::as_str), i),
-                };
-                json.string(name);
+                json.string(name(set, usize::from(i)).unwrap_or_default());
             }
         }
     }
@@ -545,26 +545,17 @@ mod tests {
     /// The names' indexes are the enums' discriminants, which the records write.
     #[wasm_bindgen_test]
     fn names_are_written_by_their_index() {
-        for (i, d) in Direction::ALL.into_iter().enumerate() {
-            assert_eq!(d as usize, i);
+        fn in_order<T: Copy>(all: &[T], discriminant: fn(T) -> usize) {
+            for (i, x) in all.iter().enumerate() {
+                assert_eq!(discriminant(*x), i);
+            }
         }
-        for (i, v) in Via::ALL.into_iter().enumerate() {
-            assert_eq!(v as usize, i);
-        }
-        for (i, k) in TimeoutKind::ALL.into_iter().enumerate() {
-            assert_eq!(k as usize, i);
-        }
-        for (i, o) in TaskCancelOutcome::ALL.into_iter().enumerate() {
-            assert_eq!(o as usize, i);
-        }
-        for (i, r) in Revision::ALL.into_iter().enumerate() {
-            assert_eq!(r as usize, i);
-        }
-        for (i, n) in NotSent::ALL.into_iter().enumerate() {
-            assert_eq!(n as usize, i);
-        }
-        for (i, n) in Ignored::ALL.into_iter().enumerate() {
-            assert_eq!(n as usize, i);
-        }
+        in_order(&Direction::ALL, |d| d as usize);
+        in_order(&Via::ALL, |v| v as usize);
+        in_order(&TimeoutKind::ALL, |k| k as usize);
+        in_order(&TaskCancelOutcome::ALL, |o| o as usize);
+        in_order(&Revision::ALL, |r| r as usize);
+        in_order(&NotSent::ALL, |n| n as usize);
+        in_order(&Ignored::ALL, |n| n as usize);
     }
 }
