@@ -95,6 +95,10 @@ describe("mcp-cancel bridge --stdio: every revision on one endpoint", { timeout:
     assert.equal(result.capabilities.tasks, undefined, "tasks are an extension in 2026-07-28");
     assert.equal(result._meta["io.modelcontextprotocol/serverInfo"].name, "mcp-servers/everything");
     // The child was initialized once, by the bridge (no client had), and got no server/discover.
+    // The wire log is written by the tap process as it forwards: `notifications/initialized`,
+    // sent once the handshake is answered, may be logged after the answer reached us.
+    await until(() => sent(bridge.wire()).length >= 2, 5000, "the bridge's handshake in the child's wire log");
+    await sleep(100);
     const toChild = sent(bridge.wire());
     assert.deepEqual(
       toChild.map((m) => m.method),
