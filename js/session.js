@@ -182,7 +182,8 @@ class Session {
         thrown = { error };
       }
     }
-    const v = core.track(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, code, name, signal, o.tokenTag, o.tokenNum, o.tokenStr, o.task, o.taskId, o.timeout, o.maxTotalTimeout, o.flags);
+    strings(this.#scratch, tag === STRING ? id : undefined, name, o.tokenStr, o.taskId);
+    const v = core.track(tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags);
     if (v === FAILED) throw refusal(core, id, o.token);
     // The options' own error, once the core has found the id and the method right.
     if (v === OPTIONS) throw o.error;
@@ -202,6 +203,7 @@ class Session {
     const watched = this.#watched;
     const send = this.#send;
     const hooks = this.#hooks;
+    const scratch = this.#scratch;
     // Only while this request is the one watched under `id`: a signal-like object that
     // cannot remove its listener (no `removeEventListener`) must not cancel a later
     // request with the same id, or call a closed session.
@@ -215,7 +217,8 @@ class Session {
       const outer = output.enter(id, reason, undefined, false);
       try {
         const kind = crossReason(reason);
-        core.signalAborted(str ? STRING : NUMBER, str ? 0 : id, str ? id : undefined, kind, RA, RB);
+        strings(scratch, str ? id : undefined, RA, RB);
+        core.cancel(true, str ? STRING : NUMBER, str ? 0 : id, S0, kind, S1, S2);
       } finally {
         output.leave(outer);
       }
@@ -236,7 +239,7 @@ class Session {
     if (core === undefined) return undefined;
     const entry = this.#watched.get(id);
     if (entry?.controller !== undefined) return entry.controller.signal;
-    if (!watch(core, wire, false, id)) return undefined;
+    if (!watch(core, wire, this.#scratch, false, id)) return undefined;
     const controller = new AbortController();
     if (entry === undefined) this.#watched.set(id, { controller });
     else entry.controller = controller;
@@ -248,7 +251,7 @@ class Session {
     if (core === undefined) return undefined;
     const known = this.#inbound.get(id);
     if (known !== undefined) return known.signal;
-    if (!watchInbound(core, wire, id)) return undefined;
+    if (!watchInbound(core, wire, this.#scratch, id)) return undefined;
     const controller = new AbortController();
     this.#inbound.set(id, controller);
     return controller.signal;
@@ -264,7 +267,8 @@ class Session {
     const outer = output.enter(id, reason, undefined, this.#send === undefined);
     try {
       const kind = crossReason(reason);
-      if (core.cancel(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined, kind, RA, RB) === FAILED) throw refusal(core, id);
+      strings(this.#scratch, tag === STRING ? id : undefined, RA, RB);
+      if (core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2) === FAILED) throw refusal(core, id);
       const captured = output.captured;
       return captured === undefined ? undefined : output.message(captured);
     } finally {
@@ -287,7 +291,8 @@ class Session {
     if (core === undefined) return false;
     const w = wire;
     const t = peerTag(w, token);
-    return core.progress(t, t === w.tags.number ? token : 0, t === w.tags.string ? token : undefined) === DROP;
+    strings(this.#scratch, t === w.tags.string ? token : undefined);
+    return core.progress(t, t === w.tags.number ? token : 0, S0) === DROP;
   }
 
   shouldDropIncoming(message) {
@@ -328,14 +333,14 @@ class Session {
     if (ownCancel) {
       const outer = output.enter(undefined, undefined, undefined, true);
       try {
-        verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+        verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch);
         const captured = output.captured;
         if (captured !== undefined) return replacement(w, message, captured);
       } finally {
         output.leave(outer);
       }
     } else {
-      verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1);
+      verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch);
     }
     if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
     // Our response settled the peer's watched request (a fast path): release its controller.
@@ -359,7 +364,8 @@ class Session {
   setProtocolVersion(version) {
     const core = this.#core;
     if (core === undefined) return undefined;
-    const revision = core.setProtocolVersion(typeof version === "string" ? version : undefined);
+    strings(this.#scratch, typeof version === "string" ? version : undefined);
+    const revision = core.setProtocolVersion(S0);
     if (revision === undefined) throw refusal(core, undefined, undefined, version);
     return revision;
   }
@@ -372,7 +378,8 @@ class Session {
     const core = this.#core;
     if (core === undefined) return false;
     const tag = callerTag(wire, id);
-    return core.isInFlight(tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
+    strings(this.#scratch, tag === STRING ? id : undefined);
+    return core.isInFlight(tag, tag === NUMBER ? id : 0, S0);
   }
 
   get inFlightCount() {
@@ -746,15 +753,15 @@ function onlySignal(options) {
 }
 
 /**
- * `watch(core, w, true, id)`: an id that crosses as numbers (`crossId`) through the core's
+ * `watch(core, w, scratch, true, id)`: an id that crosses as numbers (`crossId`) through the core's
  * `watchPeerRequest`, nothing crossing as a string; any other through `watch`.
  */
-function watchInbound(core, w, id) {
+function watchInbound(core, w, scratch, id) {
   if (crossId(id)) {
     const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
     if (r !== 2) return r === 1;
   }
-  return watch(core, w, true, id);
+  return watch(core, w, scratch, true, id);
 }
 
 /**
@@ -762,9 +769,10 @@ function watchInbound(core, w, id) {
  * it is not in flight. The id crosses tagged; the core refuses one that is not a request id
  * (`ERR_INVALID_REQUEST_ID`, thrown here).
  */
-function watch(core, w, inbound, id) {
+function watch(core, w, scratch, inbound, id) {
   const tag = callerTag(w, id);
-  const r = core.watchPlain(inbound, tag, tag === NUMBER ? id : 0, tag === STRING ? id : undefined);
+  strings(scratch, tag === STRING ? id : undefined);
+  const r = core.watchPlain(inbound, tag, tag === NUMBER ? id : 0, S0);
   if (r === FAILED) throw refusal(core, id);
   return r === 1;
 }
@@ -802,7 +810,7 @@ let RA;
 let RB;
 
 /**
- * A cancel's `reason` as it crosses to the core (`cancel`, `signalAborted`): returns its kind
+ * A cancel's `reason` as it crosses to the core (`cancel`): returns its kind
  * (`constantsJson().reasons`) and leaves its strings in `RA` and `RB` — a string as it is;
  * an object with a string `name` (an `Error`, a `DOMException`) as its `name` and its
  * `message` (when a string); anything else as its JSON, when `JSON.stringify` gives a string.
@@ -868,6 +876,8 @@ let REQUEST_READS = 0;
 let TASK = 0;
 let CANCELLED = -1;
 let NUMBER_ID = -1;
+/** The length of an absent string argument (`strings`). */
+let NO_STRING = -1;
 /** Added to `trackPlain`'s method code: the request is watched. */
 let WATCH_BIT = 0;
 /** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
@@ -900,6 +910,7 @@ function prepare(c) {
   REQUEST_READS = c.fields.metaProgressToken | c.fields.task | c.fields.taskId;
   TASK = c.fields.task;
   NUMBER_ID = c.numberId;
+  NO_STRING = c.noString;
   WATCH_BIT = c.watchBit;
   MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
@@ -938,10 +949,14 @@ function incoming(core, w, message, hooks, scratch, output) {
   const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
-    return core.message(0, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
+    strings(scratch, name, idTag === w.tags.string ? id : undefined);
+    return core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false);
   }
   const r = readParams(w, message, need, true);
-  const call = () => core.message(0, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task);
+  const call = () => {
+    strings(scratch, name, idTag === w.tags.string ? id : undefined, r.argStr, r.reason, r.taskId, r.status);
+    return core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task);
+  };
   if ((need & w.fields.reason) === 0) return call();
   // A message whose reason the core reads (a cancel): its output gets the peer's strings
   // back as they are (`Output.enter`).
@@ -1174,6 +1189,60 @@ function putId(scratch, id) {
   return n;
 }
 
+/** The lengths in bytes of the strings the last `strings()` wrote, in its arguments' order (`NO_STRING`: absent). */
+let S0 = 0;
+let S1 = 0;
+let S2 = 0;
+let S3 = 0;
+let S4 = 0;
+let S5 = 0;
+/** Where `strings()` writes: a view of wasm memory, and the offset of the next string in it. */
+let INTO = new Uint8Array(0);
+let AT = 0;
+const ENCODER = new TextEncoder();
+
+/**
+ * Writes the strings of a call to one of the core's general entry points (`track`, `cancel`,
+ * `message`, `response`, …), each a string or `undefined`, as UTF-8 one after the other
+ * into the session's scratch buffer — or, when they may need more than its
+ * `scratchBytes`, into a buffer the core makes for that call (`core.input`) — and leaves
+ * each one's length in bytes in `S0`–`S5` (`NO_STRING` when absent) for the call, which
+ * passes them in the same order: no string crosses as a string (issue #24). An unpaired
+ * surrogate is written as U+FFFD, as any string crossing into wasm memory is.
+ */
+function strings(scratch, a, b, c, d, e, f) {
+  const bound = 3 * (size(a) + size(b) + size(c) + size(d) + size(e) + size(f));
+  if (bound === 0) INTO = EMPTY_VIEW;
+  else if (bound <= scratch.size) INTO = scratch.view.byteLength === 0 ? scratchView(scratch) : scratch.view;
+  else {
+    const at = scratch.core.input(bound);
+    INTO = at === 0 ? EMPTY_VIEW : new Uint8Array(scratch.SessionCore.memory().buffer, at, bound);
+  }
+  AT = 0;
+  S0 = put(a);
+  S1 = put(b);
+  S2 = put(c);
+  S3 = put(d);
+  S4 = put(e);
+  S5 = put(f);
+}
+
+const EMPTY_VIEW = new Uint8Array(0);
+
+function size(s) {
+  return s === undefined ? 0 : s.length;
+}
+
+/** Writes `s` at `AT` in `INTO`: its length in bytes, or `NO_STRING` (absent, or nowhere to write it). */
+function put(s) {
+  if (s === undefined) return NO_STRING;
+  if (s.length === 0) return 0;
+  if (INTO.length === 0) return NO_STRING;
+  const written = ENCODER.encodeInto(s, INTO.subarray(AT)).written;
+  AT += written;
+  return written;
+}
+
 /**
  * A view of the session's scratch buffer (`core.scratch()`: its address, asked
  * once) over the module's memory as it is now; empty while the core gives no address (its
@@ -1188,7 +1257,9 @@ function scratchView(scratch) {
 function responseString(core, scratch, id) {
   if (packed(id)) return core.responsePlain(0, id.length, W0, W1, W2);
   const n = putId(scratch, id);
-  return n >= 0 ? core.responsePlain(0, n, 0, 0, 0) : core.response(STRING, 0, id, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
+  if (n >= 0) return core.responsePlain(0, n, 0, 0, 0);
+  strings(scratch, id);
+  return core.response(STRING, 0, S0, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN);
 }
 
 /**
@@ -1210,16 +1281,17 @@ function incomingResponse(core, w, id, message, settled, scratch) {
       ? core.responsePlain(id, NUMBER_ID, 0, 0, 0)
       : idTag === w.tags.string
         ? responseString(core, scratch, id)
-        : core.response(idTag, idNum, idStr, 0, undefined, undefined, undefined, undefined, undefined, false, NaN);
+        : core.response(idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN);
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
-  verdict = core.response(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
+  strings(scratch, idStr, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion);
+  verdict = core.response(idTag, idNum, S0, r.need, S1, S2, S3, S4, S5, r.hasError, r.errorCode);
   return settledBy(verdict, id, settled) & 0xff;
 }
 
 /** `signal`: the one the message is sent with, `0` none, `1` live, `2` aborted. */
-function outgoing(core, w, message, signal) {
+function outgoing(core, w, message, signal, scratch) {
   const method = message.method;
   const code = methodOf(w, method);
   const id = message.id;
@@ -1243,7 +1315,11 @@ function outgoing(core, w, message, signal) {
   const idStr = idTag === w.tags.string ? id : undefined;
   const name = code === 0 ? method : undefined;
   const need = code >= 0 ? w.outgoing[code] : 0;
-  if (need === 0) return core.message(1 + signal, code, name, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false);
+  if (need === 0) {
+    strings(scratch, name, idStr);
+    return core.message(1 + signal, code, S0, idTag, idNum, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false);
+  }
   const r = readParams(w, message, need, false);
-  return core.message(1 + signal, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, undefined, r.task);
+  strings(scratch, name, idStr, r.argStr, r.reason, r.taskId);
+  return core.message(1 + signal, code, S0, idTag, idNum, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, NO_STRING, r.task);
 }

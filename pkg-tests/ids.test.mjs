@@ -41,7 +41,9 @@ const STRING_IDS = [
   "exactly-15-byte",
   "exactly-16-bytes",
   "x".repeat(256), // the scratch buffer's size
-  "y".repeat(257), // crosses as a string
+  "y".repeat(257), // crosses through a buffer made for the call (its strings need more than the scratch buffer)
+  "é".repeat(200), // 400 bytes of UTF-8, through that buffer
+  "w".repeat(100_000), // a buffer of 300,000 bytes for one call, freed after it
   "réq-1", // not ASCII: crosses as a string
   "🙂-7",
   "a\ud800b", // a lone surrogate (JSON allows it)

@@ -130,6 +130,29 @@ fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
     }
 }
 
+/// `NO_STRING` of `SessionCore.constantsJson()`: the length of an absent string argument.
+const NO: u32 = u32::MAX;
+
+/// Writes the strings of the next call as js/session.js's `strings()` does — their UTF-8 one
+/// after the other into the session's scratch buffer, or a buffer `input()` makes when they
+/// need more — and returns each one's length in bytes (`NO` when absent), in order.
+fn put(s: &SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
+    let bytes: Vec<u8> = strings.iter().flatten().flat_map(|t| t.bytes()).collect();
+    let scratch_bytes = constant("scratchBytes").as_f64().unwrap() as usize;
+    let at = if bytes.len() <= scratch_bytes { s.scratch_at() } else { s.input_at(bytes.len() as u32) };
+    assert_ne!(at, 0, "somewhere to write");
+    let memory: js_sys::WebAssembly::Memory = SessionCore::memory().unchecked_into();
+    js_sys::Uint8Array::new(&memory.buffer()).set(&js_sys::Uint8Array::from(&bytes[..]), at);
+    strings.iter().map(|t| t.map_or(NO, |t| t.len() as u32)).collect()
+}
+
+/// (tag, number, string length) of an id, as the JS reader passes it, its string written
+/// with `put`.
+fn tagged_put(s: &SessionCore, id: &JsValue) -> (u32, f64, u32) {
+    let (t, n, st) = tagged(id);
+    (t, n, put(s, &[st.as_deref()])[0])
+}
+
 /// A cancel's reason as the JS class crosses it (js/session.js `crossReason`): its kind
 /// (`constantsJson().reasons`) and its strings.
 fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
@@ -156,18 +179,21 @@ fn refusal(s: &SessionCore) -> JsValue {
 /// `verdicts.failed`.
 const FAILED: u32 = 8;
 
-/// `signalAborted` as the JS layer's listener calls it: the id and the reason as scalars.
+/// `cancel` as the JS layer's listener calls it when the caller's signal aborted: the id
+/// and the reason as scalars.
 fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
-    s.signal_aborted(t, n, st, kind, first, second);
+    let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
+    s.cancel(true, t, n, l[0], kind, l[1], l[2]);
 }
 
 /// `cancel` as the JS class calls it: whether a cancel was made, or the refusal.
 fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
-    match s.cancel(t, n, st, kind, first, second) {
+    let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
+    match s.cancel(false, t, n, l[0], kind, l[1], l[2]) {
         FAILED => Err(refusal(s)),
         made => Ok(made == 1),
     }
@@ -175,8 +201,8 @@ fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue
 
 /// `isInFlight` as the JS class calls it.
 fn in_flight(s: &SessionCore, id: JsValue) -> bool {
-    let (t, n, st) = tagged(&id);
-    s.is_in_flight(t, n, st)
+    let (t, n, l) = tagged_put(s, &id);
+    s.is_in_flight(t, n, l)
 }
 
 fn code(method: &str) -> i32 {
@@ -207,18 +233,19 @@ fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result
     let (token_tag, token_num, token_str) = tagged(&member(&member(&params, "_meta"), "progressToken"));
     let task = member(&params, "task").is_object();
     let task_id = member(&params, "taskId").as_string();
+    let l = put(s, &[st.as_deref(), name.as_deref(), token_str.as_deref(), task_id.as_deref()]);
     let verdict = s.track(
         t,
         n,
-        st,
+        l[0],
         code(method),
-        name,
+        l[1],
         signal_state,
         token_tag,
         token_num,
-        token_str,
+        l[2],
         task,
-        task_id,
+        l[3],
         timeout,
         max_total,
         flags,
@@ -237,8 +264,8 @@ fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result
 const SETTLED: u32 = 0x80;
 
 fn response_verdict(s: &SessionCore, id: JsValue) -> u32 {
-    let (t, n, st) = tagged(&id);
-    s.response(t, n, st, 0, None, None, None, None, None, false, f64::NAN)
+    let (t, n, l) = tagged_put(s, &id);
+    s.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN)
 }
 
 fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
@@ -246,16 +273,17 @@ fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
 }
 
 fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
-    let (t, n, st) = tagged(&token);
-    s.progress(t, n, st) == 1
+    let (t, n, l) = tagged_put(s, &token);
+    s.progress(t, n, l) == 1
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
 fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
     let (t, n, st) = tagged(&id);
-    let name = (code(method) == 0).then(|| method.to_owned());
+    let name = (code(method) == 0).then_some(method);
+    let l = put(s, &[name, st.as_deref()]);
     // `params.task` read (absent): a request that may be task-augmented needs it.
-    s.message(0, code(method), name, t, n, st, MessageFields::TASK.0, 0, 0, 0.0, None, 0, None, None, None, false)
+    s.message(0, code(method), l[0], t, n, l[1], MessageFields::TASK.0, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
 }
 
 /// A `notifications/cancelled { requestId, reason }` from the peer.
@@ -263,13 +291,14 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
     let name = code("notifications/cancelled");
-    s.message(0, name, None, 0, 0.0, None, read, 6, t, n, st, 4, Some(reason.to_owned()), None, None, false)
+    let l = put(s, &[st.as_deref(), Some(reason)]);
+    s.message(0, name, NO, 0, 0.0, NO, read, 6, t, n, l[0], 4, l[1], NO, NO, false)
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
 fn our_response(s: &SessionCore, id: JsValue) -> u32 {
-    let (t, n, st) = tagged(&id);
-    s.message(1, -1, None, t, n, st, 0, 0, 0, 0.0, None, 0, None, None, None, false)
+    let (t, n, l) = tagged_put(s, &id);
+    s.message(1, -1, NO, t, n, l, 0, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -322,7 +351,7 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     let read = Method::fields(None, false).0;
     let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
-        s.message(1 + signal, code(method), None, tag, num, None, read, 0, 0, 0.0, None, 0, None, None, None, false)
+        s.message(1 + signal, code(method), NO, tag, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
     };
     // Aborted: not tracked, not to be sent.
     assert_eq!(send(&s, "tools/call", Some(1.0), 2), 4);
@@ -337,24 +366,8 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
     // watched like any other, and the JS layer is told so.
     let all = u32::MAX;
-    let cancelled = s.message(
-        2,
-        code("notifications/cancelled"),
-        None,
-        3,
-        9.0,
-        None,
-        all,
-        0,
-        0,
-        0.0,
-        None,
-        0,
-        None,
-        None,
-        None,
-        false,
-    );
+    let cancelled =
+        s.message(2, code("notifications/cancelled"), NO, 3, 9.0, NO, all, 0, 0, 0.0, NO, 0, NO, NO, NO, false);
     assert_eq!(cancelled, 0x20 | 0x40);
     assert!(in_flight(&s, JsValue::from(9)));
 }
@@ -435,7 +448,7 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let flush: Function = js(
         "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of c(t)) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
-           if (r.o === 'notify') a.session.response(3, r.requestId, undefined, 0, undefined, undefined, undefined, undefined, undefined, false, NaN); } };",
+           if (r.o === 'notify') a.session.response(3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN); } };",
         &[holder.clone().into(), seen.clone().into(), record_reader().into()],
     )
     .unchecked_into();
@@ -443,8 +456,9 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     js(
-        "if (a.track(3, 9, undefined, 8, undefined, 1, 0, 0, undefined, false, undefined, NaN, NaN, 0) !== 0) throw new Error('refused'); \
-         a.signalAborted(3, 9, undefined, 1, 'stop', undefined);",
+        "if (a.track(3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
+         new Uint8Array(a.constructor.memory().buffer, a.scratch(), 4).set([115, 116, 111, 112]); \
+         a.cancel(true, 3, 9, -1, 1, 4, -1);",
         std::slice::from_ref(&session_js),
     );
     // The nested call's output is done by its own flush(), before the rest of the outer one's.
@@ -452,8 +466,8 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     assert_eq!(types, JsValue::from("cancel-sent,notify,late-response-dropped,cancelled,settled"));
     // Still usable afterwards.
     js(
-        "a.track(3, 10, undefined, 8, undefined, 0, 0, 0, undefined, false, undefined, NaN, NaN, 0); \
-         if (!a.isInFlight(3, 10, undefined)) throw new Error('not tracked');",
+        "a.track(3, 10, -1, 8, -1, 0, 0, 0, -1, false, -1, NaN, NaN, 0); \
+         if (!a.isInFlight(3, 10, -1)) throw new Error('not tracked');",
         &[session_js],
     );
 }
@@ -462,8 +476,8 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
     let (session, _) = session_with("");
     assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
-    assert_eq!(session.watch_plain(true, 3, 0.0, None), 1, "its signal was asked for");
-    assert_eq!(session.watch_plain(true, 3, 1.0, None), 0, "no such request");
+    assert_eq!(session.watch_plain(true, 3, 0.0, NO), 1, "its signal was asked for");
+    assert_eq!(session.watch_plain(true, 3, 1.0, NO), 0, "no such request");
     assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-received", "peerCancelled"]);
@@ -476,15 +490,15 @@ fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_supp
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
     let (session, _) = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 5.0, None), 1);
+    assert_eq!(session.watch_plain(false, 3, 5.0, NO), 1);
     assert!(cancel(&session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[1]["reason"], "stop\n\"quoted\"\u{1}", "escaped in JSON, the same text");
-    assert_eq!(session.watch_plain(false, 3, 5.0, None), 0, "not in flight any more");
+    assert_eq!(session.watch_plain(false, 3, 5.0, NO), 0, "not in flight any more");
     // A completed request settles without being cancelled.
     track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 6.0, None), 1);
+    assert_eq!(session.watch_plain(false, 3, 6.0, NO), 1);
     assert_eq!(response_verdict(&session, 6.into()), SETTLED, "delivered; the verdict says it settled");
     assert_eq!(records(&session), Vec::<Value>::new());
 }
@@ -493,7 +507,7 @@ fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
 async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     let (session, _) = session_with("timeout: 20");
     track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 8.0, None), 1);
+    assert_eq!(session.watch_plain(false, 3, 8.0, NO), 1);
     let delay = session.next_deadline();
     // The deadline is in whole ms of the host's clock, which may have a fraction.
     assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
@@ -533,7 +547,7 @@ fn bad_ids_throw_typed_errors() {
     assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("UsageError"));
     // About the core's request id, which it names.
     assert_eq!(Reflect::get(&err, &"requestId".into()).unwrap(), JsValue::from(0));
-    assert_eq!(session.watch_plain(false, 1, 0.0, None), FAILED, "a null id");
+    assert_eq!(session.watch_plain(false, 1, 0.0, NO), FAILED, "a null id");
     let err = refusal(&session);
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();

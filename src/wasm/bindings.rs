@@ -2,7 +2,8 @@
 //!
 //! The JS class reads the members of a message that the core names (its method's code and
 //! [`Method::fields`], or [`Verdict::NeedFields`]) and makes one call here per message,
-//! with scalars only: numbers, and strings where the message has them. Nothing here, and
+//! with numbers only: a string's UTF-8 is written by JS into the session's scratch buffer
+//! and crosses as its length (`Strings`). Nothing here, and
 //! nothing in JS, decides a protocol rule: every verdict is the core's
 //! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
 //! every consequence comes out of its one output queue, which the JS class takes as records
@@ -50,7 +51,7 @@ mod code {
     pub const OPTIONS: u32 = 0x10;
 }
 
-/// How a cancel's reason crosses (`cancel`, `signalAborted`): its kind, and one or two
+/// How a cancel's reason crosses (`cancel`, of a call or of an abort): its kind, and one or two
 /// strings (`constants_json().reasons`); the core decides what it becomes on the wire
 /// ([`Reason`]).
 mod reason_kind {
@@ -66,11 +67,11 @@ mod reason_kind {
 }
 
 /// The [`Reason`] of a cancel's reason as it crossed (see [`reason_kind`]).
-fn reason_of(kind: u32, first: Option<String>, second: Option<String>) -> Reason {
+fn reason_of(kind: u32, first: Option<&str>, second: Option<&str>) -> Reason {
     match kind {
-        reason_kind::TEXT => Reason::Text(first.unwrap_or_default()),
-        reason_kind::ERROR => Reason::from_error(first.as_deref().unwrap_or(""), second.as_deref().unwrap_or("")),
-        reason_kind::OTHER => Reason::Error(first.unwrap_or_else(|| "[object]".to_owned())),
+        reason_kind::TEXT => Reason::Text(first.unwrap_or_default().to_owned()),
+        reason_kind::ERROR => Reason::from_error(first.unwrap_or(""), second.unwrap_or("")),
+        reason_kind::OTHER => Reason::Error(first.unwrap_or("[object]").to_owned()),
         _ => Reason::None,
     }
 }
@@ -121,15 +122,49 @@ struct State {
     armed: Option<u64>,
     /// [`exit`] bits.
     exits: u32,
-    /// Where JS writes a string id's UTF-8 before `trackPlain`/`responsePlain`
+    /// Where JS writes the UTF-8 of the strings of a call — a string id before
+    /// `trackPlain`/`responsePlain`, every string of the other entry points (`Strings`) —
     /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
     /// with no allocation and no second copy.
     scratch: Vec<u8>,
+    /// The strings of the next call when they need more than [`SCRATCH_BYTES`]
+    /// ([`SessionCore::input_at`]): taken, and freed, by that call.
+    input: Vec<u8>,
 }
 
 /// The size of a session's scratch buffer, in bytes (`constants_json().scratchBytes`): the
-/// longest string id that takes the numbers-only path (longer ones cross as strings).
+/// longest string id that takes the numbers-only path, and the most bytes of strings a call
+/// writes there (more go to [`SessionCore::input_at`]'s buffer).
 const SCRATCH_BYTES: usize = 256;
+
+/// The length of a string argument that is absent (`undefined`), in place of its length in
+/// bytes (`constants_json().noString`).
+pub(super) const NO_STRING: u32 = u32::MAX;
+
+/// The strings of one call to a general entry point, read in the order of its arguments:
+/// JS wrote their UTF-8 one after the other into the session's scratch buffer (or the
+/// call's input buffer, [`SessionCore::input_at`]) and passes each one's length in bytes,
+/// or `NO_STRING`. Nothing is copied or allocated to cross them (issue #24: no string
+/// argument, so no glue that allocates one in wasm memory per string).
+struct Strings<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Strings<'a> {
+    /// The next string, `len` bytes long; `None` when absent (`NO_STRING`) — and for a
+    /// length beyond what was written, or bytes that are not UTF-8 (the JS layer writes
+    /// neither: read as absent, never a trap).
+    fn next(&mut self, len: u32) -> Option<&'a str> {
+        if len == NO_STRING {
+            return None;
+        }
+        let end = self.at.checked_add(len as usize)?;
+        let bytes = self.bytes.get(self.at..end)?;
+        self.at = end;
+        ::core::str::from_utf8(bytes).ok()
+    }
+}
 
 impl State {
     /// Whether the call just made left work for the JS layer's `flush()`: output to do, or
@@ -210,7 +245,8 @@ impl SessionCore {
         if let Some(version) = &protocol_version {
             core.set_protocol_version(version);
         }
-        let state = RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES] });
+        let state =
+            RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new() });
         // The output of the settings (a protocol version's event) waits for the JS layer's
         // first `flush()`, once it has this session.
         SessionCore { state, refusal: RefCell::new(None), flush }
@@ -275,18 +311,19 @@ impl SessionCore {
     }
 
     /// A `notifications/progress` from the peer with this `params.progressToken` (tagged, see
-    /// `convert::tag`): `1` (drop) when it is late — its request was cancelled or is no
+    /// `convert::tag`; a string's UTF-8 in the scratch buffer, `token_len` bytes, see
+    /// `Strings`): `1` (drop) when it is late — its request was cancelled or is no
     /// longer in flight — else `0` (pass). `shouldDropProgress(token)`'s own entry point:
     /// three scalars, where [`Self::message`] takes sixteen (a call per progress
     /// notification; 2025-11-25 basic/utilities/progress).
-    pub fn progress(&self, token_tag: u32, token_num: f64, token_str: Option<String>) -> u32 {
-        // A token that is not a request id is not ours to judge (as `message` decides it).
-        let Ok(token) = owned_id(token_tag, token_num, token_str) else { return code::PASS };
-        let (late, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+    pub fn progress(&self, token_tag: u32, token_num: f64, token_len: u32) -> u32 {
+        let Some((late, busy)) = self.with_strings(|st, mut strings| {
+            // A token that is not a request id is not ours to judge (as `message` decides it).
+            let Ok(token) = id_of(token_tag, token_num, strings.next(token_len)) else { return false };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-            let late = st.core.handle_progress(&token, now) == ProgressVerdict::Late;
-            (late, st.busy())
+            st.core.handle_progress(&token, now) == ProgressVerdict::Late
+        }) else {
+            return code::PASS;
         };
         if busy {
             self.flush_if_needed();
@@ -304,7 +341,8 @@ impl SessionCore {
     /// and the members `read` (each member as a tag, see `convert::tag`, with its number or
     /// string: `arg` is `params.requestId`, `params.progressToken` or
     /// `params._meta.progressToken`, whichever `read` names; `task` whether `params.task` is
-    /// an object). Returns the verdict number (see `code`).
+    /// an object). Each string is its length in bytes, its UTF-8 in the scratch buffer, in
+    /// the order of the arguments (`Strings`). Returns the verdict number (see `code`).
     ///
     /// From the peer: never refused. Ours: a request is tracked (`0 | TRACKED`, and
     /// `| WATCHED` with a live signal), or with an aborted signal not (`4`: not to be sent);
@@ -319,66 +357,59 @@ impl SessionCore {
         &self,
         how: u32,
         method_code: i32,
-        method_name: Option<String>,
+        method_len: u32,
         id_tag: u32,
         id_num: f64,
-        id_str: Option<String>,
+        id_len: u32,
         read: u32,
         params_tag: u32,
         arg_tag: u32,
         arg_num: f64,
-        arg_str: Option<String>,
+        arg_len: u32,
         reason_tag: u32,
-        reason: Option<String>,
-        task_id: Option<String>,
-        status: Option<String>,
+        reason_len: u32,
+        task_id_len: u32,
+        status_len: u32,
         task: bool,
     ) -> u32 {
-        let mut message = read_message(
-            (method_code, method_name.as_deref()),
-            (id_tag, id_num, id_str.as_deref()),
-            read,
-            params_tag,
-            (arg_tag, arg_num, arg_str.as_deref()),
-            (reason_tag, reason.as_deref()),
-            task_id.as_deref(),
-        );
-        message.task = task;
-        let Some(signal) = how.checked_sub(1) else {
-            message.status = status.as_deref();
-            let (verdict, busy) = {
-                let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+        let outcome = self.with_strings(|st, mut strings| {
+            let mut message = read_message(
+                (method_code, strings.next(method_len)),
+                (id_tag, id_num, strings.next(id_len)),
+                read,
+                params_tag,
+                (arg_tag, arg_num, strings.next(arg_len)),
+                (reason_tag, strings.next(reason_len)),
+                strings.next(task_id_len),
+            );
+            message.task = task;
+            message.status = strings.next(status_len);
+            let Some(signal) = how.checked_sub(1) else {
                 let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-                let verdict = st.core.handle_incoming(&message, now);
-                (verdict, st.busy())
+                return Ok(verdict_code(st.core.handle_incoming(&message, now)));
             };
-            if busy {
-                self.flush_if_needed();
+            let request = message.is_request();
+            if request && signal == send_signal::ABORTED {
+                return Ok(code::ABORTED);
             }
-            return verdict_code(verdict);
-        };
-        let request = message.is_request();
-        if request && signal == send_signal::ABORTED {
-            return code::ABORTED;
-        }
-        let watch = request && signal == send_signal::LIVE;
-        let (result, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
-            let needs_clock = st.core.config().timeout.is_set();
-            let now = if needs_clock { convert::now_ms() } else { 0 };
-            let result = st.core.handle_outgoing(&message, now, watch);
-            (result, st.busy())
+            let watch = request && signal == send_signal::LIVE;
+            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+            match st.core.handle_outgoing(&message, now, watch) {
+                Err(e) => Err(Refusal::outgoing(&e)),
+                // A request (even one named `notifications/cancelled`: it has an id).
+                Ok(Verdict::Pass) if watch => Ok(code::PASS | code::TRACKED | code::WATCHED),
+                Ok(Verdict::Pass) if request => Ok(code::PASS | code::TRACKED),
+                Ok(verdict) => Ok(verdict_code(verdict)),
+            }
+        });
+        let Some((result, busy)) = outcome else {
+            // The peer's messages are never refused.
+            return if how == 0 { code::PASS } else { self.refuse(Refusal::reentrant()) };
         };
         if busy {
             self.flush_if_needed();
         }
-        match result {
-            Err(e) => self.refuse(Refusal::outgoing(&e)),
-            // A request (even one named `notifications/cancelled`: it has an id).
-            Ok(Verdict::Pass) if watch => code::PASS | code::TRACKED | code::WATCHED,
-            Ok(Verdict::Pass) if request => code::PASS | code::TRACKED,
-            Ok(verdict) => verdict_code(verdict),
-        }
+        result.unwrap_or_else(|refusal| self.refuse(refusal))
     }
 
     /// A response from the peer: its id, and the members of its `result` or `error` the core
@@ -388,39 +419,42 @@ impl SessionCore {
     /// call reads none (`read` 0): the core answers `2 | fields << 8` when it needs some,
     /// and is called again with them. With `code::SETTLED` added when the response settled a
     /// watched request and that was all the output: no `settled` record is queued for it.
+    /// Each string is its length in bytes, its UTF-8 in the scratch buffer, in the order of
+    /// the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
     pub fn response(
         &self,
         id_tag: u32,
         id_num: f64,
-        id_str: Option<String>,
+        id_len: u32,
         read: u32,
-        task_task_id: Option<String>,
-        result_type: Option<String>,
-        result_task_id: Option<String>,
-        result_status: Option<String>,
-        protocol_version: Option<String>,
+        task_task_id_len: u32,
+        result_type_len: u32,
+        result_task_id_len: u32,
+        result_status_len: u32,
+        protocol_version_len: u32,
         has_error: bool,
         error_code: f64,
     ) -> u32 {
-        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return code::PASS };
-        let info = (read != 0).then(|| {
-            convert::response_info(
-                task_task_id,
-                result_type,
-                result_task_id,
-                result_status,
-                protocol_version,
-                has_error,
-                error_code,
-            )
-        });
-        let (verdict, settled, busy) = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+        let outcome = self.with_strings(|st, mut strings| {
+            let id = id_of(id_tag, id_num, strings.next(id_len)).ok()?;
+            let mut text = |len| strings.next(len).map(str::to_owned);
+            let info = (read != 0).then(|| {
+                convert::response_info(
+                    text(task_task_id_len),
+                    text(result_type_len),
+                    text(result_task_id_len),
+                    text(result_status_len),
+                    text(protocol_version_len),
+                    has_error,
+                    error_code,
+                )
+            });
             let verdict = st.core.handle_incoming_response(&id, Fields(read), info.as_ref());
             let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
-            (verdict, settled, st.busy())
-        };
+            Some((verdict, settled))
+        });
+        let Some((Some((verdict, settled)), busy)) = outcome else { return code::PASS };
         if busy {
             self.flush_if_needed();
         }
@@ -492,6 +526,24 @@ impl SessionCore {
     pub fn scratch_at(&self) -> u32 {
         let at = self.state.try_borrow().map_or(0, |st| st.scratch.as_ptr() as usize);
         u32::try_from(at).unwrap_or(0)
+    }
+
+    /// Where JS writes the strings of its next call when they need more than the scratch
+    /// buffer's `constants_json().scratchBytes`: the address of a buffer of `bytes` bytes in
+    /// the module's memory (a view made before this call is detached if the memory grew),
+    /// which that call takes and frees. `0` when the session is in use or `bytes` cannot be
+    /// allocated: write nothing, and pass every string as absent.
+    #[wasm_bindgen(js_name = input)]
+    #[must_use]
+    pub fn input_at(&self, bytes: u32) -> u32 {
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+        let mut input = Vec::new();
+        if input.try_reserve_exact(bytes as usize).is_err() {
+            return 0;
+        }
+        input.resize(bytes as usize, 0);
+        st.input = input;
+        u32::try_from(st.input.as_ptr() as usize).unwrap_or(0)
     }
 
     /// The module's `WebAssembly.Memory`, for JS to write into a session's scratch buffer.
@@ -604,13 +656,13 @@ impl SessionCore {
     /// Our request whose id crossed as numbers (as [`Self::peer_request`]) cancelled by its
     /// caller — `cancel(id, reason)`, or the abort of the signal it was tracked with — with
     /// `reason_bytes` `0` when it has no reason, else `1 +` an upper bound of its string
-    /// reason's length in bytes of UTF-8 (any other reason: call `cancel`/`signalAborted`):
+    /// reason's length in bytes of UTF-8 (any other reason: call `cancel`):
     /// decided as they would, queuing no output ([`Session::cancel_fast`]), the fast path of
     /// scenario 2 (issue #24). `0` (pass): cancelled — JS sends `notifications/cancelled`
     /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
     /// the request's own signal and releases its listener (what the `cancelled` and `settled`
     /// records would make JS do); `2` (`NEED_FIELDS` with no field): not taken,
-    /// nothing changed, call `cancel`/`signalAborted` (also when the session has no `send`).
+    /// nothing changed, call `cancel` (also when the session has no `send`).
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements".
     #[wasm_bindgen(js_name = cancelFast)]
@@ -685,95 +737,88 @@ impl SessionCore {
     /// ([`Self::take_error`]): `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID` for the id or
     /// the progress token, `ERR_INVALID_ARGUMENT` for a method that is not a string);
     /// `UsageError` (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`,
-    /// `ERR_SEND_REQUIRED`, `ERR_REENTRANT_CALL`), in that order.
+    /// `ERR_SEND_REQUIRED`, `ERR_REENTRANT_CALL`), in that order. Each string is its length in
+    /// bytes, its UTF-8 in the scratch buffer, in the order of the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
     pub fn track(
         &self,
         id_tag: u32,
         id_num: f64,
-        id_str: Option<String>,
+        id_len: u32,
         method_code: i32,
-        method_name: Option<String>,
+        method_len: u32,
         signal: u32,
         token_tag: u32,
         token_num: f64,
-        token_str: Option<String>,
+        token_len: u32,
         task: bool,
-        task_ref: Option<String>,
+        task_ref_len: u32,
         timeout_ms: f64,
         max_total_ms: f64,
         flags: u32,
     ) -> u32 {
-        let id = match owned_id(id_tag, id_num, id_str) {
-            Ok(id) => id,
-            Err(e) => return self.refuse(Refusal::invalid_id("track(): request id", e, Subject::Id)),
-        };
-        let method = match method_name_of(method_code, method_name.as_deref()).as_str() {
-            Some(m) => m.to_owned(),
-            None => {
-                return self.refuse(Refusal::invalid_argument(
+        let outcome = self.with_strings(|st, mut strings| {
+            let id = id_of(id_tag, id_num, strings.next(id_len))
+                .map_err(|e| Refusal::invalid_id("track(): request id", e, Subject::Id))?;
+            let Some(method) = method_name_of(method_code, strings.next(method_len)).as_str() else {
+                return Err(Refusal::invalid_argument(
                     "track(): `method` must be a string",
                     "ERR_INVALID_ARGUMENT",
                     Subject::None,
-                ))
+                ));
+            };
+            if flags & options::flag::INVALID != 0 {
+                return Ok(code::OPTIONS);
             }
-        };
-        if flags & options::flag::INVALID != 0 {
-            return code::OPTIONS;
-        }
-        let mut request = TrackRequest::new(id, &method);
-        if token_tag != tag::ABSENT {
-            match peer_value(token_tag, token_num, token_str.as_deref()).to_request_id() {
-                Ok(token) => request.progress_token = Some(token),
-                Err(e) => {
-                    return self.refuse(Refusal::invalid_id("track(): params._meta.progressToken", e, Subject::Token))
-                }
+            let mut request = TrackRequest::new(id, method);
+            let token = strings.next(token_len);
+            if token_tag != tag::ABSENT {
+                let token = peer_value(token_tag, token_num, token)
+                    .to_request_id()
+                    .map_err(|e| Refusal::invalid_id("track(): params._meta.progressToken", e, Subject::Token))?;
+                request.progress_token = Some(token);
             }
-        }
-        request.task = task;
-        request.task_ref = task_ref;
-        request.timeout = options::timeout(flags, timeout_ms, max_total_ms);
-        if signal == send_signal::ABORTED {
-            return code::ABORTED;
-        }
-        let result = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
+            request.task = task;
+            request.task_ref = strings.next(task_ref_len).map(str::to_owned);
+            request.timeout = options::timeout(flags, timeout_ms, max_total_ms);
+            if signal == send_signal::ABORTED {
+                return Ok(code::ABORTED);
+            }
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let watch = signal == send_signal::LIVE;
             if !st.has_exit_for(watch || request.timeout.is_some_and(|t| t.is_set())) {
-                return self.refuse(Refusal::send_required());
+                return Err(Refusal::send_required());
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
             // The JS layer attaches the listener to the caller's signal (and removes it at the
             // request's `settled` record).
             request.watch = watch;
-            st.core.track(request, now)
-        };
-        match result {
-            Ok(()) => {
-                self.flush_if_needed();
-                code::PASS
-            }
-            Err(e) => self.refuse(Refusal::usage(&e)),
+            st.core.track(request, now).map(|()| code::PASS).map_err(|e| Refusal::usage(&e))
+        });
+        let Some((result, busy)) = outcome else { return self.refuse(Refusal::reentrant()) };
+        if busy {
+            self.flush_if_needed();
         }
+        result.unwrap_or_else(|refusal| self.refuse(refusal))
     }
 
     /// Marks our request (with `inbound`, the peer's) of a number or string id (tagged, see
-    /// `convert::tag`) as watched: the JS layer keeps objects for it (its signal's
+    /// `convert::tag`; a string's UTF-8 in the scratch buffer, `id_len` bytes, see
+    /// `Strings`) as watched: the JS layer keeps objects for it (its signal's
     /// controller) and learns from the output's records when to abort or release them.
     /// `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`, or `UsageError` `ERR_REENTRANT_CALL`.
     #[wasm_bindgen(js_name = watchPlain)]
-    pub fn watch_plain(&self, inbound: bool, id_tag: u32, id_num: f64, id_str: Option<String>) -> u32 {
-        let id = match owned_id(id_tag, id_num, id_str) {
-            Ok(id) => id,
-            Err(e) => {
+    pub fn watch_plain(&self, inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32 {
+        let outcome = self.with_strings(|st, mut strings| {
+            let id = id_of(id_tag, id_num, strings.next(id_len)).map_err(|e| {
                 let what = if inbound { "inboundSignal(): request id" } else { "signal(): request id" };
-                return self.refuse(Refusal::invalid_id(what, e, Subject::Id));
-            }
-        };
-        let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
-        u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) })
+                Refusal::invalid_id(what, e, Subject::Id)
+            })?;
+            Ok(u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) }))
+        });
+        let Some((result, _)) = outcome else { return self.refuse(Refusal::reentrant()) };
+        result.unwrap_or_else(|refusal| self.refuse(refusal))
     }
 
     /// `watchPlain(true, …)` of the peer's request whose id crossed as numbers (as
@@ -787,85 +832,81 @@ impl SessionCore {
         u32::from(st.core.watch_inbound_ref(id))
     }
 
-    /// The caller's signal of request `id` (a number or a string, tagged) aborted with a
-    /// reason (as `cancel`'s crosses): cancels it as `cancel()` does, its message going to
-    /// `send` whether or not there is one. Never refuses: the handshake is reported as an
-    /// event and kept.
-    #[wasm_bindgen(js_name = signalAborted)]
-    pub fn signal_aborted(
-        &self,
-        id_tag: u32,
-        id_num: f64,
-        id_str: Option<String>,
-        reason_kind: u32,
-        reason: Option<String>,
-        reason_message: Option<String>,
-    ) {
-        let Ok(request_id) = owned_id(id_tag, id_num, id_str) else { return };
-        {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return };
-            // The handshake is refused by the core, and reported as an event.
-            let _ = st.core.cancel(&request_id, &reason_of(reason_kind, reason, reason_message));
-        }
-        self.flush_if_needed();
-    }
-
     /// Cancels our request `id` (tagged, see `convert::tag`) with a reason (the one cancel
-    /// path): `1` when a cancel was made (its message is in the output: the JS layer sends
-    /// it, or without `send` returns it from `cancel()`), `0` when not. The reason crosses
-    /// as `reason_kind` (`constants_json().reasons`) with `reason` — the text, an error's
-    /// `name`, or the JSON of anything else — and an error's `message` in `reason_message`.
+    /// path), for `cancel(id, reason)` (`aborted` false) or the abort of the caller's signal
+    /// it was tracked with (`aborted` true): `1` when a cancel was made (its message is in
+    /// the output: the JS layer sends it, or without `send` returns it from `cancel()` — an
+    /// abort's always goes to `send`), `0` when not. The reason crosses as `reason_kind`
+    /// (`constants_json().reasons`) with `reason` — the text, an error's `name`, or the JSON
+    /// of anything else — and an error's `message` in `message`. Each string is its length
+    /// in bytes, its UTF-8 in the scratch buffer, in the order of the arguments
+    /// (`Strings`).
     ///
-    /// Refused (`FAILED`, [`Self::take_error`]): `InvalidArgumentError`
+    /// Refused (`FAILED`, [`Self::take_error`]), `cancel()` only: `InvalidArgumentError`
     /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`,
-    /// `ERR_REENTRANT_CALL`.
+    /// `ERR_REENTRANT_CALL`. An abort is never refused: `0` (the handshake is reported as an
+    /// event and kept).
+    #[allow(clippy::too_many_arguments)] // numbers only
     pub fn cancel(
         &self,
+        aborted: bool,
         id_tag: u32,
         id_num: f64,
-        id_str: Option<String>,
+        id_len: u32,
         reason_kind: u32,
-        reason: Option<String>,
-        reason_message: Option<String>,
+        reason_len: u32,
+        message_len: u32,
     ) -> u32 {
-        let request_id = match owned_id(id_tag, id_num, id_str) {
-            Ok(id) => id,
-            Err(e) => return self.refuse(Refusal::invalid_id("cancel(): request id", e, Subject::Id)),
+        let outcome = self.with_strings(|st, mut strings| {
+            let id = id_of(id_tag, id_num, strings.next(id_len))
+                .map_err(|e| Refusal::invalid_id("cancel(): request id", e, Subject::Id))?;
+            let reason = reason_of(reason_kind, strings.next(reason_len), strings.next(message_len));
+            st.core.cancel(&id, &reason).map(u32::from).map_err(|e| Refusal::usage(&e))
+        });
+        let Some((result, busy)) = outcome else {
+            return if aborted { 0 } else { self.refuse(Refusal::reentrant()) };
         };
-        let result = {
-            let Ok(mut st) = self.state.try_borrow_mut() else { return self.refuse(Refusal::reentrant()) };
-            st.core.cancel(&request_id, &reason_of(reason_kind, reason, reason_message))
-        };
-        self.flush_if_needed();
+        if busy {
+            self.flush_if_needed();
+        }
         match result {
-            Ok(made) => u32::from(made),
-            Err(e) => self.refuse(Refusal::usage(&e)),
+            Ok(made) => made,
+            Err(_) if aborted => 0,
+            Err(refusal) => self.refuse(refusal),
         }
     }
 
-    /// Follows the rules of protocol `version` (`undefined` when the caller's value is not
-    /// a string); returns the revision followed, or `undefined` when refused
+    /// Follows the rules of protocol `version` (its length in bytes, its UTF-8 in the
+    /// scratch buffer, see `Strings`; `NO_STRING` when the caller's value is not a
+    /// string); returns the revision followed, or `undefined` when refused
     /// ([`Self::take_error`]: `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError`
     /// `ERR_REENTRANT_CALL`).
     #[wasm_bindgen(js_name = setProtocolVersion)]
-    pub fn set_protocol_version(&self, version: Option<String>) -> Option<String> {
-        let Some(v) = version else {
-            self.refuse(Refusal::invalid_argument(
-                "setProtocolVersion(): `version` must be a string",
-                "ERR_INVALID_ARGUMENT",
-                Subject::Value,
-            ));
+    pub fn set_protocol_version(&self, version_len: u32) -> Option<String> {
+        let outcome = self.with_strings(|st, mut strings| {
+            let version = strings.next(version_len).ok_or_else(|| {
+                Refusal::invalid_argument(
+                    "setProtocolVersion(): `version` must be a string",
+                    "ERR_INVALID_ARGUMENT",
+                    Subject::Value,
+                )
+            })?;
+            Ok(st.core.set_protocol_version(version))
+        });
+        let Some((result, busy)) = outcome else {
+            self.refuse(Refusal::reentrant());
             return None;
         };
-        let revision = {
-            let Ok(mut st) = self.state.try_borrow_mut() else {
-                self.refuse(Refusal::reentrant());
-                return None;
-            };
-            st.core.set_protocol_version(&v)
-        };
-        self.flush_if_needed();
-        Some(revision.as_str().to_owned())
+        if busy {
+            self.flush_if_needed();
+        }
+        match result {
+            Ok(revision) => Some(revision.as_str().to_owned()),
+            Err(refusal) => {
+                self.refuse(refusal);
+                None
+            }
+        }
     }
 
     /// What the last call that returned `FAILED` (or `undefined`, from
@@ -891,12 +932,15 @@ impl SessionCore {
         self.state.try_borrow().ok().and_then(|st| st.core.revision()).map(|r| r.as_str().to_owned())
     }
 
-    /// Whether our request `id` (tagged, see `convert::tag`) can still be cancelled (in
-    /// flight, or its task running).
+    /// Whether our request `id` (tagged, see `convert::tag`; a string's UTF-8 in the scratch
+    /// buffer, `id_len` bytes, see `Strings`) can still be cancelled (in flight, or its
+    /// task running).
     #[wasm_bindgen(js_name = isInFlight)]
-    pub fn is_in_flight(&self, id_tag: u32, id_num: f64, id_str: Option<String>) -> bool {
-        let Ok(id) = owned_id(id_tag, id_num, id_str) else { return false };
-        self.state.try_borrow().is_ok_and(|st| st.core.is_cancellable(&id))
+    pub fn is_in_flight(&self, id_tag: u32, id_num: f64, id_len: u32) -> bool {
+        let outcome = self.with_strings(|st, mut strings| {
+            id_of(id_tag, id_num, strings.next(id_len)).is_ok_and(|id| st.core.is_cancellable(&id))
+        });
+        outcome.is_some_and(|(cancellable, _)| cancellable)
     }
 
     /// How many of our requests can still be cancelled (what `isInFlight` counts).
@@ -928,8 +972,8 @@ impl SessionCore {
     /// into pkg/web/mcp_cancel_tables.js, which the JS entries import, so a session's first
     /// use makes no wasm call for it:
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, scratchBytes, optionFlags, reasons,
-    /// exits, records }` (the
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, scratchBytes, noString,
+    /// optionFlags, reasons, exits, records }` (the
     /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -944,14 +988,27 @@ impl SessionCore {
     /// words ([`Self::track_plain`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
     /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_plain`]'s
     /// method code adds for a watched request, `scratchBytes` the size of a session's scratch
-    /// buffer ([`Self::scratch_at`]), `optionFlags` the bits of the settings' and
-    /// `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
+    /// buffer ([`Self::scratch_at`]), `noString` the length of an absent string argument
+    /// (`Strings`), `optionFlags` the bits of the settings' and `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
     /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`), `records`
     /// how to read the records of [`Self::take_output`] (`wasm::output`'s schema: `kinds`,
     /// `fields`, `events`, `names`).
     #[must_use]
     pub fn constants_json() -> String {
         constants_with(super::output::schema)
+    }
+
+    /// Runs `f` with the session and the strings of the call (`Strings`), then frees the
+    /// call's input buffer; with whether the JS layer's `flush()` has work. `None`: the
+    /// session is in use (a call from inside one of its callbacks).
+    fn with_strings<R>(&self, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> Option<(R, bool)> {
+        let mut st = self.state.try_borrow_mut().ok()?;
+        let input = ::core::mem::take(&mut st.input);
+        let scratch = ::core::mem::take(&mut st.scratch);
+        let bytes = if input.is_empty() { &scratch[..] } else { &input[..] };
+        let result = f(&mut st, Strings { bytes, at: 0 });
+        st.scratch = scratch;
+        Some((result, st.busy()))
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
@@ -1004,18 +1061,10 @@ fn reason_bound(reason_bytes: u32) -> Option<usize> {
     reason_bytes.checked_sub(1).map(|n| n as usize)
 }
 
-/// A request id from a tagged member, taking the string (no copy).
+/// A request id from a tagged member whose string crossed as bytes (`Strings`).
 #[inline]
-pub(super) fn owned_id(
-    tag: u32,
-    number: f64,
-    string: Option<String>,
-) -> Result<RequestId, crate::core::InvalidRequestId> {
-    match (tag, string) {
-        (tag::NUMBER, _) => RequestId::from_f64(number),
-        (tag::STRING, Some(s)) => Ok(RequestId::String(s)),
-        (tag, s) => peer_value(tag, number, s.as_deref()).to_request_id(),
-    }
+fn id_of(tag: u32, number: f64, string: Option<&str>) -> Result<RequestId, crate::core::InvalidRequestId> {
+    peer_value(tag, number, string).to_request_id()
 }
 
 pub(super) fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
@@ -1135,6 +1184,8 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(WATCH_BIT);
     json.key("scratchBytes");
     json.number(SCRATCH_BYTES as u32);
+    json.key("noString");
+    json.number(NO_STRING);
     json.object(
         "optionFlags",
         &[

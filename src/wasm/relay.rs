@@ -7,14 +7,14 @@ use crate::prelude::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::bindings::{constants_with, owned_id, read_message, SessionCore};
-use super::convert::{self, peer_value};
+use super::bindings::{constants_with, read_message, SessionCore};
+use super::convert::{self, peer_value, tag};
 use super::json::Json;
 use super::options;
 use super::values::{self, id_to_js};
 use crate::core::{
     classify_http, Backward, CancelAction, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRequest,
-    Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, Side, StreamClosed,
+    Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, RequestId, Side, StreamClosed,
     TransportKind, Vanish,
 };
 
@@ -716,4 +716,14 @@ fn client_event_to_js(event: &ClientEvent) -> JsValue {
         }
     }
     obj.into()
+}
+
+/// A request id from a tagged member, taking the string (no copy).
+#[inline]
+fn owned_id(tag: u32, number: f64, string: Option<String>) -> Result<RequestId, crate::core::InvalidRequestId> {
+    match (tag, string) {
+        (tag::NUMBER, _) => RequestId::from_f64(number),
+        (tag::STRING, Some(s)) => Ok(RequestId::String(s)),
+        (tag, s) => peer_value(tag, number, s.as_deref()).to_request_id(),
+    }
 }
