@@ -119,7 +119,6 @@ class Session {
       exits,
       s.onEvent !== undefined,
       Math.random() * 2 ** 52,
-      output.flushing,
     );
     this.#core = core;
     this.#output = output;
@@ -139,7 +138,10 @@ class Session {
     // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
     // with `packWords`: issue #24, 1b).
     if (options === undefined && code > 0) {
-      if (typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) === 0 : typeof id === "string" && packWords(id) && core.trackPlain(code, 0, id.length, W0, W1, W2) === 0) return;
+      const v = typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) : typeof id === "string" && packWords(id) ? core.trackPlain(code, 0, id.length, W0, W1, W2) : 1;
+      if (v === 0) return;
+      // Tracked, and the call left work (an event, the timer to arm).
+      if (v === BUSY) return this.#output.flush();
     }
     this.#trackOther(core, id, method, code, options);
   }
@@ -157,12 +159,12 @@ class Session {
     if (options === undefined) {
       // A string longer than `MAX_WORDS_ID` bytes or not ASCII (`track` took the others as
       // words): through the scratch buffer.
-      if (code > 0 && typeof id === "string" && !packWords(id) && trackScratch(core, this.#scratch, id, code)) return;
+      if (code > 0 && typeof id === "string" && !packWords(id) && trackScratch(core, this.#scratch, id, code, this.#output)) return;
     } else {
       // An aborted signal goes to `core.track` too: it throws the signal's reason, after
       // what is wrong with the id or the method.
       const signal = onlySignal(options);
-      if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, true)) {
+      if (signal !== undefined && !isAborted(signal) && trackFast(core, id, code, true, this.#output)) {
         this.#tracked(core, id, signal);
         return;
       }
@@ -183,7 +185,7 @@ class Session {
       }
     }
     strings(this.#scratch, tag === STRING ? id : undefined, name, o.tokenStr, o.taskId);
-    const v = core.track(tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags);
+    const v = this.#output.after(core.track(tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags));
     if (v === FAILED) throw refusal(core, id, o.token);
     // The options' own error, once the core has found the id and the method right.
     if (v === OPTIONS) throw o.error;
@@ -204,21 +206,21 @@ class Session {
     const send = this.#send;
     const hooks = this.#hooks;
     const scratch = this.#scratch;
+    const output = this.#output;
     // Only while this request is the one watched under `id`: a signal-like object that
     // cannot remove its listener (no `removeEventListener`) must not cancel a later
     // request with the same id, or call a closed session.
     const listener = () => {
       if (watched.get(id)?.listener !== listener) return;
       const reason = reasonOf(signal);
-      if (cancelFast(core, wire, send, hooks, id, reason)) return;
+      if (cancelFast(core, wire, send, hooks, output, id, reason)) return;
       // The id was a number or a string: the core tracked it.
       const str = typeof id === "string";
-      const output = this.#output;
       const outer = output.enter(id, reason, undefined, false);
       try {
         const kind = crossReason(reason);
         strings(scratch, str ? id : undefined, RA, RB);
-        core.cancel(true, str ? STRING : NUMBER, str ? 0 : id, S0, kind, S1, S2);
+        output.after(core.cancel(true, str ? STRING : NUMBER, str ? 0 : id, S0, kind, S1, S2));
       } finally {
         output.leave(outer);
       }
@@ -260,7 +262,7 @@ class Session {
   cancel(id, reason) {
     const core = this.#core;
     if (core === undefined) return undefined;
-    if (cancelFast(core, wire, this.#send, this.#hooks, id, reason)) return undefined;
+    if (cancelFast(core, wire, this.#send, this.#hooks, this.#output, id, reason)) return undefined;
     const tag = callerTag(wire, id);
     // Without `send` (sans-IO), the cancel's message is returned, not sent.
     const output = this.#output;
@@ -268,7 +270,7 @@ class Session {
     try {
       const kind = crossReason(reason);
       strings(this.#scratch, tag === STRING ? id : undefined, RA, RB);
-      if (core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2) === FAILED) throw refusal(core, id);
+      if (output.after(core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2)) === FAILED) throw refusal(core, id);
       const captured = output.captured;
       return captured === undefined ? undefined : output.message(captured);
     } finally {
@@ -280,10 +282,14 @@ class Session {
     const core = this.#core;
     if (core === undefined) return false;
     const verdict =
-      typeof response === "number" ? core.responsePlain(response, NUMBER_ID, 0, 0, 0) : typeof response === "string" ? responseString(core, this.#scratch, response) : NEED;
+      typeof response === "number"
+        ? this.#output.after(core.responsePlain(response, NUMBER_ID, 0, 0, 0))
+        : typeof response === "string"
+          ? responseString(core, this.#scratch, this.#output, response)
+          : NEED;
     if ((verdict & 0xff) !== NEED) return settledBy(verdict, response, this.#settled) === DROP;
     const isMessage = response !== null && typeof response === "object";
-    return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch) === DROP;
+    return incomingResponse(core, wire, isMessage ? response.id : response, isMessage ? response : EMPTY, this.#settled, this.#scratch, this.#output) === DROP;
   }
 
   shouldDropProgress(token) {
@@ -292,7 +298,7 @@ class Session {
     const w = wire;
     const t = peerTag(w, token);
     strings(this.#scratch, t === w.tags.string ? token : undefined);
-    return core.progress(t, t === w.tags.number ? token : 0, S0) === DROP;
+    return this.#output.after(core.progress(t, t === w.tags.number ? token : 0, S0)) === DROP;
   }
 
   shouldDropIncoming(message) {
@@ -333,14 +339,14 @@ class Session {
     if (ownCancel) {
       const outer = output.enter(undefined, undefined, undefined, true);
       try {
-        verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch);
+        verdict = outgoing(core, w, message, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch, output);
         const captured = output.captured;
         if (captured !== undefined) return replacement(w, message, captured);
       } finally {
         output.leave(outer);
       }
     } else {
-      verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch);
+      verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch, output);
     }
     if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
     // Our response settled the peer's watched request (a fast path): release its controller.
@@ -366,6 +372,8 @@ class Session {
     if (core === undefined) return undefined;
     strings(this.#scratch, typeof version === "string" ? version : undefined);
     const revision = core.setProtocolVersion(S0);
+    // Its output (an event), if any; the call does not say (a cold path).
+    this.#output.flush();
     if (revision === undefined) throw refusal(core, undefined, undefined, version);
     return revision;
   }
@@ -398,7 +406,8 @@ class Session {
     const core = this.#core;
     if (core === undefined) return;
     this.#core = undefined;
-    core.close(); // every watched request settles: its listener goes
+    // Every watched request settles: its listener goes.
+    if (core.close() & BUSY) this.#output.flush();
     this.#output.detach();
     core.free();
     this.#watched.clear();
@@ -426,8 +435,9 @@ class Session {
 /**
  * Does the core's output (`SessionCore.takeOutput()`: records, oldest first) — what the wasm
  * layer did before issue #24 moved it here, in the same order and with the same guarantees
- * — and keeps the session's one timer armed for the core's next deadline. The core calls
- * `flushing()` whenever there is output or a new next deadline.
+ * — and keeps the session's one timer armed for the core's next deadline. Every call into
+ * the core that left output or a new next deadline says so (`BUSY` in what it returns):
+ * `after()` flushes then, right after the call, before its caller goes on.
  *
  * - Every queued record is taken before any callback runs: a callback may call the session,
  *   and that call's own flush sees only what it queued itself.
@@ -437,9 +447,6 @@ class Session {
  *   (`cancel()`, an abort) or the peer's `requestId` and `reason` (its cancel), which the
  *   records carry as copies out of wasm memory (an unpaired surrogate there is U+FFFD); and
  *   without `send` the first message is kept for the caller (`captured`), not sent.
- *
- * It holds the core weakly: the core holds `flushing`, and a session nobody holds must be
- * collected with its core.
  */
 class Output {
   constructor(s, hooks) {
@@ -448,15 +455,13 @@ class Output {
     this.onTimeout = s.onTimeout;
     this.onEvent = s.onEvent;
     this.hooks = hooks;
-    /** @type {WeakRef<any> | undefined} */
+    /** @type {any} the session's core, once it has one (`attach`) */
     this.core = undefined;
     /** The values of the call in progress (`enter`). */
     this.call = NO_CALL;
     /** The first message the call in progress kept (`enter`'s `keep`). */
     this.captured = undefined;
     this.timer = undefined;
-    const output = this;
-    this.flushing = () => output.flush();
   }
 
   /**
@@ -464,8 +469,19 @@ class Output {
    * version's event; most sessions have none, and make no other call into wasm here).
    */
   attach(core) {
-    this.core = new WeakRef(core);
+    this.core = core;
     if (core.busy) this.flush();
+  }
+
+  /**
+   * `v`, what a call into the core returned, without `BUSY`: when the call left work
+   * (`BUSY`: output, or the timer to arm again), `flush()` does it first — right after the
+   * call, before its caller does anything with `v`.
+   */
+  after(v) {
+    if ((v & BUSY) === 0) return v;
+    this.flush();
+    return v & ~BUSY;
   }
 
   /** The session closed: no more output, no timer. */
@@ -493,7 +509,7 @@ class Output {
   }
 
   flush() {
-    const core = this.core?.deref();
+    const core = this.core;
     if (core === undefined) return;
     // The values of the call whose output this is; a call a callback makes gets none of them.
     const call = this.call;
@@ -634,7 +650,8 @@ class Output {
     const output = this;
     this.timer = setTimeout(() => {
       output.timer = undefined;
-      output.core?.deref()?.fireTimer();
+      const core = output.core;
+      if (core !== undefined && (core.fireTimer() & BUSY) !== 0) output.flush();
     }, delay);
     // Node: a pending timeout must not keep the process alive by itself.
     this.timer?.unref?.();
@@ -861,6 +878,8 @@ let STRING = -1;
 let DROP = -1;
 let NEED = -1;
 let SETTLED = 0;
+/** Added to what a core call returns when it left work for `Output.flush()`. */
+let BUSY = 0;
 let WATCHED = 0;
 let TRACKED = 0;
 let PASS = 0;
@@ -898,6 +917,7 @@ function prepare(c) {
   DROP = c.verdicts.drop;
   NEED = c.verdicts.needFields;
   SETTLED = c.verdicts.settled;
+  BUSY = c.verdicts.busy;
   WATCHED = c.verdicts.watched;
   TRACKED = c.verdicts.tracked;
   PASS = c.verdicts.pass;
@@ -921,7 +941,7 @@ function prepare(c) {
 function incoming(core, w, message, hooks, scratch, output) {
   const method = message.method;
   const code = methodOf(w, method);
-  if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settledId, scratch);
+  if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settledId, scratch, output);
   const id = message.id;
   // The fast paths (numbers only, no hook, issue #24): a request with a known method that
   // needs no member but `params.task`, and a cancel with an object `params`, when the ids
@@ -930,14 +950,14 @@ function incoming(core, w, message, hooks, scratch, output) {
     const need = w.incoming[code];
     if (id !== undefined) {
       if ((need & ~TASK) === 0 && crossId(id)) {
-        const v = core.peerRequest(code, need !== 0 && isObject(message.params?.task), X, LEN, W0, W1, W2);
+        const v = output.after(core.peerRequest(code, need !== 0 && isObject(message.params?.task), X, LEN, W0, W1, W2));
         if (v !== NEED) return v;
       }
     } else if (code === CANCELLED) {
       const params = message.params;
       const reason = params?.reason;
       if (isObject(params) && (reason === undefined || typeof reason === "string") && crossId(params.requestId)) {
-        const v = core.peerCancel(reasonBytes(reason), X, LEN, W0, W1, W2);
+        const v = output.after(core.peerCancel(reasonBytes(reason), X, LEN, W0, W1, W2));
         if (v !== NEED) {
           if (v & WATCHED) hooks.takeInbound(params.requestId)?.abort(reason);
           return v & ~WATCHED;
@@ -950,12 +970,12 @@ function incoming(core, w, message, hooks, scratch, output) {
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
     strings(scratch, name, idTag === w.tags.string ? id : undefined);
-    return core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false);
+    return output.after(core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
   }
   const r = readParams(w, message, need, true);
   const call = () => {
     strings(scratch, name, idTag === w.tags.string ? id : undefined, r.argStr, r.reason, r.taskId, r.status);
-    return core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task);
+    return output.after(core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task));
   };
   if ((need & w.fields.reason) === 0) return call();
   // A message whose reason the core reads (a cancel): its output gets the peer's strings
@@ -1128,9 +1148,9 @@ function wellFormed(reason) {
  * out of the session's map before `send` runs, as the general path takes them). True when
  * taken; false: nothing changed, take the general path.
  */
-function cancelFast(core, w, send, hooks, id, reason) {
+function cancelFast(core, w, send, hooks, output, id, reason) {
   if (send === undefined || !(reason === undefined || wellFormed(reason)) || !crossId(id)) return false;
-  const v = core.cancelFast(reasonBytes(reason), X, LEN, W0, W1, W2);
+  const v = output.after(core.cancelFast(reasonBytes(reason), X, LEN, W0, W1, W2));
   if (v === NEED) return false;
   // Taken before `send`, which may close the session (that forgets what the session holds)
   // or track a new request with this id: the request's own signal still aborts and its
@@ -1153,11 +1173,11 @@ function cancelFast(core, w, send, hooks, id, reason) {
  * `MAX_WORDS_ID` bytes as words: true when tracked; false when refused or not taken (then
  * `core.track` says why, or takes it).
  */
-function trackFast(core, id, code, watch) {
+function trackFast(core, id, code, watch, output) {
   if (code <= 0) return false;
   const c = watch ? code | WATCH_BIT : code;
-  if (typeof id === "number") return core.trackPlain(c, id, NUMBER_ID, 0, 0, 0) === 0;
-  return typeof id === "string" && packWords(id) && core.trackPlain(c, 0, id.length, W0, W1, W2) === 0;
+  if (typeof id === "number") return output.after(core.trackPlain(c, id, NUMBER_ID, 0, 0, 0)) === 0;
+  return typeof id === "string" && packWords(id) && output.after(core.trackPlain(c, 0, id.length, W0, W1, W2)) === 0;
 }
 
 /**
@@ -1165,9 +1185,9 @@ function trackFast(core, id, code, watch) {
  * cross as words, through the scratch buffer: true when tracked; false when refused or when
  * it does not fit (then `core.track` says why, or takes it).
  */
-function trackScratch(core, scratch, id, code) {
+function trackScratch(core, scratch, id, code, output) {
   const n = putId(scratch, id);
-  return n >= 0 && core.trackPlain(code, 0, n, 0, 0, 0) === 0;
+  return n >= 0 && output.after(core.trackPlain(code, 0, n, 0, 0, 0)) === 0;
 }
 
 /**
@@ -1254,12 +1274,12 @@ function scratchView(scratch) {
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
-function responseString(core, scratch, id) {
-  if (packed(id)) return core.responsePlain(0, id.length, W0, W1, W2);
+function responseString(core, scratch, output, id) {
+  if (packed(id)) return output.after(core.responsePlain(0, id.length, W0, W1, W2));
   const n = putId(scratch, id);
-  if (n >= 0) return core.responsePlain(0, n, 0, 0, 0);
+  if (n >= 0) return output.after(core.responsePlain(0, n, 0, 0, 0));
   strings(scratch, id);
-  return core.response(STRING, 0, S0, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN);
+  return output.after(core.response(STRING, 0, S0, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
 }
 
 /**
@@ -1272,32 +1292,32 @@ function settledBy(verdict, id, settled) {
   return verdict & ~SETTLED;
 }
 
-function incomingResponse(core, w, id, message, settled, scratch) {
+function incomingResponse(core, w, id, message, settled, scratch, output) {
   const idTag = peerTag(w, id);
   const idNum = idTag === w.tags.number ? id : 0;
   const idStr = idTag === w.tags.string ? id : undefined;
   let verdict =
     idTag === w.tags.number
-      ? core.responsePlain(id, NUMBER_ID, 0, 0, 0)
+      ? output.after(core.responsePlain(id, NUMBER_ID, 0, 0, 0))
       : idTag === w.tags.string
-        ? responseString(core, scratch, id)
-        : core.response(idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN);
+        ? responseString(core, scratch, output, id)
+        : output.after(core.response(idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
   strings(scratch, idStr, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion);
-  verdict = core.response(idTag, idNum, S0, r.need, S1, S2, S3, S4, S5, r.hasError, r.errorCode);
+  verdict = output.after(core.response(idTag, idNum, S0, r.need, S1, S2, S3, S4, S5, r.hasError, r.errorCode));
   return settledBy(verdict, id, settled) & 0xff;
 }
 
 /** `signal`: the one the message is sent with, `0` none, `1` live, `2` aborted. */
-function outgoing(core, w, message, signal, scratch) {
+function outgoing(core, w, message, signal, scratch, output) {
   const method = message.method;
   const code = methodOf(w, method);
   const id = message.id;
   // Our response, when its id crosses as numbers: the fast path (issue #24).
   if (code === -1 && crossId(id)) {
-    const v = core.sentResponse(X, LEN, W0, W1, W2);
+    const v = output.after(core.sentResponse(X, LEN, W0, W1, W2));
     if (v !== NEED) return v;
   }
   // Our request with a known method, without a signal or with a live one, when the members
@@ -1306,7 +1326,7 @@ function outgoing(core, w, message, signal, scratch) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked = signal === 0 && typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) === 0 : trackFast(core, id, code, signal === 1);
+      const tracked = signal === 0 && typeof id === "number" ? output.after(core.trackPlain(code, id, NUMBER_ID, 0, 0, 0)) === 0 : trackFast(core, id, code, signal === 1, output);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }
@@ -1317,9 +1337,9 @@ function outgoing(core, w, message, signal, scratch) {
   const need = code >= 0 ? w.outgoing[code] : 0;
   if (need === 0) {
     strings(scratch, name, idStr);
-    return core.message(1 + signal, code, S0, idTag, idNum, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false);
+    return output.after(core.message(1 + signal, code, S0, idTag, idNum, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
   }
   const r = readParams(w, message, need, false);
   strings(scratch, name, idStr, r.argStr, r.reason, r.taskId);
-  return core.message(1 + signal, code, S0, idTag, idNum, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, NO_STRING, r.task);
+  return output.after(core.message(1 + signal, code, S0, idTag, idNum, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, NO_STRING, r.task));
 }

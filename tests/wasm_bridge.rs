@@ -24,15 +24,15 @@ fn js(body: &str, args: &[JsValue]) -> JsValue {
 }
 
 /// A session with the settings of `extra` (members of an options object, as js/options.js
-/// reads them), `send` as its exit, events on, and a `flush` that counts its calls; returns
-/// (session, the counter object: `n` calls).
-fn session_with(extra: &str) -> (SessionCore, JsValue) {
+/// reads them), `send` as its exit and events on.
+fn session_with(extra: &str) -> SessionCore {
     let options = js(&format!("return {{ {extra} }};"), &[]);
-    let counter = js("return { n: 0 };", &[]);
-    let flush: Function = js("return () => { a.n++; };", std::slice::from_ref(&counter)).unchecked_into();
-    let session = with_options(&options, 1, Some(flush));
-    (session, counter)
+    with_options(&options, 1)
 }
+
+/// `verdicts.busy`: added to what a call returns when it left work for the JS layer's
+/// `flush()` (output, or the timer to arm).
+const BUSY: u32 = 0x4000_0000;
 
 /// The member `name` of `o` as a number (`NaN` when it is not one), as js/options.js passes
 /// a setting (these tests give only valid options: their checks are the JS layer's, tested
@@ -68,7 +68,7 @@ fn flags(o: &JsValue) -> u32 {
 
 /// `new SessionCore` with the settings of the options object `options` as the JS layer
 /// reads them (js/options.js), `exits` (`constantsJson().exits` bits), events on.
-fn with_options(options: &JsValue, exits: u32, flush: Option<Function>) -> SessionCore {
+fn with_options(options: &JsValue, exits: u32) -> SessionCore {
     SessionCore::new(
         flags(options),
         number(options, "tombstoneCapacity"),
@@ -82,7 +82,6 @@ fn with_options(options: &JsValue, exits: u32, flush: Option<Function>) -> Sessi
         exits,
         true,
         1.0,
-        flush,
     )
 }
 
@@ -180,12 +179,12 @@ fn refusal(s: &SessionCore) -> JsValue {
 const FAILED: u32 = 8;
 
 /// `cancel` as the JS layer's listener calls it when the caller's signal aborted: the id
-/// and the reason as scalars.
-fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) {
+/// and the reason as scalars; what it returns.
+fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
     let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
-    s.cancel(true, t, n, l[0], kind, l[1], l[2]);
+    s.cancel(true, t, n, l[0], kind, l[1], l[2])
 }
 
 /// `cancel` as the JS class calls it: whether a cancel was made, or the refusal.
@@ -193,7 +192,7 @@ fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
     let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
-    match s.cancel(false, t, n, l[0], kind, l[1], l[2]) {
+    match s.cancel(false, t, n, l[0], kind, l[1], l[2]) & !BUSY {
         FAILED => Err(refusal(s)),
         made => Ok(made == 1),
     }
@@ -250,7 +249,7 @@ fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result
         max_total,
         flags,
     );
-    match verdict {
+    match verdict & !BUSY {
         0 => Ok(()),
         FAILED => Err(refusal(s)),
         // `verdicts.aborted`: the JS class throws the signal's reason.
@@ -265,7 +264,7 @@ const SETTLED: u32 = 0x80;
 
 fn response_verdict(s: &SessionCore, id: JsValue) -> u32 {
     let (t, n, l) = tagged_put(s, &id);
-    s.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN)
+    s.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN) & !BUSY
 }
 
 fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
@@ -274,7 +273,7 @@ fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
 
 fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
     let (t, n, l) = tagged_put(s, &token);
-    s.progress(t, n, l) == 1
+    s.progress(t, n, l) & !BUSY == 1
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
@@ -347,7 +346,7 @@ fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_ent
 
 #[wasm_bindgen_test]
 fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_request() {
-    let (s, _) = session_with("");
+    let s = session_with("");
     let read = Method::fields(None, false).0;
     let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
@@ -374,23 +373,22 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
 
 #[wasm_bindgen_test]
 fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
-    let (session, flushes) = session_with("");
+    let session = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
     let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
     assert_eq!(err, JsValue::from("early"));
     assert_eq!(records(&session), Vec::<Value>::new());
-    assert_eq!(number(&flushes, "n"), 0.0);
+    assert!(!session.busy(), "nothing for the JS layer's flush()");
     assert!(!in_flight(&session, 1.into()));
 }
 
 #[wasm_bindgen_test]
 fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason() {
-    let (session, flushes) = session_with("");
+    let session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
-    signal_aborted(&session, 7.into(), "user pressed stop".into());
-    assert_eq!(number(&flushes, "n"), 1.0, "the core called the JS layer's flush()");
+    assert_eq!(signal_aborted(&session, 7.into(), "user pressed stop".into()), 1 | BUSY, "made, and work for flush()");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(
@@ -411,19 +409,19 @@ fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason
 #[wasm_bindgen_test]
 fn the_default_abort_error_is_not_sent_to_the_peer() {
     let notify = |s: &SessionCore| records(s).into_iter().find(|r| r["o"] == "notify").unwrap();
-    let (session, _) = session_with("");
+    let session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
     let abort = js("return new DOMException('This operation was aborted', 'AbortError');", &[]);
     signal_aborted(&session, "a".into(), abort);
     assert_eq!(notify(&session)["reason"], "Request cancelled");
 
-    let (open, _) = session_with("exposeErrorReasons: true");
+    let open = session_with("exposeErrorReasons: true");
     track(&open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
     signal_aborted(&open, "b".into(), js("return new Error('db password rejected');", &[]));
     assert_eq!(notify(&open)["reason"], "Error: db password rejected");
 
-    let (timed, _) = session_with("");
+    let timed = session_with("");
     track(&timed, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
     signal_aborted(&timed, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
     assert_eq!(notify(&timed)["reason"], "Request timed out");
@@ -431,11 +429,16 @@ fn the_default_abort_error_is_not_sent_to_the_peer() {
 
 #[wasm_bindgen_test]
 fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
-    let (session, flushes) = session_with("");
+    let session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
-    assert_eq!(response_verdict(&session, 1.into()), SETTLED, "delivered, and it settled the watched request");
-    assert_eq!(number(&flushes, "n"), 0.0, "no output: the JS layer removes the listener itself, told by the verdict");
+    let (t, n, l) = tagged_put(&session, &1.into());
+    assert_eq!(
+        session.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN),
+        SETTLED,
+        "delivered, and it settled the watched request: no output (not BUSY), the JS layer removes the listener \
+         itself, told by the verdict"
+    );
     signal_aborted(&session, 1.into(), "late".into());
     assert_eq!(kinds(&records(&session)), ["event cancel-not-sent"]);
 }
@@ -444,22 +447,25 @@ fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
 fn the_js_layers_flush_may_call_back_into_the_session() {
     let holder = Object::new();
     let seen = Array::new();
-    // flush() as the JS layer's: takes the output and, doing it, calls the session again.
+    // flush() as the JS layer's: after a call that says BUSY, takes the output and, doing it,
+    // calls the session again (whose own BUSY it flushes the same way).
     let flush: Function = js(
-        "return () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of c(t)) { \
+        "const flush = () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of c(t)) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
-           if (r.o === 'notify') a.session.response(3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN); } };",
+           if (r.o === 'notify' && (a.session.response(3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
+         return flush;",
         &[holder.clone().into(), seen.clone().into(), record_reader().into()],
     )
     .unchecked_into();
-    let session = with_options(&Object::new().into(), 1, Some(flush));
+    let session = with_options(&Object::new().into(), 1);
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
     js(
         "if (a.track(3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
          new Uint8Array(a.constructor.memory().buffer, a.scratch(), 4).set([115, 116, 111, 112]); \
-         a.cancel(true, 3, 9, -1, 1, 4, -1);",
-        std::slice::from_ref(&session_js),
+         if (!(a.cancel(true, 3, 9, -1, 1, 4, -1) & 0x40000000)) throw new Error('not busy'); \
+         b();",
+        &[session_js.clone(), flush.into()],
     );
     // The nested call's output is done by its own flush(), before the rest of the outer one's.
     let types = js("return a.join(',');", &[seen.into()]);
@@ -474,21 +480,25 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
 
 #[wasm_bindgen_test]
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
-    let (session, _) = session_with("");
+    let session = session_with("");
     assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
     assert_eq!(session.watch_plain(true, 3, 0.0, NO), 1, "its signal was asked for");
     assert_eq!(session.watch_plain(true, 3, 1.0, NO), 0, "no such request");
-    assert_eq!(peer_cancel(&session, 0.into(), "user closed it"), 0, "a valid cancel is passed on");
+    assert_eq!(
+        peer_cancel(&session, 0.into(), "user closed it"),
+        BUSY,
+        "a valid cancel is passed on (its records below)"
+    );
     let out = records(&session);
     assert_eq!(kinds(&out), ["event cancel-received", "peerCancelled"]);
     assert_eq!(out[1], json!({"o":"peerCancelled","requestId":0,"reason":"user closed it","watched":true}));
-    assert_eq!(our_response(&session, 0.into()), 1, "our response is suppressed");
+    assert_eq!(our_response(&session, 0.into()), 1 | BUSY, "our response is suppressed (its records below)");
     assert_eq!(kinds(&records(&session)), ["event response-suppressed"]);
 }
 
 #[wasm_bindgen_test]
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
-    let (session, _) = session_with("");
+    let session = session_with("");
     track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert_eq!(session.watch_plain(false, 3, 5.0, NO), 1);
     assert!(cancel(&session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
@@ -505,7 +515,7 @@ fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
 
 #[wasm_bindgen_test]
 async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
-    let (session, _) = session_with("timeout: 20");
+    let session = session_with("timeout: 20");
     track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert_eq!(session.watch_plain(false, 3, 8.0, NO), 1);
     let delay = session.next_deadline();
@@ -513,7 +523,7 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
     assert_eq!(session.next_deadline(), -2.0, "where it is");
     sleep(60).await;
-    session.fire_timer();
+    assert_eq!(session.fire_timer(), BUSY, "work for flush(): the output below");
     let out = records(&session);
     assert_eq!(kinds(&out), ["event timed-out", "event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[2]["reason"], "Request timed out");
@@ -528,7 +538,7 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
 
 #[wasm_bindgen_test]
 fn bad_ids_throw_typed_errors() {
-    let (session, _) = session_with("");
+    let session = session_with("");
     for bad in
         [JsValue::from(1.5), JsValue::NULL, JsValue::from(true), JsValue::from(f64::NAN), JsValue::from(2f64.powi(53))]
     {

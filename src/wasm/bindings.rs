@@ -7,14 +7,14 @@
 //! nothing in JS, decides a protocol rule: every verdict is the core's
 //! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
 //! every consequence comes out of its one output queue, which the JS class takes as records
-//! ([`SessionCore::take_output`]) and does: this layer calls no JS but the JS class's
-//! `flush()`, when there is output or a new next deadline (issue #24, size: the hooks, the
-//! timer's closure and the events' objects were a third of the `.wasm`).
+//! ([`SessionCore::take_output`]) and does. This layer calls no JS: a call that leaves output
+//! or a new next deadline says so (`code::BUSY` in what it returns) and the JS class's
+//! `flush()` runs right after it (issue #24, size: the hooks, the timer's closure and the
+//! events' objects were a third of the `.wasm`; a callback into JS, 0.8 KB more).
 
 use crate::prelude::*;
 use ::core::cell::RefCell;
 
-use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, peer_value, tag};
@@ -49,6 +49,21 @@ mod code {
     /// From `track`: the options have a member of the wrong type (`optionFlags.invalid`) and
     /// the id and the method are right: the JS layer throws its own error about them.
     pub const OPTIONS: u32 = 0x10;
+    /// Added to what every entry point that may leave work returns when its call did: output
+    /// to take ([`super::SessionCore::take_output`]) or a changed next deadline to arm the
+    /// timer for ([`super::SessionCore::next_deadline`]). The JS layer's `flush()` does both,
+    /// right after the call returns, before anything else (issue #24: the core calls no JS).
+    pub const BUSY: u32 = 0x4000_0000;
+
+    /// `BUSY` when `busy`.
+    #[inline]
+    pub fn busy(busy: bool) -> u32 {
+        if busy {
+            BUSY
+        } else {
+            0
+        }
+    }
 }
 
 /// How a cancel's reason crosses (`cancel`, of a call or of an abort): its kind, and one or two
@@ -168,8 +183,8 @@ impl<'a> Strings<'a> {
 
 impl State {
     /// Whether the call just made left work for the JS layer's `flush()`: output to do, or
-    /// the timer to re-arm for a changed next deadline. Read inside the call's own borrow:
-    /// the hot entry points skip the JS call when there is none.
+    /// the timer to re-arm for a changed next deadline (`code::BUSY`). Read inside the call's
+    /// own borrow.
     #[inline]
     fn busy(&self) -> bool {
         self.core.has_output() || self.core.poll_timeout() != self.armed
@@ -191,8 +206,6 @@ pub struct SessionCore {
     state: RefCell<State>,
     /// What the last refused call refused (see [`SessionCore::take_error`]).
     refusal: RefCell<Option<Refusal>>,
-    /// The JS layer's `flush()` (see [`SessionCore::take_output`]).
-    flush: Option<Function>,
 }
 
 #[wasm_bindgen(js_class = SessionCore)]
@@ -202,11 +215,8 @@ impl SessionCore {
     /// `constants_json().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
     /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string `undefined`),
     /// `exits` the `exit` bits of the cancel's exits the session has (`send`,
-    /// `closeStream`), `events` whether the JS layer shows events (`onEvent`), `seed` a random
-    /// number for the table's hasher, and `flush` the JS layer's function that does the
-    /// core's output ([`Self::take_output`]) and arms the session's timer
-    /// ([`Self::next_deadline`]), called with no argument whenever there is output or a new
-    /// next deadline.
+    /// `closeStream`), `events` whether the JS layer shows events (`onEvent`) and `seed` a
+    /// random number for the table's hasher.
     ///
     /// Nothing is refused here: every value of the right type gives a session (a capacity or
     /// a reason limit beyond the core's bounds is brought within them).
@@ -226,7 +236,6 @@ impl SessionCore {
         exits: u32,
         events: bool,
         seed: f64,
-        flush: Option<Function>,
     ) -> SessionCore {
         let mut config = options::Scalars {
             flags,
@@ -249,12 +258,12 @@ impl SessionCore {
             RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new() });
         // The output of the settings (a protocol version's event) waits for the JS layer's
         // first `flush()`, once it has this session.
-        SessionCore { state, refusal: RefCell::new(None), flush }
+        SessionCore { state, refusal: RefCell::new(None) }
     }
 
     /// Whether the JS layer's `flush()` has work: output, or a next deadline to arm for. Read
     /// once, when the JS class takes the new session (its settings may have made output: a
-    /// protocol version's event); after that the layer calls `flush()` itself.
+    /// protocol version's event); after that each call says so itself (`code::BUSY`).
     #[wasm_bindgen(getter)]
     #[must_use]
     pub fn busy(&self) -> bool {
@@ -300,14 +309,14 @@ impl SessionCore {
         next.map_or(-1.0, |at| (at as f64 - convert::now()).clamp(0.0, MAX_TIMER_DELAY_MS))
     }
 
-    /// The JS layer's timer fired: expires what is due (the output goes to `flush()`).
+    /// The JS layer's timer fired: expires what is due. `BUSY` (`constants_json().verdicts.busy`)
+    /// when that left work for `flush()` (output, or the timer to arm again), else `0`.
     #[wasm_bindgen(js_name = fireTimer)]
-    pub fn fire_timer(&self) {
-        if let Ok(mut st) = self.state.try_borrow_mut() {
-            st.armed = None;
-            st.core.handle_timeout(convert::now_ms());
-        }
-        self.flush_if_needed();
+    pub fn fire_timer(&self) -> u32 {
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+        st.armed = None;
+        st.core.handle_timeout(convert::now_ms());
+        code::busy(st.busy())
     }
 
     /// A `notifications/progress` from the peer with this `params.progressToken` (tagged, see
@@ -325,14 +334,7 @@ impl SessionCore {
         }) else {
             return code::PASS;
         };
-        if busy {
-            self.flush_if_needed();
-        }
-        if late {
-            code::DROP
-        } else {
-            code::PASS
-        }
+        (u32::from(late) * code::DROP) | code::busy(busy)
     }
 
     /// A message from the peer (`how` 0), or one we are about to send (`how` `1 +` the signal
@@ -406,10 +408,7 @@ impl SessionCore {
             // The peer's messages are never refused.
             return if how == 0 { code::PASS } else { self.refuse(Refusal::reentrant()) };
         };
-        if busy {
-            self.flush_if_needed();
-        }
-        result.unwrap_or_else(|refusal| self.refuse(refusal))
+        result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
     }
 
     /// A response from the peer: its id, and the members of its `result` or `error` the core
@@ -455,10 +454,7 @@ impl SessionCore {
             Some((verdict, settled))
         });
         let Some((Some((verdict, settled)), busy)) = outcome else { return code::PASS };
-        if busy {
-            self.flush_if_needed();
-        }
-        verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
+        verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy)
     }
 
     /// `track(id, method)` of a plain request — a known method, no options but a signal —
@@ -491,10 +487,7 @@ impl SessionCore {
                 let tracked = st.core.track_number(n, method, watch, now).is_ok();
                 (tracked, st.busy())
             };
-            if busy {
-                self.flush_if_needed();
-            }
-            return u32::from(!tracked);
+            return u32::from(!tracked) | code::busy(busy);
         }
         let outcome = (|| {
             let mut st = self.state.try_borrow_mut().ok()?;
@@ -553,7 +546,7 @@ impl SessionCore {
         wasm_bindgen::memory()
     }
 
-    /// What a `track*` fast path returns for `(tracked, busy)`, after flushing when busy;
+    /// What a `track*` fast path returns for `(tracked, busy)` (`BUSY` added when busy);
     /// `None`: refused before the core was asked.
     #[inline]
     fn tracked(&self, outcome: Option<(bool, bool)>) -> u32 {
@@ -575,10 +568,7 @@ impl SessionCore {
                 let (verdict, settled) = st.core.response_number_fast(n);
                 (verdict, settled, st.busy())
             };
-            if busy {
-                self.flush_if_needed();
-            }
-            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 };
+            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy);
         }
         let outcome = (|| {
             let mut st = self.state.try_borrow_mut().ok()?;
@@ -595,8 +585,8 @@ impl SessionCore {
         self.responded(outcome, code::NEED_FIELDS)
     }
 
-    /// What a `response*` fast path returns for `(verdict, settled, busy)`, after flushing
-    /// when busy; `refused` when the core was not asked.
+    /// What a `response*` fast path returns for `(verdict, settled, busy)` (`BUSY` added when
+    /// busy); `refused` when the core was not asked.
     #[inline]
     fn responded(&self, outcome: Option<(Verdict, bool, bool)>, refused: u32) -> u32 {
         let outcome =
@@ -712,15 +702,11 @@ impl SessionCore {
         self.flushed(outcome, code::NEED_FIELDS)
     }
 
-    /// The one end of every numbers-only entry point: `verdict` of `(verdict, busy)` after
-    /// flushing when busy (events, the timer), or `refused` when the core was not asked.
+    /// The one end of every numbers-only entry point: `verdict` of `(verdict, busy)`, with
+    /// `BUSY` added when busy (events, the timer), or `refused` when the core was not asked.
     #[inline]
     fn flushed(&self, outcome: Option<(u32, bool)>, refused: u32) -> u32 {
-        let Some((verdict, busy)) = outcome else { return refused };
-        if busy {
-            self.flush_if_needed();
-        }
-        verdict
+        outcome.map_or(refused, |(verdict, busy)| verdict | code::busy(busy))
     }
 
     /// Tracks a request we send (`track(id, method, options)`), with its options as
@@ -796,10 +782,7 @@ impl SessionCore {
             st.core.track(request, now).map(|()| code::PASS).map_err(|e| Refusal::usage(&e))
         });
         let Some((result, busy)) = outcome else { return self.refuse(Refusal::reentrant()) };
-        if busy {
-            self.flush_if_needed();
-        }
-        result.unwrap_or_else(|refusal| self.refuse(refusal))
+        result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
     }
 
     /// Marks our request (with `inbound`, the peer's) of a number or string id (tagged, see
@@ -866,14 +849,12 @@ impl SessionCore {
         let Some((result, busy)) = outcome else {
             return if aborted { 0 } else { self.refuse(Refusal::reentrant()) };
         };
-        if busy {
-            self.flush_if_needed();
-        }
-        match result {
+        let made = match result {
             Ok(made) => made,
             Err(_) if aborted => 0,
             Err(refusal) => self.refuse(refusal),
-        }
+        };
+        made | code::busy(busy)
     }
 
     /// Follows the rules of protocol `version` (its length in bytes, its UTF-8 in the
@@ -893,13 +874,11 @@ impl SessionCore {
             })?;
             Ok(st.core.set_protocol_version(version))
         });
-        let Some((result, busy)) = outcome else {
+        // The JS layer flushes after this call whatever it returns (a cold path).
+        let Some((result, _)) = outcome else {
             self.refuse(Refusal::reentrant());
             return None;
         };
-        if busy {
-            self.flush_if_needed();
-        }
         match result {
             Ok(revision) => Some(revision.as_str().to_owned()),
             Err(refusal) => {
@@ -956,12 +935,12 @@ impl SessionCore {
     }
 
     /// Forgets every request (the connection closed): listeners and the timer go; no
-    /// cancel is sent.
-    pub fn close(&self) {
-        if let Ok(mut st) = self.state.try_borrow_mut() {
-            st.core.close();
-        }
-        self.flush_if_needed();
+    /// cancel is sent. `BUSY` when that left work for `flush()` (records that release JS
+    /// objects, the timer to disarm), else `0`.
+    pub fn close(&self) -> u32 {
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+        st.core.close();
+        code::busy(st.busy())
     }
 }
 
@@ -1017,18 +996,6 @@ impl SessionCore {
             *slot = Some(refusal);
         }
         code::FAILED
-    }
-
-    /// Calls the JS layer's `flush()` when the call just made left output, or a new next
-    /// deadline (outside any borrow: `flush()` calls the session).
-    fn flush_if_needed(&self) {
-        let busy = self.state.try_borrow().map(|st| st.busy()).unwrap_or(false);
-        if busy {
-            if let Some(flush) = &self.flush {
-                // What the JS layer's `flush()` throws is its own (it catches its callbacks').
-                let _ = flush.call0(&JsValue::UNDEFINED);
-            }
-        }
     }
 }
 
@@ -1170,6 +1137,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
             ("tracked", code::TRACKED),
             ("watched", code::WATCHED),
             ("settled", code::SETTLED),
+            ("busy", code::BUSY),
         ],
     );
     json.key("maxPeerString");
