@@ -796,14 +796,14 @@ function watch(core, w, scratch, inbound, id) {
 
 /**
  * The error of a call the core refused (it returned `verdicts.failed`): its
- * `SessionCore.takeError()`, an `InvalidArgumentError` or a `UsageError` with the core's
- * code and text, about the caller's own value that the core names (`of`: the request id
+ * `SessionCore.takeError()` (a `"refused"` record), an `InvalidArgumentError` or a
+ * `UsageError` with the core's code and text, about the caller's own value that the core names (`of`: the request id
  * `id`, the progress token `token`, the value `value`) or about the core's request id.
  */
 function refusal(core, id, token, value) {
-  const text = core.takeError();
-  if (text === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
-  const e = JSON.parse(text);
+  const bytes = core.takeError();
+  if (bytes === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
+  const e = readRecords(bytes, wire.records)[0];
   const requestId = "requestId" in e ? e.requestId : e.of === "id" ? id : e.of === "token" ? token : e.of === "value" ? value : undefined;
   return new (e.name === "UsageError" ? UsageError : InvalidArgumentError)(e.message, e.code, requestId);
 }

@@ -170,9 +170,11 @@ fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
     (3, js_sys::JSON::stringify(reason).ok().and_then(|s| s.as_string()), None)
 }
 
-/// The error of a refused call (`verdicts.failed`): `SessionCore.takeError()`, parsed.
+/// The error of a refused call (`verdicts.failed`): `SessionCore.takeError()`'s record, read.
 fn refusal(s: &SessionCore) -> JsValue {
-    js_sys::JSON::parse(&s.take_error().expect("a refused call keeps its error")).unwrap()
+    let bytes = s.take_error().expect("a refused call keeps its error");
+    let records = record_reader().call1(&JsValue::UNDEFINED, &js_sys::Uint8Array::from(&bytes[..])).unwrap();
+    Reflect::get_u32(&records, 0).unwrap()
 }
 
 /// `verdicts.failed`.

@@ -889,13 +889,14 @@ impl SessionCore {
     }
 
     /// What the last call that returned `FAILED` (or `undefined`, from
-    /// `setProtocolVersion`) refused, as JSON text (`errors::Refusal::json`:
-    /// `{ name, code, message, of }` or `{ name, code, message, requestId }`), for the JS
-    /// layer to throw; `undefined` when there is none.
+    /// `setProtocolVersion`) refused, as one record to read with js/records.js
+    /// (`errors::Refusal::record`: `{ o: "refused", name, code, message, of }` or
+    /// `{ o: "refused", name, code, message, requestId }`), for the JS layer to throw;
+    /// `undefined` when there is none.
     #[wasm_bindgen(js_name = takeError)]
     #[must_use]
-    pub fn take_error(&self) -> Option<String> {
-        self.refusal.try_borrow_mut().ok()?.take().map(|r| r.json())
+    pub fn take_error(&self) -> Option<Vec<u8>> {
+        self.refusal.try_borrow_mut().ok()?.take().map(|r| r.record())
     }
 
     /// Whether a batch (an array of messages) is examined element by element

@@ -1,14 +1,14 @@
 //! The errors a [`super::SessionCore`] call refuses with, as the JS class throws them
 //! (`InvalidArgumentError`, `UsageError` of js/errors.js): an entry point that refuses
-//! returns `verdicts.failed` and keeps a [`Refusal`], which the JS class takes as JSON
-//! (`SessionCore.takeError()`) and throws. The texts and codes are the core's (and this
+//! returns `verdicts.failed` and keeps a [`Refusal`], which the JS class takes as a record
+//! (`SessionCore.takeError()`, read as the output's records are) and throws. The texts and codes are the core's (and this
 //! module's, for what only this layer refuses); no JS value crosses, and no JS error is
 //! built in wasm (issue #24: building them here, through `Reflect`, was ~1 KB of the
 //! `.wasm` and three import signatures).
 
 use crate::prelude::*;
 
-use super::json::Json;
+use super::output::Records;
 use crate::core::{InvalidRequestId, OutgoingError, RequestId, UsageError};
 
 /// A refused call, for the JS class to throw.
@@ -88,37 +88,20 @@ impl Refusal {
         }
     }
 
-    /// The refusal as `SessionCore.takeError()` gives it: `{ "name", "code", "message",
-    /// "of" }` — `name` the class (`"InvalidArgumentError"` or `"UsageError"`), `of` what
-    /// the `requestId` is (`"none"`, `"id"` the request id the call was given, `"token"` its
-    /// progress token, `"value"` the value given) — or, for a request id of the core's,
-    /// `"requestId"` instead of `of`.
-    pub(super) fn json(&self) -> String {
-        let mut json = Json(String::with_capacity(96 + self.message.len()));
-        json.0.push_str("{\"name\":");
-        json.string(if self.usage { "UsageError" } else { "InvalidArgumentError" });
-        json.key("code");
-        json.string(self.code);
-        json.key("message");
-        json.string(&self.message);
-        let of = match &self.subject {
-            Subject::None => "none",
-            Subject::Id => "id",
-            Subject::Token => "token",
-            Subject::Value => "value",
-            Subject::Core(id) => {
-                json.key("requestId");
-                match id {
-                    RequestId::Number(n) => json.number(*n),
-                    RequestId::String(s) => json.string(s),
-                }
-                json.0.push('}');
-                return json.0;
-            }
+    /// The refusal as `SessionCore.takeError()` gives it: a `"refused"` record
+    /// ([`Records::refused`]) — `name` the class (`"InvalidArgumentError"` or
+    /// `"UsageError"`), `code`, `message`, and `of`, what the `requestId` is (`"none"`, `"id"`
+    /// the request id the call was given, `"token"` its progress token, `"value"` the value
+    /// given) — or, for a request id of the core's, `requestId` instead of `of`.
+    pub(super) fn record(&self) -> Vec<u8> {
+        let name = if self.usage { "UsageError" } else { "InvalidArgumentError" };
+        let (of, request_id) = match &self.subject {
+            Subject::None => (Some("none"), None),
+            Subject::Id => (Some("id"), None),
+            Subject::Token => (Some("token"), None),
+            Subject::Value => (Some("value"), None),
+            Subject::Core(id) => (None, Some(id.as_id_ref())),
         };
-        json.key("of");
-        json.string(of);
-        json.0.push('}');
-        json.0
+        Records::refused(name, self.code, &self.message, of, request_id)
     }
 }

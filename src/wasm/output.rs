@@ -30,6 +30,7 @@ mod record {
     pub const INBOUND_SETTLED: u8 = 5;
     pub const PEER_CANCELLED: u8 = 6;
     pub const EVENT: u8 = 7;
+    pub const REFUSED: u8 = 8;
 }
 
 /// How each field is written (`constants_json().records`'s field kinds).
@@ -66,7 +67,7 @@ use field::*;
 
 /// The record kinds' names and fields, by their byte (the members of the objects the JS layer
 /// makes of them, in the order they are written).
-const KINDS: [(&str, &[(&str, &str)]); 8] = [
+const KINDS: [(&str, &[(&str, &str)]); 9] = [
     ("notify", &[("requestId", ID), ("reason", OPT_TEXT)]),
     ("close", &[("requestId", ID)]),
     ("tasksCancel", &[("requestId", ID), ("id", ID), ("taskId", TEXT)]),
@@ -75,6 +76,8 @@ const KINDS: [(&str, &[(&str, &str)]); 8] = [
     ("inboundSettled", &[("requestId", ID)]),
     ("peerCancelled", &[("requestId", ID), ("reason", OPT_TEXT), ("watched", BOOL)]),
     ("event", &[("event", EVENT)]),
+    // Not output: what `SessionCore.takeError()` gives, alone (`Records::refused`).
+    ("refused", &[("name", TEXT), ("code", TEXT), ("message", TEXT), ("of", OPT_TEXT), ("requestId", OPT_ID)]),
 ];
 
 /// The event types and their fields after `direction`, by their byte (the members of the
@@ -151,6 +154,30 @@ pub(super) struct Records {
 }
 
 impl Records {
+    /// A refused call, as `SessionCore.takeError()` gives it: one record of its own
+    /// (`"refused"`) — `name` the JS class to throw, `code` its `ERR_…`, `message` its text,
+    /// and either `of`, what the error's `requestId` is (a value the JS class holds), or
+    /// `requestId`, a request id of the core's.
+    pub(super) fn refused(
+        name: &str,
+        code: &str,
+        message: &str,
+        of: Option<&str>,
+        request_id: Option<IdRef<'_>>,
+    ) -> Vec<u8> {
+        let mut r = Records::default();
+        r.byte(record::REFUSED);
+        r.text(name);
+        r.text(code);
+        r.text(message);
+        r.opt_text(of);
+        r.byte(u8::from(request_id.is_some()));
+        if let Some(id) = request_id {
+            r.id(id);
+        }
+        r.bytes
+    }
+
     /// The records' bytes, and none left; `None` when there are none.
     pub(super) fn take(&mut self) -> Option<Vec<u8>> {
         (!self.bytes.is_empty()).then(|| ::core::mem::take(&mut self.bytes))
@@ -518,6 +545,18 @@ mod tests {
             { "o": "peerCancelled", "requestId": "a \"b\" é", "reason": "", "watched": false },
         ]);
         assert_eq!(serde_json::Value::Array(read_all(&r.bytes)), expected);
+        let refusals = [
+            Records::refused("UsageError", "ERR_X", "it \"failed\"", None, Some(packed)),
+            Records::refused("InvalidArgumentError", "ERR_Y", "", Some("id"), None),
+        ]
+        .concat();
+        assert_eq!(
+            serde_json::Value::Array(read_all(&refusals)),
+            serde_json::json!([
+                { "o": "refused", "name": "UsageError", "code": "ERR_X", "message": "it \"failed\"", "requestId": "req-7" },
+                { "o": "refused", "name": "InvalidArgumentError", "code": "ERR_Y", "message": "", "of": "id" },
+            ])
+        );
         assert!(r.take().is_some());
         assert!(r.take().is_none());
         assert!(r.is_empty());
