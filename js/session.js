@@ -113,9 +113,6 @@ class Session {
       s.maxReasonBytes,
       s.timeout,
       s.maxTotalTimeout,
-      s.genericReason,
-      s.timeoutReason,
-      s.protocolVersion,
       exits,
       s.onEvent !== undefined,
       Math.random() * 2 ** 52,
@@ -123,11 +120,17 @@ class Session {
     this.#core = core;
     this.#output = output;
     this.#send = s.send;
-    // The output of the settings (a protocol version's event): done now, `core` known.
     output.attach(core);
-    // The scratch buffer's address is asked for the first time an id needs it (`putId`):
-    // most sessions never do, and the first session of a process starts sooner (issue #24).
-    this.#scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+    // The scratch buffer's address is asked for the first time a string needs it (`putId`,
+    // `strings`): most sessions never do, and the first session of a process starts sooner
+    // (issue #24).
+    const scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+    this.#scratch = scratch;
+    // The settings that are strings (their output, a protocol version's event, done now).
+    if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.protocolVersion !== undefined) {
+      strings(scratch, s.genericReason, s.timeoutReason, s.protocolVersion);
+      output.after(core.configure(S0, S1, S2));
+    }
   }
 
   track(id, method, options) {
@@ -371,15 +374,15 @@ class Session {
     const core = this.#core;
     if (core === undefined) return undefined;
     strings(this.#scratch, typeof version === "string" ? version : undefined);
-    const revision = core.setProtocolVersion(S0);
-    // Its output (an event), if any; the call does not say (a cold path).
-    this.#output.flush();
-    if (revision === undefined) throw refusal(core, undefined, undefined, version);
-    return revision;
+    const revision = this.#output.after(core.setProtocolVersion(S0));
+    if (revision === 0) throw refusal(core, undefined, undefined, version);
+    return wire.records.names.revision[revision - 1];
   }
 
   get revision() {
-    return this.#core?.revision;
+    const core = this.#core;
+    // `0`: none yet (`undefined`).
+    return core === undefined ? undefined : wire.records.names.revision[core.revision - 1];
   }
 
   isInFlight(id) {
@@ -464,13 +467,9 @@ class Output {
     this.timer = undefined;
   }
 
-  /**
-   * The session's core is `core`: does what its settings left, if anything (a protocol
-   * version's event; most sessions have none, and make no other call into wasm here).
-   */
+  /** The session's core is `core` (a new one leaves no work: its first calls may). */
   attach(core) {
     this.core = core;
-    if (core.busy) this.flush();
   }
 
   /**

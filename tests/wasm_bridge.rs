@@ -76,9 +76,6 @@ fn with_options(options: &JsValue, exits: u32) -> SessionCore {
         number(options, "maxReasonBytes"),
         number(options, "timeout"),
         number(options, "maxTotalTimeout"),
-        None,
-        None,
-        None,
         exits,
         true,
         1.0,
@@ -381,7 +378,7 @@ fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
     let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
     assert_eq!(err, JsValue::from("early"));
     assert_eq!(records(&session), Vec::<Value>::new());
-    assert!(!session.busy(), "nothing for the JS layer's flush()");
+    assert_eq!(session.next_deadline(), -2.0, "no timer to arm");
     assert!(!in_flight(&session, 1.into()));
 }
 
@@ -536,6 +533,25 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     assert!(session.next_deadline() >= 0.0);
     assert_eq!(response_verdict(&session, 9.into()), 0);
     assert_eq!(session.next_deadline(), -1.0, "disarm it");
+}
+
+#[wasm_bindgen_test]
+fn the_settings_that_are_strings_come_by_configure() {
+    let session = session_with("");
+    let l = put(&session, &[Some("stopped"), None, Some("2025-06-18")]);
+    assert_eq!(session.configure(l[0], l[1], l[2]), BUSY, "the protocol version's event");
+    let out = records(&session);
+    assert_eq!(kinds(&out), ["event revision-negotiated"]);
+    assert_eq!(out[0]["event"]["revision"], "2025-06-18");
+    // The generic reason replaces an error's text (not exposed by default).
+    track(&session, 1.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    assert!(cancel(&session, 1.into(), js("return new Error('secret');", &[])).unwrap());
+    let notify = records(&session).into_iter().find(|r| r["o"] == "notify").unwrap();
+    assert_eq!(notify["reason"], "stopped");
+    // Nothing given: nothing to do.
+    let plain = session_with("");
+    assert_eq!(plain.configure(NO, NO, NO), 0);
+    assert_eq!(records(&plain), Vec::<Value>::new());
 }
 
 #[wasm_bindgen_test]

@@ -261,6 +261,19 @@ impl<S: Sink> Session<S> {
         &mut self.out
     }
 
+    /// The reason policy's texts, set after the session was made (the wasm layer's settings
+    /// that cross as strings, `SessionCore::configure`): `generic` replaces
+    /// [`ReasonPolicy::generic_reason`], `timeout` [`ReasonPolicy::timeout_reason`], when given.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>) {
+        if let Some(text) = generic {
+            self.config.reason.generic_reason = text.to_owned();
+        }
+        if let Some(text) = timeout {
+            self.config.reason.timeout_reason = text.to_owned();
+        }
+    }
+
     // ----- getters -----
 
     /// The session's settings.

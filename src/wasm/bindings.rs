@@ -213,7 +213,8 @@ impl SessionCore {
     /// A session with the settings of `new CancellationSession(options)` as js/options.js
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
     /// `constants_json().optionFlags`; the capacities in requests, `max_reason_bytes` in bytes
-    /// of UTF-8, the timeouts in ms; an absent number `NaN`, an absent string `undefined`),
+    /// of UTF-8, the timeouts in ms; an absent number `NaN`; the settings that are strings
+    /// come after, [`Self::configure`]),
     /// `exits` the `exit` bits of the cancel's exits the session has (`send`,
     /// `closeStream`), `events` whether the JS layer shows events (`onEvent`) and `seed` a
     /// random number for the table's hasher.
@@ -230,9 +231,6 @@ impl SessionCore {
         max_reason_bytes: f64,
         timeout_ms: f64,
         max_total_ms: f64,
-        generic_reason: Option<String>,
-        timeout_reason: Option<String>,
-        protocol_version: Option<String>,
         exits: u32,
         events: bool,
         seed: f64,
@@ -244,30 +242,32 @@ impl SessionCore {
             max_reason_bytes,
             timeout_ms,
             max_total_ms,
-            generic_reason,
-            timeout_reason,
+            generic_reason: None,
+            timeout_reason: None,
             events,
         }
         .config();
         config.hash_seed = seed.to_bits();
-        let mut core = Session::with_sink(config, Records::default());
-        if let Some(version) = &protocol_version {
-            core.set_protocol_version(version);
-        }
+        let core = Session::with_sink(config, Records::default());
         let state =
             RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new() });
-        // The output of the settings (a protocol version's event) waits for the JS layer's
-        // first `flush()`, once it has this session.
         SessionCore { state, refusal: RefCell::new(None) }
     }
 
-    /// Whether the JS layer's `flush()` has work: output, or a next deadline to arm for. Read
-    /// once, when the JS class takes the new session (its settings may have made output: a
-    /// protocol version's event); after that each call says so itself (`code::BUSY`).
-    #[wasm_bindgen(getter)]
-    #[must_use]
-    pub fn busy(&self) -> bool {
-        self.state.try_borrow().is_ok_and(|st| st.busy())
+    /// The settings of `new CancellationSession(options)` that are strings, on the session
+    /// just made (before any other call): the texts of
+    /// `genericReason` and `timeoutReason` and the `protocolVersion` to follow, each its
+    /// length in bytes and its UTF-8 in the scratch buffer, in this order (`Strings`;
+    /// `NO_STRING`: not given). `BUSY` when that left output (a protocol version's event),
+    /// else `0`.
+    pub fn configure(&self, generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32 {
+        let outcome = self.with_strings(|st, mut strings| {
+            st.core.set_reason_texts(strings.next(generic_reason_len), strings.next(timeout_reason_len));
+            if let Some(version) = strings.next(protocol_version_len) {
+                st.core.set_protocol_version(version);
+            }
+        });
+        outcome.map_or(0, |((), busy)| code::busy(busy))
     }
 
     /// The core's output written since the last call — records, oldest first, as bytes
@@ -859,11 +859,11 @@ impl SessionCore {
 
     /// Follows the rules of protocol `version` (its length in bytes, its UTF-8 in the
     /// scratch buffer, see `Strings`; `NO_STRING` when the caller's value is not a
-    /// string); returns the revision followed, or `undefined` when refused
-    /// ([`Self::take_error`]: `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError`
-    /// `ERR_REENTRANT_CALL`).
+    /// string); returns the revision followed, as [`Self::revision`] gives it (with `BUSY`
+    /// added when that left output: an event), or `0` when refused ([`Self::take_error`]:
+    /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError` `ERR_REENTRANT_CALL`).
     #[wasm_bindgen(js_name = setProtocolVersion)]
-    pub fn set_protocol_version(&self, version_len: u32) -> Option<String> {
+    pub fn set_protocol_version(&self, version_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let version = strings.next(version_len).ok_or_else(|| {
                 Refusal::invalid_argument(
@@ -874,16 +874,15 @@ impl SessionCore {
             })?;
             Ok(st.core.set_protocol_version(version))
         });
-        // The JS layer flushes after this call whatever it returns (a cold path).
-        let Some((result, _)) = outcome else {
+        let Some((result, busy)) = outcome else {
             self.refuse(Refusal::reentrant());
-            return None;
+            return 0;
         };
         match result {
-            Ok(revision) => Some(revision.as_str().to_owned()),
+            Ok(revision) => revision_number(Some(revision)) | code::busy(busy),
             Err(refusal) => {
                 self.refuse(refusal);
-                None
+                0
             }
         }
     }
@@ -906,10 +905,11 @@ impl SessionCore {
         self.state.try_borrow().map(|st| st.core.accepts_batches()).unwrap_or(false)
     }
 
-    /// The revision followed, or `undefined` before one is known.
+    /// The revision followed: `1 +` its index in `constants_json().records.names.revision`
+    /// (`Revision::ALL`'s order), or `0` before one is known.
     #[wasm_bindgen(getter)]
-    pub fn revision(&self) -> Option<String> {
-        self.state.try_borrow().ok().and_then(|st| st.core.revision()).map(|r| r.as_str().to_owned())
+    pub fn revision(&self) -> u32 {
+        revision_number(self.state.try_borrow().ok().and_then(|st| st.core.revision()))
     }
 
     /// Whether our request `id` (tagged, see `convert::tag`; a string's UTF-8 in the scratch
@@ -1027,6 +1027,12 @@ fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'st
 #[inline]
 fn reason_bound(reason_bytes: u32) -> Option<usize> {
     reason_bytes.checked_sub(1).map(|n| n as usize)
+}
+
+/// A revision as [`SessionCore::revision`] gives it: `1 +` its discriminant (its index in
+/// `Revision::ALL`), `0` for none.
+fn revision_number(revision: Option<crate::core::Revision>) -> u32 {
+    revision.map_or(0, |r| r as u32 + 1)
 }
 
 /// A request id from a tagged member whose string crossed as bytes (`Strings`).
