@@ -35,9 +35,9 @@ wasm_build() {
   # signature when the module is instantiated (issue #24, start-up; the script says why).
   node scripts/import-arity.mjs "$out/$name.js"
   # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
-  # raw, 0.25% gzip, no other pass); no producers or debug sections (BENCHMARKS.md: what is in
-  # the .wasm).
-  wasm-opt -O3 --converge --strip-producers --strip-debug "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
+  # raw, 0.25% gzip, no other pass); no producers, debug or target-features sections (nothing
+  # reads them once the module is built; BENCHMARKS.md: what is in the .wasm).
+  wasm-opt -O3 --converge --strip-producers --strip-debug --strip-target-features "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
 }
 # wasm-bindgen's own switch back to multi-value (an environment variable) must not undo it.
 unset WASM_BINDGEN_MULTI_VALUE

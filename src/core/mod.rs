@@ -32,6 +32,8 @@ pub use deadlines::{Millis, Timeout, TimeoutKind};
 pub use event::{
     Direction, Event, EventKind, EventKindOf, EventOf, EventRef, Ignored, NotSent, TaskCancelOutcome, Via,
 };
+#[cfg(target_arch = "wasm32")]
+pub(crate) use id::concat;
 pub use id::{IdRef, InvalidRequestId, PackedStr, ProgressToken, RequestId, StrId, MAX_SAFE_INTEGER};
 pub use message::{Message, OutgoingError, META_PROTOCOL_VERSION};
 pub use method::{Fields as MessageFields, Method, MethodName};

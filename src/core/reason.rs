@@ -49,7 +49,7 @@ impl Reason {
         if TIMEOUTS.iter().any(|&(n, m)| n == name && message.starts_with(m)) {
             return Self::Timeout;
         }
-        Self::Error(if message.is_empty() { name.to_owned() } else { [name, ": ", message].concat() })
+        Self::Error(if message.is_empty() { name.to_owned() } else { super::id::concat(&[name, ": ", message]) })
     }
 
     /// Classifies a reason that another library already turned into a string with

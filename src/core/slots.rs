@@ -162,6 +162,13 @@ impl Slots {
         if self.count(ns) == 0 {
             return None;
         }
+        self.find_in_index(ns, key)
+    }
+
+    /// [`Self::find`] in a namespace with keys: the probe, written once (not inlined into
+    /// its ~20 callers: issue #24, size).
+    #[inline(never)]
+    fn find_in_index(&self, ns: Ns, key: Key<'_>) -> Option<u32> {
         let slots = &self.slots;
         let found = self.index.find(hash(&self.hasher, ns, key), |&s| {
             slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key)
@@ -206,8 +213,8 @@ impl Slots {
     }
 
     /// Puts `key` in `ns` unless it is there: its slot, or `Err` with the slot that holds it.
-    /// One probe of the index.
-    #[inline]
+    /// One probe of the index (written once, not inlined into its callers: issue #24, size).
+    #[inline(never)]
     pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16) -> Result<u32, u32> {
         let (slots, hasher) = (&self.slots, &self.hasher);
         let h = hash(hasher, ns, key);
@@ -239,8 +246,8 @@ impl Slots {
     }
 
     /// Takes the slot of `key` in `ns` out when `take` accepts it (see [`Self::remove`]).
-    /// One probe of the index.
-    #[inline]
+    /// One probe of the index (not inlined into its callers: issue #24, size).
+    #[inline(never)]
     pub(crate) fn remove_if(&mut self, ns: Ns, key: Key<'_>, take: impl FnOnce(&Slot) -> bool) -> Option<Slot> {
         if self.count(ns) == 0 {
             return None;

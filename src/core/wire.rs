@@ -7,7 +7,7 @@
 use crate::prelude::*;
 use serde::Serialize;
 
-use super::id::{InvalidRequestId, RequestId};
+use super::id::{concat, InvalidRequestId, RequestId};
 use super::method::Method;
 
 /// The method of the cancellation notification (every revision, 2024-11-05 §Cancellation).
@@ -187,10 +187,10 @@ impl MalformedCancel {
     pub fn message(&self) -> String {
         match self {
             Self::ParamsMissing => "params missing".to_owned(),
-            Self::ParamsNotAnObject(t) => ["params is ", t, ", not an object"].concat(),
+            Self::ParamsNotAnObject(t) => concat(&["params is ", t, ", not an object"]),
             Self::RequestIdMissing => "params.requestId missing".to_owned(),
-            Self::RequestIdInvalid(e) => ["params.requestId invalid: ", &e.message()].concat(),
-            Self::ReasonNotAString(t) => ["params.reason is ", t, ", not a string"].concat(),
+            Self::RequestIdInvalid(e) => concat(&["params.requestId invalid: ", &e.message()]),
+            Self::ReasonNotAString(t) => concat(&["params.reason is ", t, ", not a string"]),
         }
     }
 }

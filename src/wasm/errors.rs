@@ -45,7 +45,12 @@ impl Refusal {
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` (the call and the member,
     /// `"track(): request id"`) is not a request id, for the reason `e`.
     pub(super) fn invalid_id(what: &str, e: InvalidRequestId, subject: Subject) -> Self {
-        Refusal { usage: false, code: "ERR_INVALID_REQUEST_ID", message: [what, ": ", &e.message()].concat(), subject }
+        Refusal {
+            usage: false,
+            code: "ERR_INVALID_REQUEST_ID",
+            message: crate::core::concat(&[what, ": ", &e.message()]),
+            subject,
+        }
     }
 
     /// The core's `UsageError` (about its request id).
