@@ -2,8 +2,9 @@
 //
 // This file decides nothing. It reads the members of a message that the core names (by
 // method code, from the core's own tables, or when the core answers "need fields"), makes
-// one call into wasm per message with numbers and strings, and maps the number it gets
-// back; and it does what the core's output says (`Output`: send a cancel, abort or release
+// one call into wasm per message with numbers only (a string's UTF-8 written into the
+// session's scratch buffer, `strings`), and maps the number it gets back; and it does what
+// the core's output says (`Output`: send a cancel, abort or release
 // a request's JS objects, call `onTimeout` and `onEvent`, arm the one timer). Every rule —
 // what a message is, which is the handshake, what a revision forbids, what to drop, what a
 // cancel carries — is in the Rust core (src/core/message.rs).
