@@ -236,7 +236,7 @@ export class CancellationSession {
    * listener is removed when the request settles. Ignored for a message that is not a request.
    *
    * @throws {InvalidArgumentError} `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one; `ERR_INVALID_OPTION` when `options` is not an object or `signal` not an `AbortSignal`.
-   * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`.
+   * @throws {UsageError} `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`; `ERR_SEND_REQUIRED` for a request with a `signal` in a session without `send` (as `track()`: its abort would have nowhere to send its cancel).
    * @throws the signal's `reason` when a request's `signal` has already aborted (nothing is tracked; send nothing).
    */
   beforeSend<M extends JSONRPCMessage | JSONRPCMessage[]>(message: M, options?: BeforeSendOptions | null): M | JSONRPCMessage | JSONRPCMessage[] | undefined;

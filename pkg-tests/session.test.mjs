@@ -302,7 +302,22 @@ describe("typed errors", () => {
     for (const [id, method] of [[5, "tools/call"], ["req-5", "tools/call"], ["a-request-id-of-more-than-11-bytes", "tools/call"], ["réq", "tools/call"], [6, "x/custom"]]) {
       assert.throws(() => bare.track(id, method, { signal: new AbortController().signal }), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED", String(id));
       assert.equal(bare.isInFlight(id), false, String(id));
+      // The same request sent through `beforeSend` with its signal: refused as `track()` refuses
+      // it (it was tracked and watched, and its abort made a cancel that could not be sent).
+      const request = { jsonrpc: "2.0", id, method, params: {} };
+      assert.throws(
+        () => bare.beforeSend(request, { signal: new AbortController().signal }),
+        (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED" && e.requestId === id && e.message.startsWith("beforeSend(): "),
+        String(id),
+      );
+      assert.equal(bare.isInFlight(id), false, String(id));
+      // Without a signal it is tracked (nothing of it can cancel itself); what is wrong with
+      // an id is still said first.
+      assert.equal(bare.beforeSend(request), request);
+      assert.equal(bare.isInFlight(id), true, String(id));
+      assert.equal(bare.shouldDropResponse(id), false);
     }
+    assert.throws(() => bare.beforeSend({ jsonrpc: "2.0", id: 1.5, method: "tools/call" }, { signal: new AbortController().signal }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
   });
 
 describe("shouldDropIncoming / beforeSend on wire messages", () => {

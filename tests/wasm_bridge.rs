@@ -371,6 +371,28 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
 }
 
 #[wasm_bindgen_test]
+fn a_request_sent_with_a_live_signal_needs_send() {
+    let bare = with_options(&Object::new().into(), 0);
+    let read = Method::fields(Method::from_name("tools/call"), false).0;
+    let send = |signal: u32, num: f64| {
+        bare.message(1 + signal, code("tools/call"), NO, 3, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
+    };
+    assert_eq!(send(1, 1.0) & !BUSY, FAILED, "with a live signal");
+    let err = refusal(&bare);
+    assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_SEND_REQUIRED"));
+    assert_eq!(Reflect::get(&err, &"of".into()).unwrap(), JsValue::from("id"));
+    let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert!(message.starts_with("beforeSend(): a request with a `signal`"), "{message}");
+    assert!(!in_flight(&bare, 1.into()));
+    // A fraction is no id: that is said first.
+    assert_eq!(send(1, 1.5) & !BUSY, FAILED);
+    assert_eq!(Reflect::get(&refusal(&bare), &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
+    // Without a signal: tracked.
+    assert_eq!(send(0, 2.0) & !BUSY, 0x20);
+    assert!(in_flight(&bare, 2.into()));
+}
+
+#[wasm_bindgen_test]
 fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
     let session = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);

@@ -402,6 +402,11 @@ impl SessionCore {
                 return Ok(code::ABORTED);
             }
             let watch = request && signal == send_signal::LIVE;
+            // As `track`'s: a signal's abort needs somewhere to send its cancel — after what is
+            // wrong with the id or the progress token (the core says that), before the rest.
+            if watch && !st.has_exit_for(true) && valid_request_ids(&message) {
+                return Err(Refusal::send_required("beforeSend()"));
+            }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
             match st.core.handle_outgoing(&message, now, watch) {
                 Err(e) => Err(Refusal::outgoing(&e)),
@@ -780,7 +785,7 @@ impl SessionCore {
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let watch = signal == send_signal::LIVE;
             if !st.has_exit_for(watch || request.timeout.is_some_and(|t| t.is_set())) {
-                return Err(Refusal::send_required());
+                return Err(Refusal::send_required("track()"));
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
             // The JS layer attaches the listener to the caller's signal (and removes it at the
@@ -1040,6 +1045,14 @@ fn reason_bound(reason_bytes: u32) -> Option<usize> {
 /// `Revision::ALL`), `0` for none.
 fn revision_number(revision: Option<crate::core::Revision>) -> u32 {
     revision.map_or(0, |r| r as u32 + 1)
+}
+
+/// Whether the id and the progress token (if any) of our request are request ids: what
+/// [`Session::handle_outgoing`] refuses first.
+fn valid_request_ids(message: &Message<'_>) -> bool {
+    message.id.to_request_id().is_ok()
+        && (matches!(message.progress_token, crate::core::PeerValue::Absent)
+            || message.progress_token.to_request_id().is_ok())
 }
 
 /// A request id from a tagged member whose string crossed as bytes (`Strings`).

@@ -81,14 +81,15 @@ impl Refusal {
     }
 
     /// `UsageError` `ERR_SEND_REQUIRED`: a request with a signal or a timeout in a session
-    /// without `send`.
-    pub(super) fn send_required() -> Self {
+    /// without `send`, refused by `call` (`"track()"`, `"beforeSend()"`).
+    pub(super) fn send_required(call: &str) -> Self {
         Refusal {
             usage: true,
             code: "ERR_SEND_REQUIRED",
-            message: "track(): a request with a `signal` or a timeout needs the session's `send` option (where its \
-                      cancel goes)"
-                .to_owned(),
+            message: crate::core::concat(&[
+                call,
+                ": a request with a `signal` or a timeout needs the session's `send` option (where its cancel goes)",
+            ]),
             subject: Subject::Id,
         }
     }
