@@ -105,7 +105,6 @@ class Session {
     this.#settled = hooks.settledId;
     this.#hooks = hooks;
     const s = sessionSettings(adjustOptions(options), w);
-    const output = new Output(s, hooks);
     const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
     const core = new SessionCore(
       s.flags,
@@ -118,10 +117,10 @@ class Session {
       s.onEvent !== undefined,
       Math.random() * 2 ** 52,
     );
+    const output = new Output(s, hooks, core);
     this.#core = core;
     this.#output = output;
     this.#send = s.send;
-    output.attach(core);
     // The scratch buffer's address is asked for the first time a string needs it (`putId`,
     // `strings`): most sessions never do, and the first session of a process starts sooner
     // (issue #24).
@@ -453,24 +452,19 @@ class Session {
  *   without `send` the first message is kept for the caller (`captured`), not sent.
  */
 class Output {
-  constructor(s, hooks) {
+  constructor(s, hooks, core) {
     this.send = s.send;
     this.closeStream = s.closeStream;
     this.onTimeout = s.onTimeout;
     this.onEvent = s.onEvent;
     this.hooks = hooks;
-    /** @type {any} the session's core, once it has one (`attach`) */
-    this.core = undefined;
+    /** @type {any} the session's core (`undefined` once the session closed, `detach`) */
+    this.core = core;
     /** The values of the call in progress (`enter`). */
     this.call = NO_CALL;
     /** The first message the call in progress kept (`enter`'s `keep`). */
     this.captured = undefined;
     this.timer = undefined;
-  }
-
-  /** The session's core is `core` (a new one leaves no work: its first calls may). */
-  attach(core) {
-    this.core = core;
   }
 
   /**
@@ -770,8 +764,8 @@ function onlySignal(options) {
 }
 
 /**
- * `watch(core, w, scratch, true, id)`: an id that crosses as numbers (`crossId`) through the core's
- * `watchPeerRequest`, nothing crossing as a string; any other through `watch`.
+ * `watch(core, w, scratch, true, id)`: an id that crosses as numbers (`crossId`) through
+ * the core's `watchPeerRequest`, nothing crossing as a string; any other through `watch`.
  */
 function watchInbound(core, w, scratch, id) {
   if (crossId(id)) {
@@ -797,8 +791,9 @@ function watch(core, w, scratch, inbound, id) {
 /**
  * The error of a call the core refused (it returned `verdicts.failed`): its
  * `SessionCore.takeError()` (a `"refused"` record), an `InvalidArgumentError` or a
- * `UsageError` with the core's code and text, about the caller's own value that the core names (`of`: the request id
- * `id`, the progress token `token`, the value `value`) or about the core's request id.
+ * `UsageError` with the core's code and text, about the caller's own value that the core
+ * names (`of`: the request id `id`, the progress token `token`, the value `value`) or about
+ * the core's request id.
  */
 function refusal(core, id, token, value) {
   const bytes = core.takeError();

@@ -49,8 +49,8 @@ pub struct Config {
     /// How many of the peer's requests in flight are remembered (to honour its cancels and
     /// suppress our responses). Default 4096; the oldest is forgotten first, with an
     /// [`EventKind::InboundForgotten`](super::EventKind::InboundForgotten), so memory stays flat
-    /// even when the host never
-    /// reports our responses. A forgotten request can no longer be cancelled by the peer.
+    /// even when the host never reports our responses. A forgotten request can no longer be
+    /// cancelled by the peer.
     pub inbound_capacity: usize,
     /// Seed of the id maps' hasher (see the crate's notes on flooding): a host facing
     /// untrusted peers draws it from a random source. Default `0`.

@@ -341,7 +341,7 @@ impl SessionCore {
         }) else {
             return code::PASS;
         };
-        (u32::from(late) * code::DROP) | code::busy(busy)
+        (if late { code::DROP } else { code::PASS }) | code::busy(busy)
     }
 
     /// A message from the peer (`how` 0), or one we are about to send (`how` `1 +` the signal

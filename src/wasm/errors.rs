@@ -1,9 +1,9 @@
 //! The errors a [`super::SessionCore`] call refuses with, as the JS class throws them
 //! (`InvalidArgumentError`, `UsageError` of js/errors.js): an entry point that refuses
 //! returns `verdicts.failed` and keeps a [`Refusal`], which the JS class takes as a record
-//! (`SessionCore.takeError()`, read as the output's records are) and throws. The texts and codes are the core's (and this
-//! module's, for what only this layer refuses); no JS value crosses, and no JS error is
-//! built in wasm (issue #24: building them here, through `Reflect`, was ~1 KB of the
+//! (`SessionCore.takeError()`, read as the output's records are) and throws. The texts and
+//! codes are the core's (and this module's, for what only this layer refuses); no JS value
+//! crosses, and no JS error is built in wasm (issue #24: building them here, through `Reflect`, was ~1 KB of the
 //! `.wasm` and three import signatures).
 
 use crate::prelude::*;
