@@ -58,7 +58,13 @@ const NUMBER_TAG: u128 = 0xff;
 
 #[inline]
 pub(crate) fn number_key(n: i64) -> Key<'static> {
-    Key::Packed(Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG))
+    Key::Packed(number_packed(n))
+}
+
+/// The packed key of integer `n`.
+#[inline]
+pub(crate) fn number_packed(n: i64) -> Packed {
+    Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG)
 }
 
 #[inline]
@@ -94,6 +100,7 @@ impl<'a> Key<'a> {
     }
 
     /// The key, owned (allocates only a long string's text).
+    #[inline]
     pub(crate) fn to_owned(self) -> OwnedKey {
         match self {
             Key::Packed(k) => OwnedKey::Packed(k),

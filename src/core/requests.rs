@@ -124,6 +124,14 @@ impl Outbound {
     }
 
     /// The record of a slot with `method` code and `flags`.
+    /// [`Self::is_plain`] of the record in a slot with `method` code, `flags` and an extra
+    /// or not, read from the bits (nothing decoded: the hot path of a response in a slot).
+    #[inline]
+    pub(crate) fn slot_is_plain(method: u8, flags: u16, extra: bool) -> bool {
+        flags & KIND_BITS == 0 && !extra && u32::from(method) != Method::Initialize.code()
+    }
+
+    #[inline]
     pub(crate) fn from_slot(method: u8, flags: u16, extra: bool) -> Self {
         Self {
             method: Method::from_code(u32::from(method)),

@@ -6,17 +6,21 @@
 //!
 //! A slot is 28 bytes in wasm: its key (an id packed into 12 bytes, or a longer string's
 //! text), the namespace it is in ([`Ns`]), a method code, flags, and two numbers whose
-//! meaning the namespace gives (`link`, `extra`). The index holds slot numbers only (4 bytes
-//! and a control byte per entry); a probe compares the namespace and the key of the slot.
-//! What a record has beyond that (a method's name the method table does not know, a task id,
-//! a progress token, a timer) is an `Extra` (`requests`), in a slab of its own,
-//! by `extra`.
+//! meaning the namespace gives (`link`, `extra`). An entry of the index is 16 bytes and a
+//! control byte: the packed key (of a text key, its hash), the namespace, and the slot — or,
+//! for a record that is a method code and flags only (our plain requests out of the window),
+//! the record itself, with no slot ([`Found::Inline`]). So a probe compares keys in the index
+//! and reads no slot for a packed key, and the hot path of string ids is one probe (issue
+//! #24, 1b: what a table of its own for those requests was, without a second copy of the
+//! table's code). What a record has beyond that (a method's name the method table does not
+//! know, a task id, a progress token, a timer) is an `Extra` (`requests`), in a slab of its
+//! own, by `extra`.
 //!
 //! [`Fifo`]: the order in which the entries of a bounded namespace were put in (tombstones,
 //! the peer's requests, the peer's cancelled requests), for forgetting the oldest first.
 //!
-//! Slot numbers are this module's: a caller holds one only while the slot is in the
-//! namespace it found it in. A number that is not a slot's (a bug) reads a free slot and
+//! Slot numbers are this module's (below 2^27: an index entry keeps the namespace above
+//! them): a caller holds one only while the slot is in the namespace it found it in. A number that is not a slot's (a bug) reads a free slot and
 //! writes to a spare one: nothing traps.
 
 use crate::prelude::*;
@@ -25,7 +29,7 @@ use core::hash::{BuildHasher, Hasher};
 
 use foldhash::fast::FixedState;
 
-use super::keys::{Key, OwnedKey};
+use super::keys::{Key, OwnedKey, Packed};
 
 /// No slot (a `link` or an `extra` that points nowhere).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -72,12 +76,70 @@ pub(crate) struct Slot {
     pub(crate) extra: u32,
 }
 
+/// What the index finds for a key: a slot, or a record kept in the index itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    Slot(u32),
+    /// A record with a packed key and nothing but a method code and flags (our plain
+    /// requests out of the window: [`Slots::insert_inline`]).
+    Inline {
+        method: u8,
+        flags: u16,
+    },
+}
+
+/// An entry of the index (16 bytes in wasm): a key, its namespace, and the slot it is in or
+/// the record itself. A packed key is compared here, with no slot to read through (issue
+/// #24, 1b with string ids: what a table of its own for our plain requests did).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// The packed key; of a text key, [`TEXT`] and the key's hash (the text is the slot's).
+    key: Packed,
+    /// `ns << NS_SHIFT`, then [`INLINE`] with `method << 16 | flags`, or the slot.
+    v: u32,
+}
+
+const NS_SHIFT: u32 = 28;
+/// An [`Entry`] whose record is in the index.
+const INLINE: u32 = 1 << 27;
+/// The slot of an [`Entry`] (or its inline record).
+const PAYLOAD: u32 = INLINE - 1;
+/// The low word of the [`Entry::key`] of a text key (a packed key's low byte is its
+/// length, at most 11, or 0xff for an integer).
+const TEXT: u32 = 0xfe;
+
+impl Entry {
+    #[inline]
+    fn ns(self) -> u32 {
+        self.v >> NS_SHIFT
+    }
+
+    #[inline]
+    fn found(self) -> Found {
+        if self.v & INLINE == 0 {
+            Found::Slot(self.v & PAYLOAD)
+        } else {
+            Found::Inline { method: (self.v >> 16) as u8, flags: self.v as u16 }
+        }
+    }
+}
+
+/// The [`Entry::key`] of `key` with hash `h`.
+#[inline]
+fn entry_key(key: Key<'_>, h: u64) -> Packed {
+    match key {
+        Key::Packed(p) => p,
+        Key::Text(_) => Packed::new(u128::from(TEXT) | u128::from(h) << 32),
+    }
+}
+
 /// The slab and its index.
 #[derive(Debug)]
 pub(crate) struct Slots {
     slots: Vec<Slot>,
-    free: Vec<u32>,
-    index: hashbrown::HashTable<u32>,
+    /// The first free slot ([`NONE`]: none); a free slot's `link` is the next.
+    free: u32,
+    index: hashbrown::HashTable<Entry>,
     counts: [u32; NAMESPACES],
     hasher: FixedState,
     /// What [`Self::slot_mut`] gives for a number that is no slot's.
@@ -85,29 +147,72 @@ pub(crate) struct Slots {
 }
 
 /// A free slot.
-const FREE: Slot = Slot {
-    key: OwnedKey::Packed(super::keys::Packed::ZERO),
-    ns: Ns::Free,
-    method: 0,
-    flags: 0,
-    link: NONE,
-    extra: NONE,
-};
+const FREE: Slot =
+    Slot { key: OwnedKey::Packed(Packed::ZERO), ns: Ns::Free, method: 0, flags: 0, link: NONE, extra: NONE };
+
+/// Puts `slot` (not in the index yet) in the first free slot of `slots` (`free`, the free
+/// list's head), or a new one: its number.
+#[inline]
+fn put(slots: &mut Vec<Slot>, free: &mut u32, slot: Slot) -> u32 {
+    let s = *free;
+    match slots.get_mut(s as usize) {
+        Some(at) => {
+            *free = at.link;
+            *at = slot;
+            s
+        }
+        None => {
+            slots.push(slot);
+            (slots.len() - 1) as u32
+        }
+    }
+}
+
+/// The hash of an entry, for the index when it grows: from the entry alone (a text key's is
+/// in it); one function for every caller (one copy of the index's resize code; issue #24, size).
+#[inline]
+fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
+    move |e| {
+        let key = e.key.get();
+        if key as u32 == TEXT {
+            (key >> 32) as u64
+        } else {
+            hash_packed(hasher, e.ns(), e.key)
+        }
+    }
+}
+
+/// Whether entry `e` is of `key` in `ns` (`k`: `entry_key(key, …)`): the index's comparison.
+/// A text key's text is compared in its slot, when its hash is the same.
+#[inline]
+fn is(slots: &[Slot], e: &Entry, ns: Ns, key: Key<'_>, k: Packed) -> bool {
+    e.key == k
+        && e.ns() == ns as u32
+        && match key {
+            Key::Packed(_) => true,
+            Key::Text(text) => slots
+                .get((e.v & PAYLOAD) as usize)
+                .is_some_and(|slot| matches!(&slot.key, OwnedKey::Text(held) if **held == *text)),
+        }
+}
 
 /// The hash of `key` in namespace `ns` (foldhash, seeded per session: see `core::IdMap` for
 /// the flooding trade-off, which is this table's).
 #[inline]
 fn hash(hasher: &FixedState, ns: Ns, key: Key<'_>) -> u64 {
     match key {
-        // One write of 128 bits (the packed key takes 96, the namespace goes above them):
-        // one multiply, as for a map of packed keys alone.
-        Key::Packed(p) => {
-            let mut h = hasher.build_hasher();
-            h.write_u128(p.get() | (ns as u128) << 120);
-            h.finish()
-        }
+        Key::Packed(p) => hash_packed(hasher, ns as u32, p),
         Key::Text(text) => hash_text(hasher, ns, text),
     }
+}
+
+/// [`hash`] of a packed key: one write of 128 bits (the key takes 96, the namespace goes
+/// above them), one multiply.
+#[inline]
+fn hash_packed(hasher: &FixedState, ns: u32, p: Packed) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write_u128(p.get() | u128::from(ns) << 120);
+    h.finish()
 }
 
 /// [`hash`] of a string longer than a packed key: 8 bytes per write (foldhash's own `write`
@@ -130,7 +235,7 @@ impl Slots {
     pub(crate) fn new(seed: u64) -> Self {
         Self {
             slots: Vec::new(),
-            free: Vec::new(),
+            free: NONE,
             index: hashbrown::HashTable::new(),
             counts: [0; NAMESPACES],
             hasher: FixedState::with_seed(seed),
@@ -138,7 +243,7 @@ impl Slots {
         }
     }
 
-    /// How many slots namespace `ns` holds.
+    /// How many keys namespace `ns` holds (in slots and inline).
     #[inline]
     pub(crate) fn count(&self, ns: Ns) -> usize {
         self.counts.get(ns as usize).map_or(0, |&c| c as usize)
@@ -150,35 +255,37 @@ impl Slots {
         }
     }
 
-    /// The hash of `key` in `ns`, for a table beside this one with the same hasher.
-    #[inline]
-    pub(crate) fn hash_of(&self, ns: Ns, key: Key<'_>) -> u64 {
-        hash(&self.hasher, ns, key)
-    }
-
-    /// The slot of `key` in `ns`.
+    /// The slot of `key` in `ns` (`None` also for an inline record: see [`Self::lookup`]).
     #[inline]
     pub(crate) fn find(&self, ns: Ns, key: Key<'_>) -> Option<u32> {
+        match self.lookup(ns, key)? {
+            Found::Slot(s) => Some(s),
+            Found::Inline { .. } => None,
+        }
+    }
+
+    /// What `ns` holds for `key`.
+    #[inline]
+    pub(crate) fn lookup(&self, ns: Ns, key: Key<'_>) -> Option<Found> {
         if self.count(ns) == 0 {
             return None;
         }
         self.find_in_index(ns, key)
     }
 
-    /// [`Self::find`] in a namespace with keys: the probe, written once (not inlined into
+    /// [`Self::lookup`] in a namespace with keys: the probe, written once (not inlined into
     /// its ~20 callers: issue #24, size).
     #[inline(never)]
-    fn find_in_index(&self, ns: Ns, key: Key<'_>) -> Option<u32> {
+    fn find_in_index(&self, ns: Ns, key: Key<'_>) -> Option<Found> {
+        let h = hash(&self.hasher, ns, key);
+        let k = entry_key(key, h);
         let slots = &self.slots;
-        let found = self.index.find(hash(&self.hasher, ns, key), |&s| {
-            slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key)
-        });
-        found.copied()
+        self.index.find(h, |e| is(slots, e, ns, key, k)).map(|e| e.found())
     }
 
     #[inline]
     pub(crate) fn contains(&self, ns: Ns, key: Key<'_>) -> bool {
-        self.count(ns) > 0 && self.find(ns, key).is_some()
+        self.count(ns) > 0 && self.find_in_index(ns, key).is_some()
     }
 
     #[inline]
@@ -196,76 +303,118 @@ impl Slots {
 
     /// Puts `key` in `ns` (it must not be there): its slot.
     pub(crate) fn insert(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, extra: u32) -> u32 {
-        let slot = Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra };
-        let s = match self.free.pop() {
-            Some(s) => {
-                *self.slot_mut(s) = slot;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
+        let s =
+            put(&mut self.slots, &mut self.free, Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra });
         self.add_count(ns, 1);
         self.link_index(s);
         s
     }
 
-    /// Puts `key` in `ns` unless it is there: its slot, or `Err` with the slot that holds it.
-    /// One probe of the index (written once, not inlined into its callers: issue #24, size).
+    /// Puts `key` in `ns` unless it is there, with no extra: as a slot, or (`inline`, a packed
+    /// key only) in the index itself. Whether it was put. One probe of the index (written
+    /// once, not inlined into its callers: issue #24, size).
     #[inline(never)]
-    pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16) -> Result<u32, u32> {
+    pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, inline: bool) -> bool {
         let (slots, hasher) = (&self.slots, &self.hasher);
         let h = hash(hasher, ns, key);
-        let entry = self.index.entry(
-            h,
-            |&s| slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key),
-            |&x| slots.get(x as usize).map_or(0, |slot| hash(hasher, slot.ns, slot.key.as_key())),
-        );
-        let vacant = match entry {
-            hashbrown::hash_table::Entry::Occupied(held) => return Err(*held.get()),
-            hashbrown::hash_table::Entry::Vacant(vacant) => vacant,
+        let k = entry_key(key, h);
+        let entry = self.index.entry(h, |e| is(slots, e, ns, key, k), rehasher(hasher));
+        let hashbrown::hash_table::Entry::Vacant(vacant) = entry else { return false };
+        let v = if inline && matches!(key, Key::Packed(_)) {
+            INLINE | u32::from(method) << 16 | u32::from(flags)
+        } else {
+            put(
+                &mut self.slots,
+                &mut self.free,
+                Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra: NONE },
+            )
         };
-        let slot = Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra: NONE };
-        let s = match self.free.pop() {
-            Some(s) => {
-                if let Some(free) = self.slots.get_mut(s as usize) {
-                    *free = slot;
-                }
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        vacant.insert(s);
+        vacant.insert(Entry { key: k, v: (ns as u32) << NS_SHIFT | v });
         self.add_count(ns, 1);
-        Ok(s)
+        true
     }
 
-    /// Takes the slot of `key` in `ns` out when `take` accepts it (see [`Self::remove`]).
-    /// One probe of the index (not inlined into its callers: issue #24, size).
+    /// Takes what `ns` holds for `key` out when `take` accepts its method code, flags and
+    /// whether it has an extra (an inline record has none): its method code and flags (a slot
+    /// is freed). One probe of the index (not inlined into its callers: issue #24, size).
     #[inline(never)]
-    pub(crate) fn remove_if(&mut self, ns: Ns, key: Key<'_>, take: impl FnOnce(&Slot) -> bool) -> Option<Slot> {
+    pub(crate) fn remove_if(
+        &mut self,
+        ns: Ns,
+        key: Key<'_>,
+        take: impl FnOnce(u8, u16, bool) -> bool,
+    ) -> Option<(u8, u16)> {
         if self.count(ns) == 0 {
             return None;
         }
         let slots = &self.slots;
         let h = hash(&self.hasher, ns, key);
-        let entry = self
-            .index
-            .find_entry(h, |&s| slots.get(s as usize).is_some_and(|slot| slot.ns == ns && slot.key.as_key() == key))
-            .ok()?;
-        let s = *entry.get();
-        if !take(self.slots.get(s as usize)?) {
+        let k = entry_key(key, h);
+        let entry = self.index.find_entry(h, |e| is(slots, e, ns, key, k)).ok()?;
+        let taken = match entry.get().found() {
+            Found::Inline { method, flags } => {
+                if !take(method, flags, false) {
+                    return None;
+                }
+                entry.remove();
+                (method, flags)
+            }
+            Found::Slot(s) => {
+                let slot = self.slots.get_mut(s as usize)?;
+                if !take(slot.method, slot.flags, slot.extra != NONE) {
+                    return None;
+                }
+                entry.remove();
+                let taken = (slot.method, slot.flags);
+                // Freed in place: only a text key has something to drop.
+                if let OwnedKey::Text(_) = slot.key {
+                    slot.key = FREE.key;
+                }
+                slot.ns = Ns::Free;
+                slot.extra = NONE;
+                slot.link = self.free;
+                self.free = s;
+                taken
+            }
+        };
+        self.add_count(ns, -1);
+        Some(taken)
+    }
+
+    /// Takes the inline record of packed key `p` out of `ns`: its method code and flags;
+    /// `None` when `ns` has none for `p` (nothing, or a slot). The hot path of a response
+    /// (issue #24, 1b): one probe, no slot read.
+    #[inline(never)]
+    pub(crate) fn take_inline(&mut self, ns: Ns, p: Packed) -> Option<(u8, u16)> {
+        if self.count(ns) == 0 {
+            return None;
+        }
+        let h = hash_packed(&self.hasher, ns as u32, p);
+        let entry = self.index.find_entry(h, |e| e.key == p && e.ns() == ns as u32).ok()?;
+        let v = entry.get().v;
+        if v & INLINE == 0 {
             return None;
         }
         entry.remove();
         self.add_count(ns, -1);
-        self.free.push(s);
-        Some(::core::mem::replace(self.slot_mut(s), FREE))
+        Some(((v >> 16) as u8, v as u16))
+    }
+
+    /// Sets the flags of the inline record of `key` in `ns` (nothing when there is none).
+    pub(crate) fn set_inline_flags(&mut self, ns: Ns, key: Packed, flags: u16) {
+        let h = hash_packed(&self.hasher, ns as u32, key);
+        if let Some(e) = self.index.find_mut(h, |e| e.key == key && e.ns() == ns as u32 && e.v & INLINE != 0) {
+            e.v = (e.v & !0xffff) | u32::from(flags);
+        }
+    }
+
+    /// The inline records of `ns`: their keys, method codes and flags (in no order).
+    pub(crate) fn inline(&self, ns: Ns) -> impl Iterator<Item = (Packed, u8, u16)> + '_ {
+        let any = self.count(ns) > 0;
+        self.index.iter().filter(move |e| any && e.ns() == ns as u32).filter_map(|e| match e.found() {
+            Found::Inline { method, flags } => Some((e.key, method, flags)),
+            Found::Slot(_) => None,
+        })
     }
 
     /// Takes slot `s` out of its namespace: its key, method, flags and extra (the slot is free).
@@ -274,8 +423,9 @@ impl Slots {
         let ns = slot.ns;
         self.unlink_index(s);
         self.add_count(ns, -1);
-        self.free.push(s);
-        ::core::mem::replace(self.slot_mut(s), FREE)
+        let free = Slot { link: self.free, ..FREE };
+        self.free = s;
+        ::core::mem::replace(self.slot_mut(s), free)
     }
 
     /// Moves slot `s` to namespace `ns` (same key; `ns` must not hold it).
@@ -291,7 +441,7 @@ impl Slots {
         self.link_index(s);
     }
 
-    /// The slots of namespace `ns`, in slab order.
+    /// The slots of namespace `ns`, in slab order (not its inline records: [`Self::inline`]).
     pub(crate) fn iter(&self, ns: Ns) -> impl Iterator<Item = (u32, &Slot)> {
         let any = self.count(ns) > 0;
         self.slots.iter().enumerate().filter(move |(_, slot)| any && slot.ns == ns).map(|(s, slot)| (s as u32, slot))
@@ -300,21 +450,27 @@ impl Slots {
     /// Empties the table.
     pub(crate) fn clear(&mut self) {
         self.slots.clear();
-        self.free.clear();
+        self.free = NONE;
         self.index.clear();
         self.counts = [0; NAMESPACES];
     }
 
+    /// The hash and entry of slot `s`.
+    fn entry_of(&self, s: u32) -> (u64, Entry) {
+        let slot = self.slot(s);
+        let key = slot.key.as_key();
+        let h = hash(&self.hasher, slot.ns, key);
+        (h, Entry { key: entry_key(key, h), v: (slot.ns as u32) << NS_SHIFT | s })
+    }
+
     fn link_index(&mut self, s: u32) {
-        let (slots, hasher) = (&self.slots, &self.hasher);
-        let rehash = |x: u32| slots.get(x as usize).map_or(0, |slot| hash(hasher, slot.ns, slot.key.as_key()));
-        self.index.insert_unique(rehash(s), s, |&x| rehash(x));
+        let (h, entry) = self.entry_of(s);
+        self.index.insert_unique(h, entry, rehasher(&self.hasher));
     }
 
     fn unlink_index(&mut self, s: u32) {
-        let slot = self.slot(s);
-        let h = hash(&self.hasher, slot.ns, slot.key.as_key());
-        if let Ok(entry) = self.index.find_entry(h, |&x| x == s) {
+        let (h, held) = self.entry_of(s);
+        if let Ok(entry) = self.index.find_entry(h, |e| e.v == held.v) {
             entry.remove();
         }
     }
@@ -409,6 +565,44 @@ mod tests {
         let mut fifo = Fifo::new(0);
         let s = slots.insert(Ns::Tombstone, number_key(1), 0, 0, NONE);
         assert_eq!(fifo.push(&mut slots, Ns::Tombstone, s), Some(s));
+    }
+
+    #[test]
+    fn a_record_kept_inline_is_found_changed_and_taken_by_its_key_alone() {
+        use crate::core::keys::{number_packed, str_key};
+        let mut slots = Slots::new(7);
+        let p = number_packed(5);
+        assert!(slots.insert_new(Ns::Outbound, Key::Packed(p), 3, 0, true));
+        assert!(!slots.insert_new(Ns::Outbound, Key::Packed(p), 4, 0, true), "held already");
+        assert!(!slots.insert_new(Ns::Outbound, Key::Packed(p), 4, 0, false), "held already, inline");
+        assert_eq!(slots.lookup(Ns::Outbound, Key::Packed(p)), Some(Found::Inline { method: 3, flags: 0 }));
+        assert_eq!(slots.find(Ns::Outbound, Key::Packed(p)), None, "no slot");
+        assert_eq!(slots.lookup(Ns::Tombstone, Key::Packed(p)), None, "another namespace");
+        slots.set_inline_flags(Ns::Outbound, p, 8);
+        assert_eq!(slots.inline(Ns::Outbound).collect::<Vec<_>>(), vec![(p, 3, 8)]);
+        assert_eq!(slots.count(Ns::Outbound), 1);
+        // A slot with the same key in another namespace, and a text key: neither is inline.
+        let s = slots.insert(Ns::Tombstone, Key::Packed(p), 1, 0, NONE);
+        let long = "a string id longer than twelve bytes";
+        assert!(slots.insert_new(Ns::Outbound, str_key(long), 2, 0, true), "a text key takes a slot");
+        assert!(matches!(slots.lookup(Ns::Outbound, str_key(long)), Some(Found::Slot(_))));
+        assert_eq!(slots.take_inline(Ns::Outbound, p), Some((3, 8)));
+        assert_eq!(slots.take_inline(Ns::Outbound, p), None);
+        assert_eq!(slots.find(Ns::Tombstone, Key::Packed(p)), Some(s));
+        assert_eq!(slots.remove_if(Ns::Outbound, str_key(long), |_, _, _| false), None, "refused: kept");
+        assert_eq!(slots.remove_if(Ns::Outbound, str_key(long), |m, _, extra| m == 2 && !extra), Some((2, 0)));
+        assert_eq!(slots.count(Ns::Outbound), 0);
+        // The index grows (and rehashes every entry from the entry alone) with all kinds held.
+        for n in 0..1000 {
+            assert!(slots.insert_new(Ns::Outbound, number_key(n), 1, 0, n % 2 == 0));
+            slots.insert(Ns::Inbound, str_key(&format!("{long}-{n}")), 0, 0, NONE);
+        }
+        for n in 0..1000 {
+            let want = if n % 2 == 0 { Some(Found::Inline { method: 1, flags: 0 }) } else { None };
+            let found = slots.lookup(Ns::Outbound, number_key(n));
+            assert!(want.map_or(matches!(found, Some(Found::Slot(_))), |w| found == Some(w)), "{n}");
+            assert!(slots.contains(Ns::Inbound, str_key(&format!("{long}-{n}"))));
+        }
     }
 
     #[test]

@@ -9,14 +9,14 @@
 use crate::prelude::*;
 
 use super::id::{IdRef, RequestId, StrId};
-use super::keys::{number_key, str_key, text_key, Key, OwnedKey, Packed};
+use super::keys::{number_key, number_packed, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
 use super::requests::{code_of, name_of, Extra, Inbound, Outbound, Taken, CANCEL_SENT, TASK, WATCHED};
-use super::slots::{Fifo, Ns, Slots, NONE};
+use super::slots::{Fifo, Found, Ns, Slots, NONE};
 use super::window::Window;
 
-/// Where our request in flight is: in the window (by its id), among the plain requests
-/// with packed string ids (by its key), or in a slot.
+/// Where our request in flight is: in the window (by its id), in the index (a plain request
+/// with a packed key, by its key: `Slots::insert_new`'s inline records), or in a slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum At {
     Window(i64),
@@ -30,12 +30,8 @@ pub(crate) struct Store {
     extras: Vec<Extra>,
     free_extras: Vec<u32>,
     window: Window<Outbound>,
-    /// Our plain requests ([`Outbound::is_plain`]) whose string id packs (`"req-42"`: most
-    /// string ids), with the key beside the record: the hot path of string ids (one probe,
-    /// no slot to read through; issue #24, 1b with string ids).
-    plain: hashbrown::HashTable<(Packed, Outbound)>,
-    /// Above every integer id of our requests in slots (none at or past it): the window
-    /// takes the counter's next id without a look at the slots.
+    /// Above every integer id of our requests in the table, in slots or inline (none at or
+    /// past it): the window takes the counter's next id without a look at the table.
     slot_ints_top: i64,
     tombstones: Fifo,
     inbound: Fifo,
@@ -51,7 +47,6 @@ impl Store {
             extras: Vec::new(),
             free_extras: Vec::new(),
             window: Window::new(),
-            plain: hashbrown::HashTable::new(),
             slot_ints_top: 0,
             tombstones: Fifo::new(tombstones),
             inbound: Fifo::new(inbound),
@@ -65,7 +60,6 @@ impl Store {
         self.extras.clear();
         self.free_extras.clear();
         self.window.clear();
-        self.plain.clear();
         self.slot_ints_top = 0;
         self.tombstones.clear();
         self.inbound.clear();
@@ -110,30 +104,24 @@ impl Store {
 
     /// How many of our requests are in flight.
     pub(crate) fn outbound_len(&self) -> usize {
-        self.window.len() + self.plain.len() + self.slots.count(Ns::Outbound)
+        self.window.len() + self.slots.count(Ns::Outbound)
     }
 
     /// Our request in flight with `key`.
     #[inline]
     pub(crate) fn outbound(&self, key: Key<'_>) -> Option<(At, Outbound)> {
-        if let Key::Packed(p) = key {
-            match p.number() {
-                Some(n) => {
-                    if let Some(request) = self.window.get(n) {
-                        return Some((At::Window(n), request));
-                    }
-                }
-                None if !self.plain.is_empty() => {
-                    let h = self.slots.hash_of(Ns::Outbound, key);
-                    if let Some((_, request)) = self.plain.find(h, |(k, _)| *k == p) {
-                        return Some((At::Plain(p), *request));
-                    }
-                }
-                None => {}
+        if let Some(n) = number_of(key) {
+            if let Some(request) = self.window.get(n) {
+                return Some((At::Window(n), request));
             }
         }
-        let s = self.slots.find(Ns::Outbound, key)?;
-        Some((At::Slot(s), self.outbound_at(s)))
+        match (self.slots.lookup(Ns::Outbound, key)?, key) {
+            (Found::Slot(s), _) => Some((At::Slot(s), self.outbound_at(s))),
+            (Found::Inline { method, flags }, Key::Packed(p)) => {
+                Some((At::Plain(p), Outbound::from_slot(method, flags, false)))
+            }
+            (Found::Inline { .. }, Key::Text(_)) => None,
+        }
     }
 
     fn outbound_at(&self, s: u32) -> Outbound {
@@ -182,9 +170,8 @@ impl Store {
                 }
             }
             At::Plain(p) => {
-                let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
-                if let Some((_, request)) = self.plain.find_mut(h, |(k, _)| *k == p) {
-                    request.watched = true;
+                if let Some(request) = self.plain_get(p) {
+                    self.slots.set_inline_flags(Ns::Outbound, p, request.flags() | WATCHED);
                 }
             }
             At::Slot(s) => self.slots.slot_mut(s).flags |= WATCHED,
@@ -200,20 +187,18 @@ impl Store {
     }
 
     /// Puts our request (in no place yet): a plain one with a counter id in the window, one
-    /// with a packed string id in `plain`, any other in a slot. Returns its slot, `None` for
-    /// the window or `plain`.
+    /// with another packed id in the index itself, any other in a slot. Returns its slot,
+    /// `None` for the window or the index.
     pub(crate) fn insert_outbound(&mut self, key: Key<'_>, mut request: Outbound, extra: Option<Extra>) -> Option<u32> {
         request.extra = extra.is_some();
         if request.is_plain() {
             if let Key::Packed(p) = key {
-                match p.number() {
-                    Some(n) if self.put_in_window(n, request) => return None,
-                    Some(_) => {}
-                    None => {
-                        self.put_plain(p, request);
-                        return None;
-                    }
+                if p.number().is_some_and(|n| self.put_in_window(n, request)) {
+                    return None;
                 }
+                self.note_slot_key(key);
+                self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags(), true);
+                return None;
             }
         }
         let extra = self.put_extra(extra);
@@ -221,7 +206,7 @@ impl Store {
         Some(self.slots.insert(Ns::Outbound, key, code_of(request.method), request.flags(), extra))
     }
 
-    /// Keeps [`Self::slot_ints_top`] above the integer `key` going to a slot.
+    /// Keeps [`Self::slot_ints_top`] above the integer `key` going to the table.
     #[inline]
     fn note_slot_key(&mut self, key: Key<'_>) {
         if let Some(n) = number_of(key) {
@@ -229,19 +214,20 @@ impl Store {
         }
     }
 
-    /// The window's `put`, what it slides past going to slots.
+    /// The window's `put`, what it slides past going to the table (inline: plain records).
     #[inline]
     fn put_in_window(&mut self, n: i64, request: Outbound) -> bool {
         let (slots, top) = (&mut self.slots, &mut self.slot_ints_top);
         self.window.put(n, request, |id, r| {
             raise_top(slots, top, id);
-            slots.insert(Ns::Outbound, number_key(id), code_of(r.method), r.flags(), NONE);
+            slots.insert_new(Ns::Outbound, number_key(id), code_of(r.method), r.flags(), true);
         })
     }
 
     /// Puts our plain request unless one with its id is in flight (then `false`): the hot
-    /// path of `track`. A counter's id goes in the window when no slot has it (inlined into
-    /// the caller: the hot path of all); any other id costs one index probe.
+    /// path of `track`. A counter's id goes in the window when the table does not have it
+    /// (inlined into the caller: the hot path of all); any other id costs one index probe,
+    /// and a packed one is kept in the index itself.
     #[inline(always)]
     pub(crate) fn insert_plain(&mut self, id: IdRef<'_>, request: Outbound) -> bool {
         match id {
@@ -251,29 +237,15 @@ impl Store {
                     return true;
                 }
             }
-            IdRef::Str(StrId::Packed(p)) => return self.insert_plain_packed(Packed::new(p.key()), request),
+            // The hot path of string ids: one probe, the record in the index (issue #24, 1b
+            // with string ids).
+            IdRef::Str(StrId::Packed(p)) => {
+                let key = Key::Packed(Packed::new(p.key()));
+                return self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags(), true);
+            }
             IdRef::Str(StrId::Text(_)) => {}
         }
         self.insert_plain_slow(id, request)
-    }
-
-    /// [`Self::insert_plain`] of a string id that packs (a function of its own: the hot
-    /// path of string ids, kept small).
-    #[inline(never)]
-    fn insert_plain_packed(&mut self, p: Packed, request: Outbound) -> bool {
-        if self.slots.contains(Ns::Outbound, Key::Packed(p)) {
-            return false;
-        }
-        let slots = &self.slots;
-        let h = slots.hash_of(Ns::Outbound, Key::Packed(p));
-        let rehash = |(k, _): &(Packed, Outbound)| slots.hash_of(Ns::Outbound, Key::Packed(*k));
-        match self.plain.entry(h, |(k, _)| *k == p, rehash) {
-            hashbrown::hash_table::Entry::Occupied(_) => false,
-            hashbrown::hash_table::Entry::Vacant(vacant) => {
-                vacant.insert((p, request));
-                true
-            }
-        }
     }
 
     /// [`Self::insert_plain`] past the window's fast path.
@@ -284,7 +256,7 @@ impl Store {
                 if self.window.get(n).is_some() {
                     return false;
                 }
-                // The window only takes an id that no slot has.
+                // The window only takes an id that the table does not have.
                 if self.slots.contains(Ns::Outbound, number_key(n)) {
                     return false;
                 }
@@ -293,56 +265,30 @@ impl Store {
                 }
                 number_key(n)
             }
-            IdRef::Str(s) => match text_key(s) {
-                Key::Packed(p) => return self.insert_plain_packed(p, request),
-                text => text,
-            },
+            IdRef::Str(s) => text_key(s),
         };
         self.note_slot_key(key);
-        self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags()).is_ok()
+        self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags(), true)
     }
 
-    /// The plain request with packed string id `p`.
-    #[inline]
+    /// The plain request with packed id `p` kept in the index.
     fn plain_get(&self, p: Packed) -> Option<Outbound> {
-        if self.plain.is_empty() {
-            return None;
+        match self.slots.lookup(Ns::Outbound, Key::Packed(p))? {
+            Found::Inline { method, flags } => Some(Outbound::from_slot(method, flags, false)),
+            Found::Slot(_) => None,
         }
-        let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
-        self.plain.find(h, |(k, _)| *k == p).map(|(_, r)| *r)
-    }
-
-    /// Puts the plain request with packed string id `p` (in no place yet).
-    #[inline]
-    fn put_plain(&mut self, p: Packed, request: Outbound) {
-        let (slots, h) = (&self.slots, self.slots.hash_of(Ns::Outbound, Key::Packed(p)));
-        self.plain.insert_unique(h, (p, request), |(k, _)| slots.hash_of(Ns::Outbound, Key::Packed(*k)));
-    }
-
-    /// Takes the plain request with packed string id `p` out, when `take` accepts it.
-    #[inline]
-    fn take_plain(&mut self, p: Packed, take: impl FnOnce(&Outbound) -> bool) -> Option<Outbound> {
-        if self.plain.is_empty() {
-            return None;
-        }
-        let h = self.slots.hash_of(Ns::Outbound, Key::Packed(p));
-        let entry = self.plain.find_entry(h, |(k, _)| *k == p).ok()?;
-        if !take(&entry.get().1) {
-            return None;
-        }
-        Some(entry.remove().0 .1)
     }
 
     /// Takes our request with `key` out, with its extra.
     pub(crate) fn remove_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
-        if let Key::Packed(p) = key {
-            let request = match p.number() {
-                Some(n) => self.window.take_if(n, |_| true),
-                None => self.take_plain(p, |_| true),
-            };
-            if let Some(request) = request {
+        if let Some(n) = number_of(key) {
+            if let Some(request) = self.window.take_if(n, |_| true) {
                 return Some(Taken { request, extra: None });
             }
+        }
+        // A record in the index, or a slot without an extra.
+        if let Some((method, flags)) = self.slots.remove_if(Ns::Outbound, key, |_, _, extra| !extra) {
+            return Some(Taken { request: Outbound::from_slot(method, flags, false), extra: None });
         }
         let s = self.slots.find(Ns::Outbound, key)?;
         let request = self.outbound_at(s);
@@ -352,61 +298,45 @@ impl Store {
 
     /// Takes our request `id` out when it is plain ([`Outbound::is_plain`]): the hot path of
     /// a response (the window's part inlined into the caller; any other id costs one index
-    /// probe).
+    /// probe). A plain request with a packed id is in the window or in the index itself,
+    /// never in a slot ([`Self::insert_outbound`], [`Self::insert_plain`]).
     #[inline(always)]
     pub(crate) fn remove_plain(&mut self, id: IdRef<'_>) -> Option<Outbound> {
-        match id {
+        let p = match id {
             IdRef::Number(n) => {
                 if let Some(request) = self.window.take_if(n, Outbound::is_plain) {
                     return Some(request);
                 }
+                number_packed(n)
             }
-            IdRef::Str(StrId::Packed(p)) => {
-                if let Some(request) = self.remove_plain_packed(Packed::new(p.key())) {
-                    return Some(request);
-                }
-            }
-            IdRef::Str(StrId::Text(_)) => {}
-        }
-        self.remove_plain_slot(id)
-    }
-
-    /// [`Self::remove_plain`] of a string id that packs, from `plain` (a function of its own:
-    /// the hot path of string ids, kept small).
-    #[inline(never)]
-    fn remove_plain_packed(&mut self, p: Packed) -> Option<Outbound> {
-        self.take_plain(p, Outbound::is_plain)
-    }
-
-    /// [`Self::remove_plain`] of a request in a slot.
-    #[inline(never)]
-    fn remove_plain_slot(&mut self, id: IdRef<'_>) -> Option<Outbound> {
-        let key = match id {
-            IdRef::Number(n) => number_key(n),
-            IdRef::Str(s) => match text_key(s) {
-                Key::Packed(p) => match self.take_plain(p, Outbound::is_plain) {
-                    Some(request) => return Some(request),
-                    None => Key::Packed(p),
-                },
-                text => text,
-            },
+            IdRef::Str(StrId::Packed(p)) => Packed::new(p.key()),
+            IdRef::Str(StrId::Text(text)) => return self.remove_plain_text(text),
         };
-        let plain =
-            |slot: &super::slots::Slot| Outbound::from_slot(slot.method, slot.flags, slot.extra != NONE).is_plain();
-        let slot = self.slots.remove_if(Ns::Outbound, key, plain)?;
-        Some(Outbound::from_slot(slot.method, slot.flags, false))
+        let (method, flags) = self.slots.take_inline(Ns::Outbound, p)?;
+        Some(Outbound::from_slot(method, flags, false))
+    }
+
+    /// [`Self::remove_plain`] of a string id given as text.
+    #[inline(never)]
+    fn remove_plain_text(&mut self, text: &str) -> Option<Outbound> {
+        let (method, flags) = match str_key(text) {
+            Key::Packed(p) => self.slots.take_inline(Ns::Outbound, p)?,
+            key => self.slots.remove_if(Ns::Outbound, key, Outbound::slot_is_plain)?,
+        };
+        Some(Outbound::from_slot(method, flags, false))
     }
 
     /// Our requests in flight, without their ids (no id is made: a string id's text would be
     /// allocated).
     pub(crate) fn outbound_records(&self) -> impl Iterator<Item = Outbound> + '_ {
         let window = self.window.iter().map(|(_, r)| *r);
-        let plain = self.plain.iter().map(|(_, r)| *r);
-        window.chain(plain).chain(self.slots.iter(Ns::Outbound).map(|(s, _)| self.outbound_at(s)))
+        let inline =
+            self.slots.inline(Ns::Outbound).map(|(_, method, flags)| Outbound::from_slot(method, flags, false));
+        window.chain(inline).chain(self.slots.iter(Ns::Outbound).map(|(s, _)| self.outbound_at(s)))
     }
 
     /// Calls `each` with the id of every watched record, in this order: our requests in
-    /// flight (the window's, the packed string ids', the slots'), then our tasks' requests,
+    /// flight (the window's, the index's, the slots'), then our tasks' requests,
     /// then (`inbound` true) the peer's requests. The ids are borrowed: nothing is allocated.
     ///
     /// Loops over each table, not a chain of iterators: the chain, its `collect` and the
@@ -418,9 +348,9 @@ impl Store {
                 each(IdRef::Number(n), false);
             }
         }
-        for (p, r) in &self.plain {
-            if r.watched {
-                each(Key::Packed(*p).as_id_ref(), false);
+        for (p, _, flags) in self.slots.inline(Ns::Outbound) {
+            if flags & WATCHED != 0 {
+                each(Key::Packed(p).as_id_ref(), false);
             }
         }
         for (s, slot) in self.slots.iter(Ns::Outbound) {
@@ -446,7 +376,10 @@ impl Store {
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) fn outbounds(&self) -> impl Iterator<Item = (RequestId, Outbound)> + '_ {
         let window = self.window.iter().map(|(n, r)| (RequestId::Number(n), *r));
-        let plain = self.plain.iter().map(|(p, r)| (Key::Packed(*p).to_request_id(), *r));
+        let plain = self
+            .slots
+            .inline(Ns::Outbound)
+            .map(|(p, method, flags)| (Key::Packed(p).to_request_id(), Outbound::from_slot(method, flags, false)));
         window.chain(plain).chain(
             self.slots.iter(Ns::Outbound).map(|(s, slot)| (slot.key.as_key().to_request_id(), self.outbound_at(s))),
         )
