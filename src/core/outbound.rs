@@ -108,15 +108,7 @@ impl<S: Sink> Session<S> {
     /// How many of our requests [`Self::is_cancellable`] is `true` for.
     #[must_use]
     pub fn cancellable(&self) -> usize {
-        let store = &self.store;
-        let in_flight = store.outbound_records().filter(Outbound::is_cancellable).count();
-        // The running tasks whose request id still names their request, and no longer a request in flight.
-        let tasks = store
-            .tasks()
-            .filter(|&t| store.task_is_of_request(t) && !store.task_cancel_sent(t))
-            .filter(|&t| store.task_request(t).is_some_and(|id| !store.has_outbound(Key::of(&id))))
-            .count();
-        in_flight + tasks
+        self.store.cancellable()
     }
 
     /// Number of tombstones (cancelled requests remembered).

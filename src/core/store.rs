@@ -319,20 +319,24 @@ impl Store {
     /// [`Self::remove_plain`] of a string id given as text.
     #[inline(never)]
     fn remove_plain_text(&mut self, text: &str) -> Option<Outbound> {
-        let (method, flags) = match str_key(text) {
-            Key::Packed(p) => self.slots.take_inline(Ns::Outbound, p)?,
-            key => self.slots.remove_if(Ns::Outbound, key, Outbound::slot_is_plain)?,
-        };
+        let (method, flags) = self.slots.remove_if(Ns::Outbound, str_key(text), Outbound::slot_is_plain)?;
         Some(Outbound::from_slot(method, flags, false))
     }
 
-    /// Our requests in flight, without their ids (no id is made: a string id's text would be
-    /// allocated).
-    pub(crate) fn outbound_records(&self) -> impl Iterator<Item = Outbound> + '_ {
-        let window = self.window.iter().map(|(_, r)| *r);
-        let inline =
-            self.slots.inline(Ns::Outbound).map(|(_, method, flags)| Outbound::from_slot(method, flags, false));
-        window.chain(inline).chain(self.slots.iter(Ns::Outbound).map(|(s, _)| self.outbound_at(s)))
+    /// How many of our requests can still be cancelled: those in flight that are
+    /// ([`Outbound::is_cancellable`]: every plain one, so all of the window's and the index's),
+    /// and the running tasks whose request id still names their request, no longer in
+    /// flight, and whose cancel is not sent. One pass over the slots, nothing allocated.
+    pub(crate) fn cancellable(&self) -> usize {
+        let mut n = self.outbound_len();
+        for (s, _) in self.slots.iter(Ns::Outbound) {
+            n -= usize::from(!self.outbound_at(s).is_cancellable());
+        }
+        for (t, slot) in self.slots.iter(Ns::Task) {
+            let running = slot.link != NONE && slot.flags & CANCEL_SENT == 0;
+            n += usize::from(running && self.task_request_ref(t).is_some_and(|id| !self.has_outbound(Key::of_ref(id))));
+        }
+        n
     }
 
     /// Calls `each` with the id of every watched record, in this order: our requests in
@@ -682,11 +686,6 @@ impl Store {
         self.unname_task(t);
         let slot = self.slots.remove(t);
         self.take_extra(slot.extra);
-    }
-
-    /// The tasks of our requests: (task slot, whether its request still names it).
-    pub(crate) fn tasks(&self) -> impl Iterator<Item = u32> + '_ {
-        self.slots.iter(Ns::Task).map(|(t, _)| t)
     }
 
     /// Whether `cancel` on task `t` has nothing more to send.
