@@ -8,6 +8,8 @@ import { createSessionClass } from "./session.js";
 
 let ready;
 let initialized = false;
+/** The instance's memory, once `init()` has made it. */
+let memory;
 
 /**
  * Loads the WebAssembly module: fetched from next to this module by default, or from
@@ -20,7 +22,8 @@ let initialized = false;
  */
 export function init(input) {
   ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
-    () => {
+    (exports) => {
+      memory = exports.memory;
       initialized = true;
     },
     (error) => {
@@ -31,7 +34,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(wasm.SessionCore, constantsJson);
+const Session = createSessionClass(wasm.SessionCore, () => memory, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

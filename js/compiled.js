@@ -19,6 +19,7 @@ import { createSessionClass } from "./session.js";
  */
 export function apiOver(wasmModule, how) {
   let instantiated = false;
+  let memory;
   function instantiate() {
     if (instantiated) return;
     if (!(wasmModule instanceof WebAssembly.Module)) {
@@ -29,11 +30,11 @@ export function apiOver(wasmModule, how) {
         undefined,
       );
     }
-    wasm.initSync({ module: wasmModule });
+    memory = wasm.initSync({ module: wasmModule }).memory;
     instantiated = true;
   }
 
-  const Session = createSessionClass(wasm.SessionCore, constantsJson);
+  const Session = createSessionClass(wasm.SessionCore, () => memory, constantsJson);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {

@@ -17,13 +17,15 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
 
 /**
  * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
+ * @param {() => WebAssembly.Memory} memory the memory of the instance `SessionCore` runs in
+ *   (the exports `initSync()` or `init()` returned: the `.wasm` exports no function for it)
  * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
  *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
  *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  */
-export function createSessionClass(SessionCore, constantsJson, adjustOptions = (o) => o) {
-  const env = { SessionCore, constantsJson, adjustOptions };
+export function createSessionClass(SessionCore, memory, constantsJson, adjustOptions = (o) => o) {
+  const env = { SessionCore, memory, constantsJson, adjustOptions };
   return class CancellationSession extends Session {
     /** @param {unknown} [options] see the README and the typings */
     constructor(options) {
@@ -124,7 +126,7 @@ class Session {
     // The scratch buffer's address is asked for the first time a string needs it (`putId`,
     // `strings`): most sessions never do, and the first session of a process starts sooner
     // (issue #24).
-    const scratch = { core, SessionCore, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+    const scratch = { core, memory: env.memory, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
     this.#scratch = scratch;
     // The settings that are strings (their output, a protocol version's event, done now).
     if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.protocolVersion !== undefined) {
@@ -1231,7 +1233,7 @@ function strings(scratch, a, b, c, d, e, f) {
   else if (bound <= scratch.size) INTO = scratch.view.byteLength === 0 ? scratchView(scratch) : scratch.view;
   else {
     const at = scratch.core.input(bound);
-    INTO = at === 0 ? EMPTY_VIEW : new Uint8Array(scratch.SessionCore.memory().buffer, at, bound);
+    INTO = at === 0 ? EMPTY_VIEW : new Uint8Array(scratch.memory().buffer, at, bound);
   }
   AT = 0;
   S0 = put(a);
@@ -1265,7 +1267,7 @@ function put(s) {
  */
 function scratchView(scratch) {
   if (scratch.at === 0) scratch.at = scratch.core.scratch();
-  return (scratch.view = new Uint8Array(scratch.SessionCore.memory().buffer, scratch.at, scratch.at === 0 ? 0 : scratch.size));
+  return (scratch.view = new Uint8Array(scratch.memory().buffer, scratch.at, scratch.at === 0 ? 0 : scratch.size));
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */

@@ -551,13 +551,6 @@ impl SessionCore {
         u32::try_from(st.input.as_ptr() as usize).unwrap_or(0)
     }
 
-    /// The module's `WebAssembly.Memory`, for JS to write into a session's scratch buffer.
-    #[wasm_bindgen(js_name = memory)]
-    #[must_use]
-    pub fn memory() -> JsValue {
-        wasm_bindgen::memory()
-    }
-
     /// What a `track*` fast path returns for `(tracked, busy)` (`BUSY` added when busy);
     /// `None`: refused before the core was asked.
     #[inline]
