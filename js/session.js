@@ -119,7 +119,7 @@ class Session {
       s.onEvent !== undefined,
       Math.random() * 2 ** 52,
     );
-    const output = new Output(s, hooks, core);
+    const output = new Output(s, hooks, core, env.memory);
     this.#core = core;
     this.#output = output;
     this.#send = s.send;
@@ -191,7 +191,7 @@ class Session {
     }
     strings(this.#scratch, tag === STRING ? id : undefined, name, o.tokenStr, o.taskId);
     const v = this.#output.after(core.track(tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags));
-    if (v === FAILED) throw refusal(core, id, o.token);
+    if (v === FAILED) throw refusal(this.#scratch, id, o.token);
     // The options' own error, once the core has found the id and the method right.
     if (v === OPTIONS) throw o.error;
     // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
@@ -275,7 +275,7 @@ class Session {
     try {
       const kind = crossReason(reason);
       strings(this.#scratch, tag === STRING ? id : undefined, RA, RB);
-      if (output.after(core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2)) === FAILED) throw refusal(core, id);
+      if (output.after(core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2)) === FAILED) throw refusal(this.#scratch, id);
       const captured = output.captured;
       return captured === undefined ? undefined : output.message(captured);
     } finally {
@@ -353,7 +353,7 @@ class Session {
     } else {
       verdict = outgoing(core, w, message ?? EMPTY, signal === undefined ? 0 : isAborted(signal) ? 2 : 1, this.#scratch, output);
     }
-    if (verdict === FAILED) throw refusal(core, message?.id, progressTokenOf(message));
+    if (verdict === FAILED) throw refusal(this.#scratch, message?.id, progressTokenOf(message));
     // Our response settled the peer's watched request (a fast path): release its controller.
     if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
     const v = verdict & 0x1f;
@@ -377,7 +377,7 @@ class Session {
     if (core === undefined) return undefined;
     strings(this.#scratch, typeof version === "string" ? version : undefined);
     const revision = this.#output.after(core.setProtocolVersion(S0));
-    if (revision === 0) throw refusal(core, undefined, undefined, version);
+    if (revision === 0) throw refusal(this.#scratch, undefined, undefined, version);
     return wire.records.names.revision[revision - 1];
   }
 
@@ -454,7 +454,7 @@ class Session {
  *   without `send` the first message is kept for the caller (`captured`), not sent.
  */
 class Output {
-  constructor(s, hooks, core) {
+  constructor(s, hooks, core, memory) {
     this.send = s.send;
     this.closeStream = s.closeStream;
     this.onTimeout = s.onTimeout;
@@ -462,6 +462,8 @@ class Output {
     this.hooks = hooks;
     /** @type {any} the session's core (`undefined` once the session closed, `detach`) */
     this.core = core;
+    /** @type {() => WebAssembly.Memory} the memory the core's records are read from */
+    this.memory = memory;
     /** The values of the call in progress (`enter`). */
     this.call = NO_CALL;
     /** The first message the call in progress kept (`enter`'s `keep`). */
@@ -512,9 +514,10 @@ class Output {
     this.call = NO_CALL;
     try {
       for (;;) {
-        const bytes = core.takeOutput();
-        if (bytes === undefined) break;
-        const records = readRecords(bytes, wire.records);
+        // Read in place, all of them, before any callback may call the core again.
+        const n = core.takeOutput();
+        if (n === 0) break;
+        const records = readRecords(new Uint8Array(this.memory().buffer, core.outputAt(), n), wire.records);
         const taken = this.take(records, call);
         for (const r of records) this.do(r, taken, call);
         // A callback closed the session.
@@ -786,7 +789,7 @@ function watch(core, w, scratch, inbound, id) {
   const tag = callerTag(w, id);
   strings(scratch, tag === STRING ? id : undefined);
   const r = core.watchPlain(inbound, tag, tag === NUMBER ? id : 0, S0);
-  if (r === FAILED) throw refusal(core, id);
+  if (r === FAILED) throw refusal(scratch, id);
   return r === 1;
 }
 
@@ -795,12 +798,14 @@ function watch(core, w, scratch, inbound, id) {
  * `SessionCore.takeError()` (a `"refused"` record), an `InvalidArgumentError` or a
  * `UsageError` with the core's code and text, about the caller's own value that the core
  * names (`of`: the request id `id`, the progress token `token`, the value `value`) or about
- * the core's request id.
+ * the core's request id. The record is read in place (`scratch`: the session's core and
+ * its memory).
  */
-function refusal(core, id, token, value) {
-  const bytes = core.takeError();
-  if (bytes === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
-  const e = readRecords(bytes, wire.records)[0];
+function refusal(scratch, id, token, value) {
+  const core = scratch.core;
+  const n = core.takeError();
+  if (n === 0) return new Error("mcp-cancel: the core refused a call without saying why");
+  const e = readRecords(new Uint8Array(scratch.memory().buffer, core.outputAt(), n), wire.records)[0];
   const requestId = "requestId" in e ? e.requestId : e.of === "id" ? id : e.of === "token" ? token : e.of === "value" ? value : undefined;
   return new (e.name === "UsageError" ? UsageError : InvalidArgumentError)(e.message, e.code, requestId);
 }

@@ -91,12 +91,19 @@ fn record_reader() -> Function {
     js("return (bytes) => a(bytes, b);", &[read.into(), schema]).unchecked_into()
 }
 
+/// The `n` bytes `takeOutput()` or `takeError()` took, as JS reads them: in place, at
+/// `outputAt()`.
+fn taken(s: &SessionCore, n: u32) -> js_sys::Uint8Array {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    js_sys::Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), s.output_at(), n)
+}
+
 /// The records `takeOutput()` gives now (none: an empty list), read as the JS layer reads them.
 fn records(s: &SessionCore) -> Vec<Value> {
     match s.take_output() {
-        None => Vec::new(),
-        Some(bytes) => {
-            let read = record_reader().call1(&JsValue::UNDEFINED, &js_sys::Uint8Array::from(&bytes[..])).unwrap();
+        0 => Vec::new(),
+        n => {
+            let read = record_reader().call1(&JsValue::UNDEFINED, &taken(s, n)).unwrap();
             let text = js_sys::JSON::stringify(&read).unwrap().as_string().unwrap();
             match serde_json::from_str(&text).unwrap() {
                 Value::Array(records) => records,
@@ -169,8 +176,9 @@ fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
 
 /// The error of a refused call (`verdicts.failed`): `SessionCore.takeError()`'s record, read.
 fn refusal(s: &SessionCore) -> JsValue {
-    let bytes = s.take_error().expect("a refused call keeps its error");
-    let records = record_reader().call1(&JsValue::UNDEFINED, &js_sys::Uint8Array::from(&bytes[..])).unwrap();
+    let n = s.take_error();
+    assert_ne!(n, 0, "a refused call keeps its error");
+    let records = record_reader().call1(&JsValue::UNDEFINED, &taken(s, n)).unwrap();
     Reflect::get_u32(&records, 0).unwrap()
 }
 
@@ -471,7 +479,8 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     // flush() as the JS layer's: after a call that says BUSY, takes the output and, doing it,
     // calls the session again (whose own BUSY it flushes the same way).
     let flush: Function = js(
-        "const flush = () => { let t; while ((t = a.session.takeOutput()) !== undefined) for (const r of c(t)) { \
+        "const flush = () => { let n; while ((n = a.session.takeOutput()) !== 0) \
+           for (const r of c(new Uint8Array(a.memory.buffer, a.session.outputAt(), n))) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
            if (r.o === 'notify' && (a.session.response(3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
          return flush;",
@@ -481,6 +490,7 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     let session = with_options(&Object::new().into(), 1);
     let session_js: JsValue = session.into();
     Reflect::set(&holder, &"session".into(), &session_js).unwrap();
+    Reflect::set(&holder, &"memory".into(), &wasm_bindgen::memory()).unwrap();
     js(
         "if (a.track(3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
          new Uint8Array(c.buffer, a.scratch(), 4).set([115, 116, 111, 112]); \
@@ -590,7 +600,7 @@ fn bad_ids_throw_typed_errors() {
         let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
         assert!(message.starts_with("track(): request id: a "), "{message}");
     }
-    assert_eq!(session.take_error(), None, "taken once");
+    assert_eq!(session.take_error(), 0, "taken once");
     track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
     let err = cancel(&session, 0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));

@@ -145,7 +145,15 @@ struct State {
     /// The strings of the next call when they need more than [`SCRATCH_BYTES`]
     /// ([`SessionCore::input_at`]): taken, and freed, by that call.
     input: Vec<u8>,
+    /// The bytes JS reads now, in place ([`SessionCore::output_at`]): the records
+    /// [`SessionCore::take_output`] took, or the refusal [`SessionCore::take_error`] wrote;
+    /// kept until the next take, when its room (up to [`KEPT_BYTES`]) takes the next records.
+    taken: Vec<u8>,
 }
+
+/// The most room for records a session keeps between takes, in bytes: a larger batch (a
+/// `close()` of many watched requests) is freed when the next one is taken.
+const KEPT_BYTES: usize = 64 * 1024;
 
 /// The size of a session's scratch buffer, in bytes (`constants_json().scratchBytes`): the
 /// longest string id that takes the numbers-only path, and the most bytes of strings a call
@@ -257,7 +265,14 @@ impl SessionCore {
         config.hash_seed = seed.to_bits();
         let core = Session::with_sink(config, Records::default());
         let state =
-            RefCell::new(State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new() });
+            RefCell::new(State {
+            core,
+            armed: None,
+            exits,
+            scratch: vec![0; SCRATCH_BYTES],
+            input: Vec::new(),
+            taken: Vec::new(),
+        });
         SessionCore { state, refusal: RefCell::new(None) }
     }
 
@@ -277,10 +292,13 @@ impl SessionCore {
         outcome.map_or(0, |((), busy)| code::busy(busy))
     }
 
-    /// The core's output written since the last call — records, oldest first, as bytes
-    /// (`wasm::output`: js/records.js reads them with `constants_json().records`) — or
-    /// `undefined` when there is none. Each record becomes an object whose `o` says what to
-    /// do (`requestId` is the request it is about, a number or a string):
+    /// Takes the core's output written since the last call — records, oldest first, as bytes
+    /// (`wasm::output`: js/records.js reads them with `constants_json().records`) — for JS to
+    /// read in place, at [`Self::output_at`]: their length in bytes, `0` when there is none
+    /// (or the session is in use). JS reads them all before its next call into the module
+    /// (that call may take the next records into the same room, or grow the memory). Nothing
+    /// is copied or allocated once the room is there. Each record becomes an object whose
+    /// `o` says what to do (`requestId` is the request it is about, a number or a string):
     /// - `"notify"`: send `notifications/cancelled` for `requestId` with `reason` (absent: none);
     /// - `"close"`: close the response stream of `requestId` (2026-07-28 Streamable HTTP);
     /// - `"tasksCancel"`: send the `tasks/cancel` request `id` for task `taskId`, the cancel of
@@ -297,8 +315,23 @@ impl SessionCore {
     /// A string crosses as UTF-8, so an unpaired surrogate of the caller's is U+FFFD here.
     #[wasm_bindgen(js_name = takeOutput)]
     #[must_use]
-    pub fn take_output(&self) -> Option<Vec<u8>> {
-        self.state.try_borrow_mut().ok()?.core.sink_mut().take()
+    pub fn take_output(&self) -> u32 {
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+        let State { core, taken, .. } = &mut *st;
+        if taken.capacity() > KEPT_BYTES {
+            *taken = Vec::new();
+        }
+        core.sink_mut().take_into(taken);
+        // At most the module's memory: below 4 GiB.
+        u32::try_from(taken.len()).unwrap_or(0)
+    }
+
+    /// The address of the bytes [`Self::take_output`] or [`Self::take_error`] took (`0` while
+    /// the session is in use).
+    #[wasm_bindgen(js_name = outputAt)]
+    #[must_use]
+    pub fn output_at(&self) -> u32 {
+        self.state.try_borrow().map_or(0, |st| u32::try_from(st.taken.as_ptr() as usize).unwrap_or(0))
     }
 
     /// Where the JS layer's one timer goes: `-2` where it is (the next deadline did not
@@ -892,15 +925,18 @@ impl SessionCore {
         }
     }
 
-    /// What the last call that returned `FAILED` (or `undefined`, from
-    /// `setProtocolVersion`) refused, as one record to read with js/records.js
+    /// What the last call that returned `FAILED` (or `0`, from `setProtocolVersion`)
+    /// refused, as one record to read in place with js/records.js, at [`Self::output_at`]
     /// (`errors::Refusal::record`: `{ o: "refused", name, code, message, of }` or
-    /// `{ o: "refused", name, code, message, requestId }`), for the JS layer to throw;
-    /// `undefined` when there is none.
+    /// `{ o: "refused", name, code, message, requestId }`), for the JS layer to throw: its
+    /// length in bytes, `0` when there is none.
     #[wasm_bindgen(js_name = takeError)]
     #[must_use]
-    pub fn take_error(&self) -> Option<Vec<u8>> {
-        self.refusal.try_borrow_mut().ok()?.take().map(|r| r.record())
+    pub fn take_error(&self) -> u32 {
+        let Some(refusal) = self.refusal.try_borrow_mut().ok().and_then(|mut r| r.take()) else { return 0 };
+        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+        st.taken = refusal.record();
+        u32::try_from(st.taken.len()).unwrap_or(0)
     }
 
     /// Whether a batch (an array of messages) is examined element by element

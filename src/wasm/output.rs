@@ -178,9 +178,11 @@ impl Records {
         r.bytes
     }
 
-    /// The records' bytes, and none left; `None` when there are none.
-    pub(super) fn take(&mut self) -> Option<Vec<u8>> {
-        (!self.bytes.is_empty()).then(|| ::core::mem::take(&mut self.bytes))
+    /// Moves the records' bytes into `into` (emptied first), and none are left: their room
+    /// is `into`'s, which the next records take.
+    pub(super) fn take_into(&mut self, into: &mut Vec<u8>) {
+        into.clear();
+        ::core::mem::swap(&mut self.bytes, into);
     }
 
     fn byte(&mut self, b: u8) {
@@ -557,9 +559,13 @@ mod tests {
                 { "o": "refused", "name": "InvalidArgumentError", "code": "ERR_Y", "message": "", "of": "id" },
             ])
         );
-        assert!(r.take().is_some());
-        assert!(r.take().is_none());
-        assert!(r.is_empty());
+        let mut taken = vec![1, 2, 3];
+        r.take_into(&mut taken);
+        assert!(!taken.is_empty() && r.is_empty());
+        let room = taken.capacity();
+        r.take_into(&mut taken);
+        assert!(taken.is_empty(), "nothing since");
+        assert!(r.bytes.capacity() >= room, "the next records take the room of the ones read");
     }
 
     /// A settled record is taken when it is all there is, and only then.
@@ -576,7 +582,7 @@ mod tests {
         r.settled(IdRef::Number(1), false);
         r.settled(IdRef::Number(1), false);
         assert!(!r.take_settled(IdRef::Number(1)), "not all there is");
-        r.take();
+        r.take_into(&mut Vec::new());
         r.settled(IdRef::Number(1), true);
         assert!(!r.take_settled(IdRef::Number(1)), "the peer's");
     }
