@@ -336,14 +336,10 @@ impl Slots {
 
     /// Takes what `ns` holds for `key` out when `take` accepts its method code, flags and
     /// whether it has an extra (an inline record has none): its method code and flags (a slot
-    /// is freed). One probe of the index (not inlined into its callers: issue #24, size).
+    /// is freed). One probe of the index; `take` a function, not a closure, so that every
+    /// caller shares one copy of this (issue #24, size).
     #[inline(never)]
-    pub(crate) fn remove_if(
-        &mut self,
-        ns: Ns,
-        key: Key<'_>,
-        take: impl FnOnce(u8, u16, bool) -> bool,
-    ) -> Option<(u8, u16)> {
+    pub(crate) fn remove_if(&mut self, ns: Ns, key: Key<'_>, take: fn(u8, u16, bool) -> bool) -> Option<(u8, u16)> {
         if self.count(ns) == 0 {
             return None;
         }

@@ -264,8 +264,7 @@ impl SessionCore {
         .config();
         config.hash_seed = seed.to_bits();
         let core = Session::with_sink(config, Records::default());
-        let state =
-            RefCell::new(State {
+        let state = RefCell::new(State {
             core,
             armed: None,
             exits,
