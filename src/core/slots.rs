@@ -182,6 +182,21 @@ fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
     }
 }
 
+/// The entry of `key` in `ns`, to change or remove: the probe of [`Slots::remove_if`] and the
+/// index's other changes, written once (issue #24, size).
+#[inline(never)]
+fn probe<'t>(
+    index: &'t mut hashbrown::HashTable<Entry>,
+    slots: &[Slot],
+    hasher: &FixedState,
+    ns: Ns,
+    key: Key<'_>,
+) -> Option<hashbrown::hash_table::OccupiedEntry<'t, Entry>> {
+    let h = hash(hasher, ns, key);
+    let k = entry_key(key, h);
+    index.find_entry(h, |e| is(slots, e, ns, key, k)).ok()
+}
+
 /// Whether entry `e` is of `key` in `ns` (`k`: `entry_key(key, …)`): the index's comparison.
 /// A text key's text is compared in its slot, when its hash is the same.
 #[inline]
@@ -343,10 +358,7 @@ impl Slots {
         if self.count(ns) == 0 {
             return None;
         }
-        let slots = &self.slots;
-        let h = hash(&self.hasher, ns, key);
-        let k = entry_key(key, h);
-        let entry = self.index.find_entry(h, |e| is(slots, e, ns, key, k)).ok()?;
+        let entry = probe(&mut self.index, &self.slots, &self.hasher, ns, key)?;
         let taken = match entry.get().found() {
             Found::Inline { method, flags } => {
                 if !take(method, flags, false) {
@@ -398,9 +410,11 @@ impl Slots {
 
     /// Sets the flags of the inline record of `key` in `ns` (nothing when there is none).
     pub(crate) fn set_inline_flags(&mut self, ns: Ns, key: Packed, flags: u16) {
-        let h = hash_packed(&self.hasher, ns as u32, key);
-        if let Some(e) = self.index.find_mut(h, |e| e.key == key && e.ns() == ns as u32 && e.v & INLINE != 0) {
-            e.v = (e.v & !0xffff) | u32::from(flags);
+        if let Some(mut entry) = probe(&mut self.index, &self.slots, &self.hasher, ns, Key::Packed(key)) {
+            let e = entry.get_mut();
+            if e.v & INLINE != 0 {
+                e.v = (e.v & !0xffff) | u32::from(flags);
+            }
         }
     }
 
@@ -465,8 +479,9 @@ impl Slots {
     }
 
     fn unlink_index(&mut self, s: u32) {
-        let (h, held) = self.entry_of(s);
-        if let Ok(entry) = self.index.find_entry(h, |e| e.v == held.v) {
+        let Some(slot) = self.slots.get(s as usize) else { return };
+        // A namespace holds a key once: the entry of the slot's key in its namespace is the slot's.
+        if let Some(entry) = probe(&mut self.index, &self.slots, &self.hasher, slot.ns, slot.key.as_key()) {
             entry.remove();
         }
     }
