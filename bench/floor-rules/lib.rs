@@ -541,7 +541,7 @@ impl Floor {
     pub fn track_number(&mut self, id: f64, method: u8) -> u32 {
         if let Some(n) = counter(id) {
             if method != M_LISTEN {
-                if self.win_live == 0 && n >= self.win_base {
+                if self.win_live == 0 {
                     self.win_base = n;
                 }
                 while n >= self.win_base + WINDOW as u64 && self.win[self.win_base as usize & (WINDOW - 1)] == 0 {
