@@ -2,13 +2,13 @@
 //! `CancellationSession` drives, bridging the [`crate::core::Session`] to the JS layer's
 //! `AbortSignal`s, timer and callbacks. It decides nothing: every rule is the core's.
 //!
-//! - `bindings`: the class, one entry point per message (numbers and strings in, a number
-//!   out; no JS value crosses but the JS layer's `flush` function, given once);
+//! - `bindings`: the class, one entry point per message (numbers in — a string as its length,
+//!   its UTF-8 in the session's scratch buffer —, a number out; no JS value crosses);
 //! - `output`: the core's output, written as it is made as the records (bytes) the JS layer
-//!   reads with their schema and does (`takeOutput`, js/records.js);
-//! - `errors`: what a refused call refuses, as the JSON the JS layer throws from
+//!   reads in place with their schema and does (`takeOutput`, `outputAt`, js/records.js);
+//! - `errors`: what a refused call refuses, as one record the JS layer throws from
 //!   (`takeError`: `InvalidArgumentError`, `UsageError`);
-//! - `json`: the small JSON writer of the errors and the tables;
+//! - `json`: the small JSON writer of the tables (`constants_json`, in the relay's build);
 //! - `convert`: the tags of the members the JS reader read, and the host's clock;
 //! - `options`: the session's and `track()`'s settings as JS passes them;
 //! - `values` (feature `relay`): the JS values the relay's class makes, at the bottom: it
@@ -20,10 +20,11 @@
 //! - it converts at the boundary (ids validated, never cast; peer strings bounded by the
 //!   JS reader before they cross) and returns the core's refusals as numbers, their errors
 //!   kept for the JS layer to throw with a `code`;
-//! - it never holds the session borrowed while calling into JS (`flush()`), so callbacks
-//!   may call the session again;
-//! - it calls into JS only through `flush()`, when the core has output or a new next
-//!   deadline: the JS layer sends, aborts, calls back and arms the one timer per session.
+//! - it calls no JS but the host's clock and, on a panic, `console.error`: a call that leaves
+//!   output or a new next deadline says so (`BUSY` in what it returns), and the JS layer's
+//!   `flush()` takes the output, sends, aborts, calls back and arms the one timer per session
+//!   right after the call returns — with nothing borrowed, so callbacks may call the session
+//!   again.
 
 mod bindings;
 mod convert;
