@@ -13,24 +13,13 @@ import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 
 import { CancellationSession } from "../dist/node/index.cjs";
+import { fillerId, idSource } from "./ops.mjs";
 
 const require = createRequire(import.meta.url);
 const { Floor1b } = require("./fixtures/node_modules/floor/index.cjs");
 const { Rules1b } = require("./fixtures/node_modules/floor-rules/index.cjs");
 
 const BATCH = 100;
-const RING = 4096;
-
-function idSource(kind) {
-  if (kind === "number") {
-    let k = 0;
-    return () => 1_000_000 + (k++ % RING);
-  }
-  const ring = Array.from({ length: RING }, (_, i) => `req-${i}`);
-  let k = 0;
-  return () => ring[k++ % RING];
-}
-const fillerId = (kind, i) => (kind === "number" ? i : `fill-${i}`);
 
 /** A task: `make()` gives an object with track(id) and a response(id) that must deliver. */
 function task(make, delivers, ids, inFlight) {

@@ -18,7 +18,7 @@ const RING = 4096;
 const METHOD = "tools/call";
 
 /** Ids of the measured requests (never those of the requests kept in flight). */
-function idSource(kind) {
+export function idSource(kind) {
   if (kind === "number") {
     let k = 0;
     return () => 1_000_000 + (k++ % RING);
@@ -28,7 +28,8 @@ function idSource(kind) {
   return () => ring[k++ % RING];
 }
 
-const fillerId = (kind, i) => (kind === "number" ? i : `fill-${i}`);
+/** The ids of the requests kept in flight (`i`, or `fill-i`). */
+export const fillerId = (kind, i) => (kind === "number" ? i : `fill-${i}`);
 
 const noop = () => {};
 
