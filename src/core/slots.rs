@@ -19,9 +19,10 @@
 //! [`Fifo`]: the order in which the entries of a bounded namespace were put in (tombstones,
 //! the peer's requests, the peer's cancelled requests), for forgetting the oldest first.
 //!
-//! Slot numbers are this module's (below 2^27: an index entry keeps the namespace above
-//! them): a caller holds one only while the slot is in the namespace it found it in. A number that is not a slot's (a bug) reads a free slot and
-//! writes to a spare one: nothing traps.
+//! Slot numbers are this module's (below 2^27, which 28-byte slots in a 4 GiB memory never
+//! reach: an index entry keeps the namespace and the inline flag above them): a caller holds
+//! one only while the slot is in the namespace it found it in. A number that is not a slot's
+//! (a bug) reads a free slot and writes to a spare one: nothing traps.
 
 use crate::prelude::*;
 use alloc::collections::VecDeque;
@@ -81,7 +82,7 @@ pub(crate) struct Slot {
 pub(crate) enum Found {
     Slot(u32),
     /// A record with a packed key and nothing but a method code and flags (our plain
-    /// requests out of the window: [`Slots::insert_inline`]).
+    /// requests out of the window: [`Slots::insert_new`] with `inline`).
     Inline {
         method: u8,
         flags: u16,
