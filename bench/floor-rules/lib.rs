@@ -547,6 +547,24 @@ impl Floor {
                 while n >= self.win_base + WINDOW as u64 && self.win[self.win_base as usize & (WINDOW - 1)] == 0 {
                     self.win_base += 1;
                 }
+                // A pinned id at the base (a long-running request among short ones): the window
+                // slides past it, and the records it leaves go to the table, once each (as the
+                // package's window does; a fixed base sent every later id to the table).
+                if n >= self.win_base + WINDOW as u64 {
+                    let base = n + 1 - WINDOW as u64;
+                    for id in self.win_base..base.min(self.win_base + WINDOW as u64) {
+                        let i = id as usize & (WINDOW - 1);
+                        if self.win[i] != 0 {
+                            let method = self.win[i] - 1;
+                            self.win[i] = 0;
+                            self.win_live -= 1;
+                            let handshake = method == M_INITIALIZE && self.revision < V2026_07_28;
+                            let key = Key::N((id as f64).to_bits());
+                            self.t.insert(OUT, key, method, if handshake { HANDSHAKE } else { 0 });
+                        }
+                    }
+                    self.win_base = base;
+                }
                 if let Some(i) = self.in_window(n) {
                     let key = IdRef::N((n as f64).to_bits());
                     if self.win[i] != 0 || (self.t.count[OUT as usize] > 0 && self.t.get(OUT, key).is_some()) {
