@@ -412,6 +412,10 @@ pub struct Floor {
     win: Box<[u8]>,
     win_base: u64,
     win_live: usize,
+    /// Our plain requests with a packed string id (the hot path of string ids, kept as
+    /// ../shared/floor keeps them): `(key, method)`. Any other use of one moves it to the
+    /// table first (`unshort`).
+    short: hashbrown::HashTable<(u128, u8)>,
     tombs: VecDeque<(u32, u32)>,
     capacity: usize,
     deadlines: BinaryHeap<Reverse<(u64, u32, u32)>>,
@@ -440,6 +444,7 @@ impl Floor {
             win: alloc::vec![0; WINDOW].into_boxed_slice(),
             win_base: 0,
             win_live: 0,
+            short: hashbrown::HashTable::new(),
             tombs: VecDeque::new(),
             capacity: capacity.clamp(1, 1 << 20) as usize,
             deadlines: BinaryHeap::new(),
@@ -517,7 +522,7 @@ impl Floor {
     }
 
     pub fn in_flight(&self) -> u32 {
-        self.t.count[OUT as usize] + self.t.count[IN as usize] + self.win_live as u32
+        self.t.count[OUT as usize] + self.t.count[IN as usize] + self.win_live as u32 + self.short.len() as u32
     }
 
     pub fn tombstones(&self) -> u32 {
@@ -598,11 +603,55 @@ impl Floor {
 
     /// `track` of a plain request whose string id is in the scratch buffer.
     pub fn track_scratch(&mut self, len: i32, method: u8) -> u32 {
+        let mut at = 0;
+        if let Some(IdRef::P(p)) = id_at(0.0, len, &mut at) {
+            if method != M_INITIALIZE && method != M_LISTEN {
+                let id = IdRef::P(p);
+                if self.t.count[OUT as usize] > 0 && self.t.get(OUT, id).is_some() {
+                    return ERR_IN_FLIGHT;
+                }
+                if self.t.count[TOMB as usize] > 0 {
+                    if let Some(s) = self.t.get(TOMB, id) {
+                        self.forget_tomb(s);
+                    }
+                }
+                let (h, seed) = (self.t.hash(OUT, id), self.t.seed);
+                return match self.short.entry(h, |&(k, _)| k == p, |&(k, _)| mix(seed, OUT, IdRef::P(k))) {
+                    hashbrown::hash_table::Entry::Occupied(_) => ERR_IN_FLIGHT,
+                    hashbrown::hash_table::Entry::Vacant(v) => {
+                        v.insert((p, method));
+                        OK
+                    }
+                };
+            }
+        }
         self.track(0.0, len, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
+    }
+
+    /// Moves our plain request `id` out of `short` into the table, for a path that needs its
+    /// slot (it is plain: no flags).
+    fn unshort(&mut self, id: IdRef) {
+        let IdRef::P(p) = id else { return };
+        if self.short.is_empty() {
+            return;
+        }
+        if let Ok(e) = self.short.find_entry(self.t.hash(OUT, id), |&(k, _)| k == p) {
+            let ((_, method), _) = e.remove();
+            self.t.insert(OUT, Key::P(p), method, 0);
+        }
     }
 
     /// A response to one of our requests whose string id is in the scratch buffer.
     pub fn response_scratch(&mut self, len: i32) -> u32 {
+        if !self.short.is_empty() {
+            let mut at = 0;
+            if let Some(IdRef::P(p)) = id_at(0.0, len, &mut at) {
+                if let Ok(e) = self.short.find_entry(self.t.hash(OUT, IdRef::P(p)), |&(k, _)| k == p) {
+                    e.remove();
+                    return DELIVER;
+                }
+            }
+        }
         self.response(0.0, len, -1)
     }
 
@@ -623,6 +672,7 @@ impl Floor {
     ) -> u32 {
         let mut at = 0;
         let Some(id) = id_at(n, len, &mut at) else { return ERR_ID };
+        self.unshort(id);
         let token = if flags & 4 != 0 {
             match id_at(tn, tlen, &mut at) {
                 Some(t) => Some(t),
@@ -679,6 +729,7 @@ impl Floor {
     pub fn response(&mut self, n: f64, len: i32, tlen: i32) -> u32 {
         let mut at = 0;
         let Some(id) = id_at(n, len, &mut at) else { return UNKNOWN };
+        self.unshort(id);
         if let Some(i) = self.window_of(id) {
             self.win[i] = 0;
             self.win_live -= 1;
@@ -727,6 +778,7 @@ impl Floor {
     pub fn cancel(&mut self, n: f64, len: i32, reason_len: u32) -> u32 {
         let mut at = 0;
         let Some(id) = id_at(n, len, &mut at) else { return ERR_ID };
+        self.unshort(id);
         if let Some(i) = self.window_of(id) {
             // Out of the window into the table, to be cancelled as any request.
             let method = self.win[i] - 1;
@@ -1065,6 +1117,7 @@ impl Floor {
             }
         }
         self.t.clear();
+        self.short.clear();
         self.win.fill(0);
         self.win_live = 0;
         self.tombs.clear();
