@@ -514,10 +514,8 @@ class Output {
     this.call = NO_CALL;
     try {
       for (;;) {
-        // Read in place, all of them, before any callback may call the core again.
-        const n = core.takeOutput();
-        if (n === 0) break;
-        const records = readRecords(new Uint8Array(this.memory().buffer, core.outputAt(), n), wire.records);
+        const records = takenRecords(core, this.memory, core.takeOutput());
+        if (records === undefined) break;
         const taken = this.take(records, call);
         for (const r of records) this.do(r, taken, call);
         // A callback closed the session.
@@ -794,6 +792,15 @@ function watch(core, w, scratch, inbound, id) {
 }
 
 /**
+ * The records of the `n` bytes `core.takeOutput()` or `core.takeError()` took (`undefined`
+ * for none), read where the core wrote them (`core.outputAt()` in `memory()`): all of them,
+ * before anything calls the core again, which may write the next ones there.
+ */
+function takenRecords(core, memory, n) {
+  return n === 0 ? undefined : readRecords(new Uint8Array(memory().buffer, core.outputAt(), n), wire.records);
+}
+
+/**
  * The error of a call the core refused (it returned `verdicts.failed`): its
  * `SessionCore.takeError()` (a `"refused"` record), an `InvalidArgumentError` or a
  * `UsageError` with the core's code and text, about the caller's own value that the core
@@ -803,9 +810,8 @@ function watch(core, w, scratch, inbound, id) {
  */
 function refusal(scratch, id, token, value) {
   const core = scratch.core;
-  const n = core.takeError();
-  if (n === 0) return new Error("mcp-cancel: the core refused a call without saying why");
-  const e = readRecords(new Uint8Array(scratch.memory().buffer, core.outputAt(), n), wire.records)[0];
+  const e = takenRecords(core, scratch.memory, core.takeError())?.[0];
+  if (e === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
   const requestId = "requestId" in e ? e.requestId : e.of === "id" ? id : e.of === "token" ? token : e.of === "value" ? value : undefined;
   return new (e.name === "UsageError" ? UsageError : InvalidArgumentError)(e.message, e.code, requestId);
 }

@@ -123,14 +123,14 @@ impl Outbound {
         self.kind.bits() | if self.watched { WATCHED } else { 0 }
     }
 
-    /// The record of a slot with `method` code and `flags`.
     /// [`Self::is_plain`] of the record in a slot with `method` code, `flags` and an extra
-    /// or not, read from the bits (nothing decoded: the hot path of a response in a slot).
+    /// or not, read from the bits (no `Method` decoded).
     #[inline]
     pub(crate) fn slot_is_plain(method: u8, flags: u16, extra: bool) -> bool {
-        flags & KIND_BITS == 0 && !extra && u32::from(method) != Method::Initialize.code()
+        Kind::from_bits(flags) == Kind::Plain && !extra && u32::from(method) != Method::Initialize.code()
     }
 
+    /// The record of a slot with `method` code and `flags`.
     #[inline]
     pub(crate) fn from_slot(method: u8, flags: u16, extra: bool) -> Self {
         Self {
