@@ -34,7 +34,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(wasm.SessionCore, () => memory, constantsJson);
+const Session = createSessionClass(wasm, () => memory, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

@@ -34,7 +34,7 @@ export function apiOver(wasmModule, how) {
     instantiated = true;
   }
 
-  const Session = createSessionClass(wasm.SessionCore, () => memory, constantsJson);
+  const Session = createSessionClass(wasm, () => memory, constantsJson);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {

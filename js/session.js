@@ -1,4 +1,4 @@
-// CancellationSession: mcp-cancel's public API over the wasm SessionCore.
+// CancellationSession: mcp-cancel's public API over the wasm session (src/wasm/exports.rs).
 //
 // This file decides nothing. It reads the members of a message that the core names (by
 // method code, from the core's own tables, or when the core answers "need fields"), makes
@@ -16,16 +16,24 @@ import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
- * @param {any} SessionCore the wasm-bindgen class of the build (Node or web)
- * @param {() => WebAssembly.Memory} memory the memory of the instance `SessionCore` runs in
+ * @param {any} wasm the functions of the build's wasm-bindgen glue (Node or web): a session
+ *   is a handle (`newSession` → a number, `freeSession`) that every other function takes
+ *   first (src/wasm/exports.rs)
+ * @param {() => WebAssembly.Memory} memory the memory of the instance `wasm` runs in
  *   (the exports `initSync()` or `init()` returned: the `.wasm` exports no function for it)
  * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
  *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
  *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  */
-export function createSessionClass(SessionCore, memory, constantsJson, adjustOptions = (o) => o) {
-  const env = { SessionCore, memory, constantsJson, adjustOptions };
+export function createSessionClass(wasm, memory, constantsJson, adjustOptions = (o) => o) {
+  // A plain object of the functions (not the module namespace): what every call loads from.
+  const functions = { ...wasm };
+  const sessions =
+    typeof FinalizationRegistry === "function"
+      ? new FinalizationRegistry((h) => functions.freeSession(h))
+      : { register() {}, unregister() {} };
+  const env = { wasm: functions, memory, constantsJson, adjustOptions, sessions };
   return class CancellationSession extends Session {
     /** @param {unknown} [options] see the README and the typings */
     constructor(options) {
@@ -51,7 +59,11 @@ export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
  * makes extends it with its build's `SessionCore` and options.
  */
 class Session {
-  /** @type {any} */
+  /**
+   * The wasm session: `wasm` the build's functions, `h` its handle, passed first to each
+   * (`undefined` once closed).
+   * @type {{ wasm: any, h: number } | undefined}
+   */
   #core;
   /**
    * The JS objects of our watched requests, by request id: the listener on the caller's
@@ -74,9 +86,11 @@ class Session {
   #send;
   /** What does the core's output (`Output`). */
   #output;
+  /** Frees the wasm sessions of this build that nothing can call any more (`createSessionClass`). */
+  #sessions;
 
   constructor(options, env) {
-    const { SessionCore, adjustOptions } = env;
+    const { wasm, adjustOptions } = env;
     wire ??= prepare(JSON.parse(env.constantsJson));
     const watched = this.#watched;
     const inbound = this.#inbound;
@@ -108,7 +122,7 @@ class Session {
     this.#hooks = hooks;
     const s = sessionSettings(adjustOptions(options), w);
     const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
-    const core = new SessionCore(
+    const h = wasm.newSession(
       s.flags,
       s.tombstoneCapacity,
       s.inboundCapacity,
@@ -119,9 +133,15 @@ class Session {
       s.onEvent !== undefined,
       Math.random() * 2 ** 52,
     );
+    if (h === 0) throw new Error("mcp-cancel: the core could not make a session");
+    const core = { wasm, h };
     const output = new Output(s, hooks, core, env.memory);
-    this.#core = core;
+    // The session's memory in wasm goes when the session is closed, or when nothing can call
+    // it any more: `output` is what the session and its timer hold.
+    env.sessions.register(output, h, output);
     this.#output = output;
+    this.#core = core;
+    this.#sessions = env.sessions;
     this.#send = s.send;
     // The scratch buffer's address is asked for the first time a string needs it (`putId`,
     // `strings`): most sessions never do, and the first session of a process starts sooner
@@ -131,7 +151,7 @@ class Session {
     // The settings that are strings (their output, a protocol version's event, done now).
     if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.protocolVersion !== undefined) {
       strings(scratch, s.genericReason, s.timeoutReason, s.protocolVersion);
-      output.after(core.configure(S0, S1, S2));
+      output.after(core.wasm.configure(core.h, S0, S1, S2));
     }
   }
 
@@ -143,7 +163,7 @@ class Session {
     // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
     // with `packWords`: issue #24, 1b).
     if (options === undefined && code > 0) {
-      const v = typeof id === "number" ? core.trackPlain(code, id, NUMBER_ID, 0, 0, 0) : typeof id === "string" && packWords(id) ? core.trackPlain(code, 0, id.length, W0, W1, W2) : 1;
+      const v = typeof id === "number" ? core.wasm.trackPlain(core.h, code, id, NUMBER_ID, 0, 0, 0) : typeof id === "string" && packWords(id) ? core.wasm.trackPlain(core.h, code, 0, id.length, W0, W1, W2) : 1;
       if (v === 0) return;
       // Tracked, and the call left work (an event, the timer to arm).
       if (v === BUSY) return this.#output.flush();
@@ -190,7 +210,7 @@ class Session {
       }
     }
     strings(this.#scratch, tag === STRING ? id : undefined, name, o.tokenStr, o.taskId);
-    const v = this.#output.after(core.track(tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags));
+    const v = this.#output.after(core.wasm.track(core.h, tag, tag === NUMBER ? id : 0, S0, code, S1, signal, o.tokenTag, o.tokenNum, S2, o.task, S3, o.timeout, o.maxTotalTimeout, o.flags));
     if (v === FAILED) throw refusal(this.#scratch, id, o.token);
     // The options' own error, once the core has found the id and the method right.
     if (v === OPTIONS) throw o.error;
@@ -225,7 +245,7 @@ class Session {
       try {
         const kind = crossReason(reason);
         strings(scratch, str ? id : undefined, RA, RB);
-        output.after(core.cancel(true, str ? STRING : NUMBER, str ? 0 : id, S0, kind, S1, S2));
+        output.after(core.wasm.cancel(core.h, true, str ? STRING : NUMBER, str ? 0 : id, S0, kind, S1, S2));
       } finally {
         output.leave(outer);
       }
@@ -275,7 +295,7 @@ class Session {
     try {
       const kind = crossReason(reason);
       strings(this.#scratch, tag === STRING ? id : undefined, RA, RB);
-      if (output.after(core.cancel(false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2)) === FAILED) throw refusal(this.#scratch, id);
+      if (output.after(core.wasm.cancel(core.h, false, tag, tag === NUMBER ? id : 0, S0, kind, S1, S2)) === FAILED) throw refusal(this.#scratch, id);
       const captured = output.captured;
       return captured === undefined ? undefined : output.message(captured);
     } finally {
@@ -288,7 +308,7 @@ class Session {
     if (core === undefined) return false;
     const verdict =
       typeof response === "number"
-        ? this.#output.after(core.responsePlain(response, NUMBER_ID, 0, 0, 0))
+        ? this.#output.after(core.wasm.responsePlain(core.h, response, NUMBER_ID, 0, 0, 0))
         : typeof response === "string"
           ? responseString(core, this.#scratch, this.#output, response)
           : NEED;
@@ -303,7 +323,7 @@ class Session {
     const w = wire;
     const t = peerTag(w, token);
     strings(this.#scratch, t === w.tags.string ? token : undefined);
-    return this.#output.after(core.progress(t, t === w.tags.number ? token : 0, S0)) === DROP;
+    return this.#output.after(core.wasm.progress(core.h, t, t === w.tags.number ? token : 0, S0)) === DROP;
   }
 
   shouldDropIncoming(message) {
@@ -313,7 +333,7 @@ class Session {
   filterIncoming(message) {
     const core = this.#core;
     if (core === undefined) return message;
-    if (Array.isArray(message)) return core.acceptsBatches ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
+    if (Array.isArray(message)) return core.wasm.acceptsBatches(core.h) ? filterBatch(message, (m) => this.filterIncoming(m)) : message;
     let verdict;
     try {
       verdict = incoming(core, wire, message ?? EMPTY, this.#hooks, this.#scratch, this.#output);
@@ -330,7 +350,7 @@ class Session {
     if (core === undefined) return message;
     const signal = sendSignal(options);
     if (Array.isArray(message)) {
-      if (!core.acceptsBatches) return message;
+      if (!core.wasm.acceptsBatches(core.h)) return message;
       const out = filterBatch(message, (m) => this.beforeSend(m, options));
       this.#sentRequest = false;
       return out;
@@ -376,7 +396,7 @@ class Session {
     const core = this.#core;
     if (core === undefined) return undefined;
     strings(this.#scratch, typeof version === "string" ? version : undefined);
-    const revision = this.#output.after(core.setProtocolVersion(S0));
+    const revision = this.#output.after(core.wasm.setProtocolVersion(core.h, S0));
     if (revision === 0) throw refusal(this.#scratch, undefined, undefined, version);
     return wire.records.names.revision[revision - 1];
   }
@@ -384,7 +404,7 @@ class Session {
   get revision() {
     const core = this.#core;
     // `0`: none yet (`undefined`).
-    return core === undefined ? undefined : wire.records.names.revision[core.revision - 1];
+    return core === undefined ? undefined : wire.records.names.revision[core.wasm.revision(core.h) - 1];
   }
 
   isInFlight(id) {
@@ -392,15 +412,17 @@ class Session {
     if (core === undefined) return false;
     const tag = callerTag(wire, id);
     strings(this.#scratch, tag === STRING ? id : undefined);
-    return core.isInFlight(tag, tag === NUMBER ? id : 0, S0);
+    return core.wasm.isInFlight(core.h, tag, tag === NUMBER ? id : 0, S0);
   }
 
   get inFlightCount() {
-    return this.#core?.inFlightCount ?? 0;
+    const core = this.#core;
+    return core === undefined ? 0 : core.wasm.inFlightCount(core.h);
   }
 
   get tombstoneCount() {
-    return this.#core?.tombstoneCount ?? 0;
+    const core = this.#core;
+    return core === undefined ? 0 : core.wasm.tombstoneCount(core.h);
   }
 
   get closed() {
@@ -412,9 +434,11 @@ class Session {
     if (core === undefined) return;
     this.#core = undefined;
     // Every watched request settles: its listener goes.
-    if (core.close() & BUSY) this.#output.flush();
-    this.#output.detach();
-    core.free();
+    if (core.wasm.close(core.h) & BUSY) this.#output.flush();
+    const output = this.#output;
+    output.detach();
+    this.#sessions.unregister(output);
+    core.wasm.freeSession(core.h);
     this.#watched.clear();
     this.#inbound.clear();
   }
@@ -460,7 +484,7 @@ class Output {
     this.onTimeout = s.onTimeout;
     this.onEvent = s.onEvent;
     this.hooks = hooks;
-    /** @type {any} the session's core (`undefined` once the session closed, `detach`) */
+    /** @type {{ wasm: any, h: number } | undefined} the session's core (`undefined` once the session closed, `detach`) */
     this.core = core;
     /** @type {() => WebAssembly.Memory} the memory the core's records are read from */
     this.memory = memory;
@@ -514,7 +538,7 @@ class Output {
     this.call = NO_CALL;
     try {
       for (;;) {
-        const records = takenRecords(core, this.memory, core.takeOutput());
+        const records = takenRecords(core, this.memory, core.wasm.takeOutput(core.h));
         if (records === undefined) break;
         const taken = this.take(records, call);
         for (const r of records) this.do(r, taken, call);
@@ -639,7 +663,7 @@ class Output {
 
   /** Keeps the one timer armed for the core's next deadline (in steps of at most 2^31 − 1 ms). */
   arm(core) {
-    const delay = core.nextDeadline();
+    const delay = core.wasm.nextDeadline(core.h);
     if (delay === -2) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
@@ -648,7 +672,7 @@ class Output {
     this.timer = setTimeout(() => {
       output.timer = undefined;
       const core = output.core;
-      if (core !== undefined && (core.fireTimer() & BUSY) !== 0) output.flush();
+      if (core !== undefined && (core.wasm.fireTimer(core.h) & BUSY) !== 0) output.flush();
     }, delay);
     // Node: a pending timeout must not keep the process alive by itself.
     this.timer?.unref?.();
@@ -772,7 +796,7 @@ function onlySignal(options) {
  */
 function watchInbound(core, w, scratch, id) {
   if (crossId(id)) {
-    const r = core.watchPeerRequest(X, LEN, W0, W1, W2);
+    const r = core.wasm.watchPeerRequest(core.h, X, LEN, W0, W1, W2);
     if (r !== 2) return r === 1;
   }
   return watch(core, w, scratch, true, id);
@@ -786,18 +810,18 @@ function watchInbound(core, w, scratch, id) {
 function watch(core, w, scratch, inbound, id) {
   const tag = callerTag(w, id);
   strings(scratch, tag === STRING ? id : undefined);
-  const r = core.watchPlain(inbound, tag, tag === NUMBER ? id : 0, S0);
+  const r = core.wasm.watchPlain(core.h, inbound, tag, tag === NUMBER ? id : 0, S0);
   if (r === FAILED) throw refusal(scratch, id);
   return r === 1;
 }
 
 /**
- * The records of the `n` bytes `core.takeOutput()` or `core.takeError()` took (`undefined`
- * for none), read where the core wrote them (`core.outputAt()` in `memory()`): all of them,
+ * The records of the `n` bytes `core.wasm.takeOutput(core.h)` or `core.wasm.takeError(core.h)` took (`undefined`
+ * for none), read where the core wrote them (`core.wasm.outputAt(core.h)` in `memory()`): all of them,
  * before anything calls the core again, which may write the next ones there.
  */
 function takenRecords(core, memory, n) {
-  return n === 0 ? undefined : readRecords(new Uint8Array(memory().buffer, core.outputAt(), n), wire.records);
+  return n === 0 ? undefined : readRecords(new Uint8Array(memory().buffer, core.wasm.outputAt(core.h), n), wire.records);
 }
 
 /**
@@ -810,7 +834,7 @@ function takenRecords(core, memory, n) {
  */
 function refusal(scratch, id, token, value) {
   const core = scratch.core;
-  const e = takenRecords(core, scratch.memory, core.takeError())?.[0];
+  const e = takenRecords(core, scratch.memory, core.wasm.takeError(core.h))?.[0];
   if (e === undefined) return new Error("mcp-cancel: the core refused a call without saying why");
   const requestId = "requestId" in e ? e.requestId : e.of === "id" ? id : e.of === "token" ? token : e.of === "value" ? value : undefined;
   return new (e.name === "UsageError" ? UsageError : InvalidArgumentError)(e.message, e.code, requestId);
@@ -958,14 +982,14 @@ function incoming(core, w, message, hooks, scratch, output) {
     const need = w.incoming[code];
     if (id !== undefined) {
       if ((need & ~TASK) === 0 && crossId(id)) {
-        const v = output.after(core.peerRequest(code, need !== 0 && isObject(message.params?.task), X, LEN, W0, W1, W2));
+        const v = output.after(core.wasm.peerRequest(core.h, code, need !== 0 && isObject(message.params?.task), X, LEN, W0, W1, W2));
         if (v !== NEED) return v;
       }
     } else if (code === CANCELLED) {
       const params = message.params;
       const reason = params?.reason;
       if (isObject(params) && (reason === undefined || typeof reason === "string") && crossId(params.requestId)) {
-        const v = output.after(core.peerCancel(reasonBytes(reason), X, LEN, W0, W1, W2));
+        const v = output.after(core.wasm.peerCancel(core.h, reasonBytes(reason), X, LEN, W0, W1, W2));
         if (v !== NEED) {
           if (v & WATCHED) hooks.takeInbound(params.requestId)?.abort(reason);
           return v & ~WATCHED;
@@ -978,12 +1002,12 @@ function incoming(core, w, message, hooks, scratch, output) {
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
     strings(scratch, name, idTag === w.tags.string ? id : undefined);
-    return output.after(core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
+    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
   }
   const r = readParams(w, message, need, true);
   const call = () => {
     strings(scratch, name, idTag === w.tags.string ? id : undefined, r.argStr, r.reason, r.taskId, r.status);
-    return output.after(core.message(0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task));
+    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task));
   };
   if ((need & w.fields.reason) === 0) return call();
   // A message whose reason the core reads (a cancel): its output gets the peer's strings
@@ -1158,7 +1182,7 @@ function wellFormed(reason) {
  */
 function cancelFast(core, w, send, hooks, output, id, reason) {
   if (send === undefined || !(reason === undefined || wellFormed(reason)) || !crossId(id)) return false;
-  const v = output.after(core.cancelFast(reasonBytes(reason), X, LEN, W0, W1, W2));
+  const v = output.after(core.wasm.cancelFast(core.h, reasonBytes(reason), X, LEN, W0, W1, W2));
   if (v === NEED) return false;
   // Taken before `send`, which may close the session (that forgets what the session holds)
   // or track a new request with this id: the request's own signal still aborts and its
@@ -1184,8 +1208,8 @@ function cancelFast(core, w, send, hooks, output, id, reason) {
 function trackFast(core, id, code, watch, output) {
   if (code <= 0) return false;
   const c = watch ? code | WATCH_BIT : code;
-  if (typeof id === "number") return output.after(core.trackPlain(c, id, NUMBER_ID, 0, 0, 0)) === 0;
-  return typeof id === "string" && packWords(id) && output.after(core.trackPlain(c, 0, id.length, W0, W1, W2)) === 0;
+  if (typeof id === "number") return output.after(core.wasm.trackPlain(core.h, c, id, NUMBER_ID, 0, 0, 0)) === 0;
+  return typeof id === "string" && packWords(id) && output.after(core.wasm.trackPlain(core.h, c, 0, id.length, W0, W1, W2)) === 0;
 }
 
 /**
@@ -1195,7 +1219,7 @@ function trackFast(core, id, code, watch, output) {
  */
 function trackScratch(core, scratch, id, code, output) {
   const n = putId(scratch, id);
-  return n >= 0 && output.after(core.trackPlain(code, 0, n, 0, 0, 0)) === 0;
+  return n >= 0 && output.after(core.wasm.trackPlain(core.h, code, 0, n, 0, 0, 0)) === 0;
 }
 
 /**
@@ -1243,7 +1267,7 @@ function strings(scratch, a, b, c, d, e, f) {
   if (bound === 0) INTO = EMPTY_VIEW;
   else if (bound <= scratch.size) INTO = scratch.view.byteLength === 0 ? scratchView(scratch) : scratch.view;
   else {
-    const at = scratch.core.input(bound);
+    const at = scratch.core.wasm.input(scratch.core.h, bound);
     INTO = at === 0 ? EMPTY_VIEW : new Uint8Array(scratch.memory().buffer, at, bound);
   }
   AT = 0;
@@ -1272,22 +1296,22 @@ function put(s) {
 }
 
 /**
- * A view of the session's scratch buffer (`core.scratch()`: its address, asked
- * once) over the module's memory as it is now; empty while the core gives no address (its
- * state is in use), so that nothing is written and the id crosses as a string.
+ * A view of the session's scratch buffer (`core.wasm.scratch(core.h)`: its address, asked
+ * once) over the module's memory as it is now; empty when the core gives no address (a
+ * session it does not have), so that nothing is written.
  */
 function scratchView(scratch) {
-  if (scratch.at === 0) scratch.at = scratch.core.scratch();
+  if (scratch.at === 0) scratch.at = scratch.core.wasm.scratch(scratch.core.h);
   return (scratch.view = new Uint8Array(scratch.memory().buffer, scratch.at, scratch.at === 0 ? 0 : scratch.size));
 }
 
 /** `core.response` for a string id: as words, or through the scratch buffer, when it can. */
 function responseString(core, scratch, output, id) {
-  if (packed(id)) return output.after(core.responsePlain(0, id.length, W0, W1, W2));
+  if (packed(id)) return output.after(core.wasm.responsePlain(core.h, 0, id.length, W0, W1, W2));
   const n = putId(scratch, id);
-  if (n >= 0) return output.after(core.responsePlain(0, n, 0, 0, 0));
+  if (n >= 0) return output.after(core.wasm.responsePlain(core.h, 0, n, 0, 0, 0));
   strings(scratch, id);
-  return output.after(core.response(STRING, 0, S0, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
+  return output.after(core.wasm.response(core.h, STRING, 0, S0, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
 }
 
 /**
@@ -1306,15 +1330,15 @@ function incomingResponse(core, w, id, message, settled, scratch, output) {
   const idStr = idTag === w.tags.string ? id : undefined;
   let verdict =
     idTag === w.tags.number
-      ? output.after(core.responsePlain(id, NUMBER_ID, 0, 0, 0))
+      ? output.after(core.wasm.responsePlain(core.h, id, NUMBER_ID, 0, 0, 0))
       : idTag === w.tags.string
         ? responseString(core, scratch, output, id)
-        : output.after(core.response(idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
+        : output.after(core.wasm.response(core.h, idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
   if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
   strings(scratch, idStr, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion);
-  verdict = output.after(core.response(idTag, idNum, S0, r.need, S1, S2, S3, S4, S5, r.hasError, r.errorCode));
+  verdict = output.after(core.wasm.response(core.h, idTag, idNum, S0, r.need, S1, S2, S3, S4, S5, r.hasError, r.errorCode));
   return settledBy(verdict, id, settled) & 0xff;
 }
 
@@ -1325,7 +1349,7 @@ function outgoing(core, w, message, signal, scratch, output) {
   const id = message.id;
   // Our response, when its id crosses as numbers: the fast path (issue #24).
   if (code === -1 && crossId(id)) {
-    const v = output.after(core.sentResponse(X, LEN, W0, W1, W2));
+    const v = output.after(core.wasm.sentResponse(core.h, X, LEN, W0, W1, W2));
     if (v !== NEED) return v;
   }
   // Our request with a known method, without a signal or with a live one, when the members
@@ -1334,7 +1358,7 @@ function outgoing(core, w, message, signal, scratch, output) {
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {
-      const tracked = signal === 0 && typeof id === "number" ? output.after(core.trackPlain(code, id, NUMBER_ID, 0, 0, 0)) === 0 : trackFast(core, id, code, signal === 1, output);
+      const tracked = signal === 0 && typeof id === "number" ? output.after(core.wasm.trackPlain(core.h, code, id, NUMBER_ID, 0, 0, 0)) === 0 : trackFast(core, id, code, signal === 1, output);
       if (tracked) return PASS | TRACKED | (signal === 1 ? WATCHED : 0);
     }
   }
@@ -1345,9 +1369,9 @@ function outgoing(core, w, message, signal, scratch, output) {
   const need = code >= 0 ? w.outgoing[code] : 0;
   if (need === 0) {
     strings(scratch, name, idStr);
-    return output.after(core.message(1 + signal, code, S0, idTag, idNum, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
+    return output.after(core.wasm.message(core.h, 1 + signal, code, S0, idTag, idNum, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
   }
   const r = readParams(w, message, need, false);
   strings(scratch, name, idStr, r.argStr, r.reason, r.taskId);
-  return output.after(core.message(1 + signal, code, S0, idTag, idNum, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, NO_STRING, r.task));
+  return output.after(core.wasm.message(core.h, 1 + signal, code, S0, idTag, idNum, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, NO_STRING, r.task));
 }

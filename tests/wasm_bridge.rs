@@ -9,7 +9,7 @@
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use mcp_cancel::core::{MessageFields, Method};
-use mcp_cancel::wasm::SessionCore;
+use mcp_cancel::wasm::{exports, SessionCore};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -93,13 +93,13 @@ fn record_reader() -> Function {
 
 /// The `n` bytes `takeOutput()` or `takeError()` took, as JS reads them: in place, at
 /// `outputAt()`.
-fn taken(s: &SessionCore, n: u32) -> js_sys::Uint8Array {
+fn taken(s: &mut SessionCore, n: u32) -> js_sys::Uint8Array {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     js_sys::Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), s.output_at(), n)
 }
 
 /// The records `takeOutput()` gives now (none: an empty list), read as the JS layer reads them.
-fn records(s: &SessionCore) -> Vec<Value> {
+fn records(s: &mut SessionCore) -> Vec<Value> {
     match s.take_output() {
         0 => Vec::new(),
         n => {
@@ -136,10 +136,13 @@ fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
 /// `NO_STRING` of `SessionCore.constantsJson()`: the length of an absent string argument.
 const NO: u32 = u32::MAX;
 
+/// `numberId` of `SessionCore.constantsJson()`: the `len` of an id that crosses as a number.
+const NUMBER_ID: u32 = u32::MAX;
+
 /// Writes the strings of the next call as js/session.js's `strings()` does — their UTF-8 one
 /// after the other into the session's scratch buffer, or a buffer `input()` makes when they
 /// need more — and returns each one's length in bytes (`NO` when absent), in order.
-fn put(s: &SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
+fn put(s: &mut SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
     let bytes: Vec<u8> = strings.iter().flatten().flat_map(|t| t.bytes()).collect();
     let scratch_bytes = constant("scratchBytes").as_f64().unwrap() as usize;
     let at = if bytes.len() <= scratch_bytes { s.scratch_at() } else { s.input_at(bytes.len() as u32) };
@@ -151,7 +154,7 @@ fn put(s: &SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
 
 /// (tag, number, string length) of an id, as the JS reader passes it, its string written
 /// with `put`.
-fn tagged_put(s: &SessionCore, id: &JsValue) -> (u32, f64, u32) {
+fn tagged_put(s: &mut SessionCore, id: &JsValue) -> (u32, f64, u32) {
     let (t, n, st) = tagged(id);
     (t, n, put(s, &[st.as_deref()])[0])
 }
@@ -175,7 +178,7 @@ fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
 }
 
 /// The error of a refused call (`verdicts.failed`): `SessionCore.takeError()`'s record, read.
-fn refusal(s: &SessionCore) -> JsValue {
+fn refusal(s: &mut SessionCore) -> JsValue {
     let n = s.take_error();
     assert_ne!(n, 0, "a refused call keeps its error");
     let records = record_reader().call1(&JsValue::UNDEFINED, &taken(s, n)).unwrap();
@@ -187,7 +190,7 @@ const FAILED: u32 = 8;
 
 /// `cancel` as the JS layer's listener calls it when the caller's signal aborted: the id
 /// and the reason as scalars; what it returns.
-fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) -> u32 {
+fn signal_aborted(s: &mut SessionCore, id: JsValue, reason: JsValue) -> u32 {
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
     let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
@@ -195,7 +198,7 @@ fn signal_aborted(s: &SessionCore, id: JsValue, reason: JsValue) -> u32 {
 }
 
 /// `cancel` as the JS class calls it: whether a cancel was made, or the refusal.
-fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
+fn cancel(s: &mut SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
     let (t, n, st) = tagged(&id);
     let (kind, first, second) = crossed_reason(&reason);
     let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
@@ -206,7 +209,7 @@ fn cancel(s: &SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue
 }
 
 /// `isInFlight` as the JS class calls it.
-fn in_flight(s: &SessionCore, id: JsValue) -> bool {
+fn in_flight(s: &mut SessionCore, id: JsValue) -> bool {
     let (t, n, l) = tagged_put(s, &id);
     s.is_in_flight(t, n, l)
 }
@@ -217,7 +220,7 @@ fn code(method: &str) -> i32 {
 
 /// `track` as the JS class calls it, with `options` (an object or `undefined`) read as
 /// js/options.js reads them.
-fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result<(), JsValue> {
+fn track(s: &mut SessionCore, id: JsValue, method: &str, options: JsValue) -> Result<(), JsValue> {
     let (t, n, st) = tagged(&id);
     let name = (code(method) == 0).then(|| method.to_owned());
     let member = |o: &JsValue, name: &str| {
@@ -269,22 +272,22 @@ fn track(s: &SessionCore, id: JsValue, method: &str, options: JsValue) -> Result
 /// settled a watched request (the JS layer then releases its objects itself).
 const SETTLED: u32 = 0x80;
 
-fn response_verdict(s: &SessionCore, id: JsValue) -> u32 {
+fn response_verdict(s: &mut SessionCore, id: JsValue) -> u32 {
     let (t, n, l) = tagged_put(s, &id);
     s.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN) & !BUSY
 }
 
-fn should_drop_response(s: &SessionCore, id: JsValue) -> bool {
+fn should_drop_response(s: &mut SessionCore, id: JsValue) -> bool {
     response_verdict(s, id) & !SETTLED == 1
 }
 
-fn should_drop_progress(s: &SessionCore, token: JsValue) -> bool {
+fn should_drop_progress(s: &mut SessionCore, token: JsValue) -> bool {
     let (t, n, l) = tagged_put(s, &token);
     s.progress(t, n, l) & !BUSY == 1
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
-fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
+fn peer_request(s: &mut SessionCore, id: JsValue, method: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let name = (code(method) == 0).then_some(method);
     let l = put(s, &[name, st.as_deref()]);
@@ -293,7 +296,7 @@ fn peer_request(s: &SessionCore, id: JsValue, method: &str) -> u32 {
 }
 
 /// A `notifications/cancelled { requestId, reason }` from the peer.
-fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
+fn peer_cancel(s: &mut SessionCore, id: JsValue, reason: &str) -> u32 {
     let (t, n, st) = tagged(&id);
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
     let name = code("notifications/cancelled");
@@ -302,7 +305,7 @@ fn peer_cancel(s: &SessionCore, id: JsValue, reason: &str) -> u32 {
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
-fn our_response(s: &SessionCore, id: JsValue) -> u32 {
+fn our_response(s: &mut SessionCore, id: JsValue) -> u32 {
     let (t, n, l) = tagged_put(s, &id);
     s.message(1, -1, NO, t, n, l, 0, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
 }
@@ -353,72 +356,76 @@ fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_ent
 
 #[wasm_bindgen_test]
 fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_request() {
-    let s = session_with("");
+    let mut s = session_with("");
     let read = Method::fields(None, false).0;
-    let send = |s: &SessionCore, method: &str, id: Option<f64>, signal: u32| {
+    let send = |s: &mut SessionCore, method: &str, id: Option<f64>, signal: u32| {
         let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
         s.message(1 + signal, code(method), NO, tag, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
     };
     // Aborted: not tracked, not to be sent.
-    assert_eq!(send(&s, "tools/call", Some(1.0), 2), 4);
-    assert!(!in_flight(&s, JsValue::from(1)));
+    assert_eq!(send(&mut s, "tools/call", Some(1.0), 2), 4);
+    assert!(!in_flight(&mut s, JsValue::from(1)));
     // Live: tracked and watched; none: tracked.
-    assert_eq!(send(&s, "tools/call", Some(2.0), 1), 0x20 | 0x40);
-    assert_eq!(send(&s, "tools/call", Some(3.0), 0), 0x20);
-    assert!(in_flight(&s, JsValue::from(2)) && in_flight(&s, JsValue::from(3)));
+    assert_eq!(send(&mut s, "tools/call", Some(2.0), 1), 0x20 | 0x40);
+    assert_eq!(send(&mut s, "tools/call", Some(3.0), 0), 0x20);
+    assert!(in_flight(&mut s, JsValue::from(2)) && in_flight(&mut s, JsValue::from(3)));
     // A notification with an aborted signal is sent: no signal can belong to it.
-    assert_eq!(send(&s, "notifications/progress", None, 2), 0);
-    assert_eq!(records(&s), Vec::<Value>::new());
+    assert_eq!(send(&mut s, "notifications/progress", None, 2), 0);
+    assert_eq!(records(&mut s), Vec::<Value>::new());
     // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
     // watched like any other, and the JS layer is told so.
     let all = u32::MAX;
     let cancelled =
         s.message(2, code("notifications/cancelled"), NO, 3, 9.0, NO, all, 0, 0, 0.0, NO, 0, NO, NO, NO, false);
     assert_eq!(cancelled, 0x20 | 0x40);
-    assert!(in_flight(&s, JsValue::from(9)));
+    assert!(in_flight(&mut s, JsValue::from(9)));
 }
 
 #[wasm_bindgen_test]
 fn a_request_sent_with_a_live_signal_needs_send() {
-    let bare = with_options(&Object::new().into(), 0);
+    let mut bare = with_options(&Object::new().into(), 0);
     let read = Method::fields(Method::from_name("tools/call"), false).0;
-    let send = |signal: u32, num: f64| {
+    let send = |bare: &mut SessionCore, signal: u32, num: f64| {
         bare.message(1 + signal, code("tools/call"), NO, 3, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
     };
-    assert_eq!(send(1, 1.0) & !BUSY, FAILED, "with a live signal");
-    let err = refusal(&bare);
+    assert_eq!(send(&mut bare, 1, 1.0) & !BUSY, FAILED, "with a live signal");
+    let err = refusal(&mut bare);
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_SEND_REQUIRED"));
     assert_eq!(Reflect::get(&err, &"of".into()).unwrap(), JsValue::from("id"));
     let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
     assert!(message.starts_with("beforeSend(): a request with a `signal`"), "{message}");
-    assert!(!in_flight(&bare, 1.into()));
+    assert!(!in_flight(&mut bare, 1.into()));
     // A fraction is no id: that is said first.
-    assert_eq!(send(1, 1.5) & !BUSY, FAILED);
-    assert_eq!(Reflect::get(&refusal(&bare), &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
+    assert_eq!(send(&mut bare, 1, 1.5) & !BUSY, FAILED);
+    assert_eq!(Reflect::get(&refusal(&mut bare), &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     // Without a signal: tracked.
-    assert_eq!(send(0, 2.0) & !BUSY, 0x20);
-    assert!(in_flight(&bare, 2.into()));
+    assert_eq!(send(&mut bare, 0, 2.0) & !BUSY, 0x20);
+    assert!(in_flight(&mut bare, 2.into()));
 }
 
 #[wasm_bindgen_test]
 fn an_already_aborted_signal_throws_its_reason_and_queues_nothing() {
-    let session = session_with("");
+    let mut session = session_with("");
     let controller = js("const ctl = new AbortController(); ctl.abort(a); return ctl;", &["early".into()]);
     let signal = Reflect::get(&controller, &"signal".into()).unwrap();
-    let err = track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
+    let err = track(&mut session, 1.into(), "tools/call", track_options(&signal, None)).unwrap_err();
     assert_eq!(err, JsValue::from("early"));
-    assert_eq!(records(&session), Vec::<Value>::new());
+    assert_eq!(records(&mut session), Vec::<Value>::new());
     assert_eq!(session.next_deadline(), -2.0, "no timer to arm");
-    assert!(!in_flight(&session, 1.into()));
+    assert!(!in_flight(&mut session, 1.into()));
 }
 
 #[wasm_bindgen_test]
 fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason() {
-    let session = session_with("");
+    let mut session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
-    track(&session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
-    assert_eq!(signal_aborted(&session, 7.into(), "user pressed stop".into()), 1 | BUSY, "made, and work for flush()");
-    let out = records(&session);
+    track(&mut session, 7.into(), "tools/call", track_options(&signal, Some(7.0))).unwrap();
+    assert_eq!(
+        signal_aborted(&mut session, 7.into(), "user pressed stop".into()),
+        1 | BUSY,
+        "made, and work for flush()"
+    );
+    let out = records(&mut session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(
         out[0]["event"],
@@ -428,126 +435,165 @@ fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason
     assert_eq!(out[2], json!({"o":"cancelled","requestId":7}));
     assert_eq!(out[3], json!({"o":"settled","requestId":7}));
     // Again: nothing more goes on the wire (an event says why).
-    signal_aborted(&session, 7.into(), "again".into());
-    assert_eq!(kinds(&records(&session)), ["event cancel-not-sent"]);
+    signal_aborted(&mut session, 7.into(), "again".into());
+    assert_eq!(kinds(&records(&mut session)), ["event cancel-not-sent"]);
     // Late progress and the late result are dropped.
-    assert!(should_drop_progress(&session, 7.into()));
-    assert!(should_drop_response(&session, 7.into()));
+    assert!(should_drop_progress(&mut session, 7.into()));
+    assert!(should_drop_response(&mut session, 7.into()));
 }
 
 #[wasm_bindgen_test]
 fn the_default_abort_error_is_not_sent_to_the_peer() {
-    let notify = |s: &SessionCore| records(s).into_iter().find(|r| r["o"] == "notify").unwrap();
-    let session = session_with("");
+    let notify = |s: &mut SessionCore| records(s).into_iter().find(|r| r["o"] == "notify").unwrap();
+    let mut session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
-    track(&session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
+    track(&mut session, "a".into(), "tools/call", track_options(&signal, None)).unwrap();
     let abort = js("return new DOMException('This operation was aborted', 'AbortError');", &[]);
-    signal_aborted(&session, "a".into(), abort);
-    assert_eq!(notify(&session)["reason"], "Request cancelled");
+    signal_aborted(&mut session, "a".into(), abort);
+    assert_eq!(notify(&mut session)["reason"], "Request cancelled");
 
-    let open = session_with("exposeErrorReasons: true");
-    track(&open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
-    signal_aborted(&open, "b".into(), js("return new Error('db password rejected');", &[]));
-    assert_eq!(notify(&open)["reason"], "Error: db password rejected");
+    let mut open = session_with("exposeErrorReasons: true");
+    track(&mut open, "b".into(), "tools/call", track_options(&signal, None)).unwrap();
+    signal_aborted(&mut open, "b".into(), js("return new Error('db password rejected');", &[]));
+    assert_eq!(notify(&mut open)["reason"], "Error: db password rejected");
 
-    let timed = session_with("");
-    track(&timed, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
-    signal_aborted(&timed, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
-    assert_eq!(notify(&timed)["reason"], "Request timed out");
+    let mut timed = session_with("");
+    track(&mut timed, 3.into(), "tools/call", track_options(&signal, None)).unwrap();
+    signal_aborted(&mut timed, 3.into(), js("return new DOMException('signal timed out', 'TimeoutError');", &[]));
+    assert_eq!(notify(&mut timed)["reason"], "Request timed out");
 }
 
 #[wasm_bindgen_test]
 fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
-    let session = session_with("");
+    let mut session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
-    track(&session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
-    let (t, n, l) = tagged_put(&session, &1.into());
+    track(&mut session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
+    let (t, n, l) = tagged_put(&mut session, &1.into());
     assert_eq!(
         session.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN),
         SETTLED,
         "delivered, and it settled the watched request: no output (not BUSY), the JS layer removes the listener \
          itself, told by the verdict"
     );
-    signal_aborted(&session, 1.into(), "late".into());
-    assert_eq!(kinds(&records(&session)), ["event cancel-not-sent"]);
+    signal_aborted(&mut session, 1.into(), "late".into());
+    assert_eq!(kinds(&records(&mut session)), ["event cancel-not-sent"]);
 }
 
 #[wasm_bindgen_test]
 fn the_js_layers_flush_may_call_back_into_the_session() {
     let holder = Object::new();
     let seen = Array::new();
+    let h = exports::new_session(0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1, true, 1.0);
+    assert_ne!(h, 0);
+    Reflect::set(&holder, &"h".into(), &h.into()).unwrap();
+    Reflect::set(&holder, &"exports".into(), &wasm_bindgen::exports()).unwrap();
+    Reflect::set(&holder, &"memory".into(), &wasm_bindgen::memory()).unwrap();
     // flush() as the JS layer's: after a call that says BUSY, takes the output and, doing it,
-    // calls the session again (whose own BUSY it flushes the same way).
+    // calls the session again (whose own BUSY it flushes the same way). Through the module's
+    // exports, by handle, as js/session.js calls them.
     let flush: Function = js(
-        "const flush = () => { let n; while ((n = a.session.takeOutput()) !== 0) \
-           for (const r of c(new Uint8Array(a.memory.buffer, a.session.outputAt(), n))) { \
+        "const x = a.exports, h = a.h; \
+         const flush = () => { let n; while ((n = x.takeOutput(h)) !== 0) \
+           for (const r of c(new Uint8Array(a.memory.buffer, x.outputAt(h), n))) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
-           if (r.o === 'notify' && (a.session.response(3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
+           if (r.o === 'notify' && (x.response(h, 3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
          return flush;",
         &[holder.clone().into(), seen.clone().into(), record_reader().into()],
     )
     .unchecked_into();
-    let session = with_options(&Object::new().into(), 1);
-    let session_js: JsValue = session.into();
-    Reflect::set(&holder, &"session".into(), &session_js).unwrap();
-    Reflect::set(&holder, &"memory".into(), &wasm_bindgen::memory()).unwrap();
     js(
-        "if (a.track(3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
-         new Uint8Array(c.buffer, a.scratch(), 4).set([115, 116, 111, 112]); \
-         if (!(a.cancel(true, 3, 9, -1, 1, 4, -1) & 0x40000000)) throw new Error('not busy'); \
+        "const x = a.exports, h = a.h; \
+         if (x.track(h, 3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
+         new Uint8Array(a.memory.buffer, x.scratch(h), 4).set([115, 116, 111, 112]); \
+         if (!(x.cancel(h, true, 3, 9, -1, 1, 4, -1) & 0x40000000)) throw new Error('not busy'); \
          b();",
-        &[session_js.clone(), flush.into(), wasm_bindgen::memory()],
+        &[holder.clone().into(), flush.into()],
     );
     // The nested call's output is done by its own flush(), before the rest of the outer one's.
     let types = js("return a.join(',');", &[seen.into()]);
     assert_eq!(types, JsValue::from("cancel-sent,notify,late-response-dropped,cancelled,settled"));
     // Still usable afterwards.
     js(
-        "a.track(3, 10, -1, 8, -1, 0, 0, 0, -1, false, -1, NaN, NaN, 0); \
-         if (!a.isInFlight(3, 10, -1)) throw new Error('not tracked');",
-        &[session_js],
+        "const x = a.exports, h = a.h; \
+         x.track(h, 3, 10, -1, 8, -1, 0, 0, 0, -1, false, -1, NaN, NaN, 0); \
+         if (!x.isInFlight(h, 3, 10, -1)) throw new Error('not tracked');",
+        &[holder.into()],
     );
+    exports::free_session(h);
+}
+
+#[wasm_bindgen_test]
+fn a_handle_names_one_session_until_it_is_freed() {
+    let session = || exports::new_session(0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1, true, 1.0);
+    let (a, b) = (session(), session());
+    assert!(a != 0 && b != 0 && a != b);
+    assert_eq!(exports::track_plain(a, code("tools/call") as u32, 1.0, NUMBER_ID, 0, 0, 0) & !BUSY, 0);
+    assert_eq!(exports::in_flight_count(a), 1);
+    assert_eq!(exports::in_flight_count(b), 0, "each handle its own session");
+    exports::free_session(a);
+    // A freed handle names nothing: each entry point does nothing and says so.
+    assert_eq!(exports::in_flight_count(a), 0);
+    assert_eq!(exports::track_plain(a, code("tools/call") as u32, 2.0, NUMBER_ID, 0, 0, 0), 1, "refused");
+    assert_eq!(exports::response_plain(a, 1.0, NUMBER_ID, 0, 0, 0), 2, "to the general path");
+    assert_eq!(exports::take_output(a), 0);
+    exports::free_session(a);
+    // Its place is taken by the next session, under another handle; the stale one still
+    // names nothing.
+    let c = session();
+    assert!(c != a && c != 0);
+    assert_eq!(exports::in_flight_count(a), 0);
+    assert_eq!(exports::track_plain(c, code("tools/call") as u32, 1.0, NUMBER_ID, 0, 0, 0) & !BUSY, 0);
+    assert_eq!(exports::in_flight_count(c), 1);
+    // Handles that were never given.
+    for h in [0, u32::MAX, 0x00ff_ffff, 0x0100_0000] {
+        assert_eq!(exports::in_flight_count(h), 0, "{h:#x}");
+        exports::free_session(h);
+    }
+    assert_eq!(exports::in_flight_count(c), 1);
+    assert_eq!(exports::in_flight_count(b), 0);
+    exports::free_session(b);
+    exports::free_session(c);
 }
 
 #[wasm_bindgen_test]
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
-    let session = session_with("");
-    assert_eq!(peer_request(&session, 0.into(), "sampling/createMessage"), 0);
+    let mut session = session_with("");
+    assert_eq!(peer_request(&mut session, 0.into(), "sampling/createMessage"), 0);
     assert_eq!(session.watch_plain(true, 3, 0.0, NO), 1, "its signal was asked for");
     assert_eq!(session.watch_plain(true, 3, 1.0, NO), 0, "no such request");
     assert_eq!(
-        peer_cancel(&session, 0.into(), "user closed it"),
+        peer_cancel(&mut session, 0.into(), "user closed it"),
         BUSY,
         "a valid cancel is passed on (its records below)"
     );
-    let out = records(&session);
+    let out = records(&mut session);
     assert_eq!(kinds(&out), ["event cancel-received", "peerCancelled"]);
     assert_eq!(out[1], json!({"o":"peerCancelled","requestId":0,"reason":"user closed it","watched":true}));
-    assert_eq!(our_response(&session, 0.into()), 1 | BUSY, "our response is suppressed (its records below)");
-    assert_eq!(kinds(&records(&session)), ["event response-suppressed"]);
+    assert_eq!(our_response(&mut session, 0.into()), 1 | BUSY, "our response is suppressed (its records below)");
+    assert_eq!(kinds(&records(&mut session)), ["event response-suppressed"]);
 }
 
 #[wasm_bindgen_test]
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
-    let session = session_with("");
-    track(&session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    let mut session = session_with("");
+    track(&mut session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert_eq!(session.watch_plain(false, 3, 5.0, NO), 1);
-    assert!(cancel(&session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
-    let out = records(&session);
+    assert!(cancel(&mut session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
+    let out = records(&mut session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[1]["reason"], "stop\n\"quoted\"\u{1}", "escaped in JSON, the same text");
     assert_eq!(session.watch_plain(false, 3, 5.0, NO), 0, "not in flight any more");
     // A completed request settles without being cancelled.
-    track(&session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    track(&mut session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert_eq!(session.watch_plain(false, 3, 6.0, NO), 1);
-    assert_eq!(response_verdict(&session, 6.into()), SETTLED, "delivered; the verdict says it settled");
-    assert_eq!(records(&session), Vec::<Value>::new());
+    assert_eq!(response_verdict(&mut session, 6.into()), SETTLED, "delivered; the verdict says it settled");
+    assert_eq!(records(&mut session), Vec::<Value>::new());
 }
 
 #[wasm_bindgen_test]
 async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
-    let session = session_with("timeout: 20");
-    track(&session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    let mut session = session_with("timeout: 20");
+    track(&mut session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert_eq!(session.watch_plain(false, 3, 8.0, NO), 1);
     let delay = session.next_deadline();
     // The deadline is in whole ms of the host's clock, which may have a fraction.
@@ -555,44 +601,44 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     assert_eq!(session.next_deadline(), -2.0, "where it is");
     sleep(60).await;
     assert_eq!(session.fire_timer(), BUSY, "work for flush(): the output below");
-    let out = records(&session);
+    let out = records(&mut session);
     assert_eq!(kinds(&out), ["event timed-out", "event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[2]["reason"], "Request timed out");
     assert_eq!(out[3], json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out"}));
     assert_eq!(session.next_deadline(), -2.0, "nothing left to time, and the timer that fired is gone");
     // A deadline that goes away before its timer fires disarms it.
-    track(&session, 9.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    track(&mut session, 9.into(), "tools/call", JsValue::UNDEFINED).unwrap();
     assert!(session.next_deadline() >= 0.0);
-    assert_eq!(response_verdict(&session, 9.into()), 0);
+    assert_eq!(response_verdict(&mut session, 9.into()), 0);
     assert_eq!(session.next_deadline(), -1.0, "disarm it");
 }
 
 #[wasm_bindgen_test]
 fn the_settings_that_are_strings_come_by_configure() {
-    let session = session_with("");
-    let l = put(&session, &[Some("stopped"), None, Some("2025-06-18")]);
+    let mut session = session_with("");
+    let l = put(&mut session, &[Some("stopped"), None, Some("2025-06-18")]);
     assert_eq!(session.configure(l[0], l[1], l[2]), BUSY, "the protocol version's event");
-    let out = records(&session);
+    let out = records(&mut session);
     assert_eq!(kinds(&out), ["event revision-negotiated"]);
     assert_eq!(out[0]["event"]["revision"], "2025-06-18");
     // The generic reason replaces an error's text (not exposed by default).
-    track(&session, 1.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert!(cancel(&session, 1.into(), js("return new Error('secret');", &[])).unwrap());
-    let notify = records(&session).into_iter().find(|r| r["o"] == "notify").unwrap();
+    track(&mut session, 1.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    assert!(cancel(&mut session, 1.into(), js("return new Error('secret');", &[])).unwrap());
+    let notify = records(&mut session).into_iter().find(|r| r["o"] == "notify").unwrap();
     assert_eq!(notify["reason"], "stopped");
     // Nothing given: nothing to do.
-    let plain = session_with("");
+    let mut plain = session_with("");
     assert_eq!(plain.configure(NO, NO, NO), 0);
-    assert_eq!(records(&plain), Vec::<Value>::new());
+    assert_eq!(records(&mut plain), Vec::<Value>::new());
 }
 
 #[wasm_bindgen_test]
 fn bad_ids_throw_typed_errors() {
-    let session = session_with("");
+    let mut session = session_with("");
     for bad in
         [JsValue::from(1.5), JsValue::NULL, JsValue::from(true), JsValue::from(f64::NAN), JsValue::from(2f64.powi(53))]
     {
-        let err = track(&session, bad, "tools/call", JsValue::UNDEFINED).unwrap_err();
+        let err = track(&mut session, bad, "tools/call", JsValue::UNDEFINED).unwrap_err();
         assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
         assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("InvalidArgumentError"));
         // About the caller's own value, which the JS class has.
@@ -601,14 +647,14 @@ fn bad_ids_throw_typed_errors() {
         assert!(message.starts_with("track(): request id: a "), "{message}");
     }
     assert_eq!(session.take_error(), 0, "taken once");
-    track(&session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
-    let err = cancel(&session, 0.into(), JsValue::UNDEFINED).unwrap_err();
+    track(&mut session, 0.into(), "initialize", JsValue::UNDEFINED).unwrap();
+    let err = cancel(&mut session, 0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_HANDSHAKE_NOT_CANCELLABLE"));
     assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("UsageError"));
     // About the core's request id, which it names.
     assert_eq!(Reflect::get(&err, &"requestId".into()).unwrap(), JsValue::from(0));
     assert_eq!(session.watch_plain(false, 1, 0.0, NO), FAILED, "a null id");
-    let err = refusal(&session);
+    let err = refusal(&mut session);
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
     assert_eq!(message, "signal(): request id: a request id must be a string or an integer number, not null");

@@ -30,7 +30,7 @@ function withDefaultOnEvent(options) {
 }
 
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(wasm.SessionCore, () => memory, constantsJson, withDefaultOnEvent);
+export const CancellationSession = createSessionClass(wasm, () => memory, constantsJson, withDefaultOnEvent);
 
 export const guardTransport = createGuardTransport(CancellationSession);
 

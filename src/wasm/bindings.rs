@@ -1,21 +1,19 @@
-//! [`SessionCore`]: the wasm class behind the package's JS `CancellationSession`.
+//! [`SessionCore`]: the wasm session behind the package's JS `CancellationSession`, which
+//! calls its methods through the `.wasm`'s entry points ([`super::exports`], by handle).
 //!
-//! The JS class reads the members of a message that the core names (its method's code and
+//! The JS layer reads the members of a message that the core names (its method's code and
 //! [`Method::fields`], or [`Verdict::NeedFields`]) and makes one call here per message,
 //! with numbers only: a string's UTF-8 is written by JS into the session's scratch buffer
 //! and crosses as its length (`Strings`). Nothing here, and
 //! nothing in JS, decides a protocol rule: every verdict is the core's
 //! ([`Session::handle_incoming`], [`Session::handle_outgoing`], [`Session::cancel`]), and
-//! every consequence comes out of its one output queue, which the JS class takes as records
+//! every consequence comes out of its one output queue, which the JS layer takes as records
 //! ([`SessionCore::take_output`]) and does. This layer calls no JS: a call that leaves output
-//! or a new next deadline says so (`code::BUSY` in what it returns) and the JS class's
+//! or a new next deadline says so (`code::BUSY` in what it returns) and the JS layer's
 //! `flush()` runs right after it (issue #24, size: the hooks, the timer's closure and the
 //! events' objects were a third of the `.wasm`; a callback into JS, 0.8 KB more).
 
 use crate::prelude::*;
-use ::core::cell::RefCell;
-
-use wasm_bindgen::prelude::*;
 
 use super::convert::{self, peer_value, tag};
 use super::errors::{Refusal, Subject};
@@ -27,9 +25,9 @@ use crate::core::{
     PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
 };
 
-/// A verdict as the number the JS class reads: `0` pass, `1` drop, `2 | fields << 8` read
+/// A verdict as the number the JS layer reads: `0` pass, `1` drop, `2 | fields << 8` read
 /// those members too and call again.
-mod code {
+pub(super) mod code {
     pub const PASS: u32 = 0;
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
@@ -216,14 +214,15 @@ impl State {
 
 /// The cancellation bookkeeping of one MCP connection, for the package's JS
 /// `CancellationSession` (which documents the public API): not meant to be used directly.
-#[wasm_bindgen(js_name = SessionCore, skip_typescript)]
+/// The `.wasm` keeps its sessions in a table and exports each method as a function of a
+/// session's handle ([`super::exports`]): a method here runs with the table borrowed, so
+/// no two calls of one session ever overlap.
 pub struct SessionCore {
-    state: RefCell<State>,
+    state: State,
     /// What the last refused call refused (see [`SessionCore::take_error`]).
-    refusal: RefCell<Option<Refusal>>,
+    refusal: Option<Refusal>,
 }
 
-#[wasm_bindgen(js_class = SessionCore)]
 impl SessionCore {
     /// A session with the settings of `new CancellationSession(options)` as js/options.js
     /// reads them (`options::Scalars`: `flags` the `options::flag` bits, which JS reads from
@@ -236,7 +235,6 @@ impl SessionCore {
     ///
     /// Nothing is refused here: every value of the right type gives a session (a capacity or
     /// a reason limit beyond the core's bounds is brought within them).
-    #[wasm_bindgen(constructor)]
     #[allow(clippy::too_many_arguments)] // the settings, positional
     #[must_use]
     pub fn new(
@@ -264,15 +262,9 @@ impl SessionCore {
         .config();
         config.hash_seed = seed.to_bits();
         let core = Session::with_sink(config, Records::default());
-        let state = RefCell::new(State {
-            core,
-            armed: None,
-            exits,
-            scratch: vec![0; SCRATCH_BYTES],
-            input: Vec::new(),
-            taken: Vec::new(),
-        });
-        SessionCore { state, refusal: RefCell::new(None) }
+        let state =
+            State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new(), taken: Vec::new() };
+        SessionCore { state, refusal: None }
     }
 
     /// The settings of `new CancellationSession(options)` that are strings, on the session
@@ -281,20 +273,20 @@ impl SessionCore {
     /// length in bytes and its UTF-8 in the scratch buffer, in this order (`Strings`;
     /// `NO_STRING`: not given). `BUSY` when that left output (a protocol version's event),
     /// else `0`.
-    pub fn configure(&self, generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32 {
+    pub fn configure(&mut self, generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             st.core.set_reason_texts(strings.next(generic_reason_len), strings.next(timeout_reason_len));
             if let Some(version) = strings.next(protocol_version_len) {
                 st.core.set_protocol_version(version);
             }
         });
-        outcome.map_or(0, |((), busy)| code::busy(busy))
+        code::busy(outcome.1)
     }
 
     /// Takes the core's output written since the last call — records, oldest first, as bytes
     /// (`wasm::output`: js/records.js reads them with `constants_json().records`) — for JS to
     /// read in place, at [`Self::output_at`]: their length in bytes, `0` when there is none
-    /// (or the session is in use). JS reads them all before its next call into the module
+    /// JS reads them all before its next call into the module
     /// (that call may take the next records into the same room, or grow the memory). Nothing
     /// is copied or allocated once the room is there. Each record becomes an object whose
     /// `o` says what to do (`requestId` is the request it is about, a number or a string):
@@ -312,11 +304,9 @@ impl SessionCore {
     ///   members the README lists).
     ///
     /// A string crosses as UTF-8, so an unpaired surrogate of the caller's is U+FFFD here.
-    #[wasm_bindgen(js_name = takeOutput)]
     #[must_use]
-    pub fn take_output(&self) -> u32 {
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
-        let State { core, taken, .. } = &mut *st;
+    pub fn take_output(&mut self) -> u32 {
+        let State { core, taken, .. } = &mut self.state;
         if taken.capacity() > KEPT_BYTES {
             *taken = Vec::new();
         }
@@ -325,21 +315,18 @@ impl SessionCore {
         u32::try_from(taken.len()).unwrap_or(0)
     }
 
-    /// The address of the bytes [`Self::take_output`] or [`Self::take_error`] took (`0` while
-    /// the session is in use).
-    #[wasm_bindgen(js_name = outputAt)]
+    /// The address of the bytes [`Self::take_output`] or [`Self::take_error`] took.
     #[must_use]
     pub fn output_at(&self) -> u32 {
-        self.state.try_borrow().map_or(0, |st| u32::try_from(st.taken.as_ptr() as usize).unwrap_or(0))
+        u32::try_from(self.state.taken.as_ptr() as usize).unwrap_or(0)
     }
 
     /// Where the JS layer's one timer goes: `-2` where it is (the next deadline did not
     /// change), `-1` nowhere (no deadline: disarm it), else the delay to arm it with, in ms
     /// (at most 2^31 − 1: a later deadline is re-armed in steps, a step finding nothing due).
-    #[wasm_bindgen(js_name = nextDeadline)]
     #[must_use]
-    pub fn next_deadline(&self) -> f64 {
-        let Ok(mut st) = self.state.try_borrow_mut() else { return -2.0 };
+    pub fn next_deadline(&mut self) -> f64 {
+        let st = &mut self.state;
         let next = st.core.poll_timeout();
         if next == st.armed {
             return -2.0;
@@ -350,9 +337,8 @@ impl SessionCore {
 
     /// The JS layer's timer fired: expires what is due. `BUSY` (`constants_json().verdicts.busy`)
     /// when that left work for `flush()` (output, or the timer to arm again), else `0`.
-    #[wasm_bindgen(js_name = fireTimer)]
-    pub fn fire_timer(&self) -> u32 {
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+    pub fn fire_timer(&mut self) -> u32 {
+        let st = &mut self.state;
         st.armed = None;
         st.core.handle_timeout(convert::now_ms());
         code::busy(st.busy())
@@ -364,15 +350,13 @@ impl SessionCore {
     /// longer in flight — else `0` (pass). `shouldDropProgress(token)`'s own entry point:
     /// three scalars, where [`Self::message`] takes sixteen (a call per progress
     /// notification; 2025-11-25 basic/utilities/progress).
-    pub fn progress(&self, token_tag: u32, token_num: f64, token_len: u32) -> u32 {
-        let Some((late, busy)) = self.with_strings(|st, mut strings| {
+    pub fn progress(&mut self, token_tag: u32, token_num: f64, token_len: u32) -> u32 {
+        let (late, busy) = self.with_strings(|st, mut strings| {
             // A token that is not a request id is not ours to judge (as `message` decides it).
             let Ok(token) = id_of(token_tag, token_num, strings.next(token_len)) else { return false };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
             st.core.handle_progress(&token, now) == ProgressVerdict::Late
-        }) else {
-            return code::PASS;
-        };
+        });
         (if late { code::DROP } else { code::PASS }) | code::busy(busy)
     }
 
@@ -395,7 +379,7 @@ impl SessionCore {
     /// `ERR_REENTRANT_CALL`.
     #[allow(clippy::too_many_arguments)]
     pub fn message(
-        &self,
+        &mut self,
         how: u32,
         method_code: i32,
         method_len: u32,
@@ -448,10 +432,7 @@ impl SessionCore {
                 Ok(verdict) => Ok(verdict_code(verdict)),
             }
         });
-        let Some((result, busy)) = outcome else {
-            // The peer's messages are never refused.
-            return if how == 0 { code::PASS } else { self.refuse(Refusal::reentrant()) };
-        };
+        let (result, busy) = outcome;
         result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
     }
 
@@ -466,7 +447,7 @@ impl SessionCore {
     /// the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
     pub fn response(
-        &self,
+        &mut self,
         id_tag: u32,
         id_num: f64,
         id_len: u32,
@@ -497,7 +478,7 @@ impl SessionCore {
             let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
             Some((verdict, settled))
         });
-        let Some((Some((verdict, settled)), busy)) = outcome else { return code::PASS };
+        let (Some((verdict, settled)), busy) = outcome else { return code::PASS };
         verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy)
     }
 
@@ -512,10 +493,9 @@ impl SessionCore {
     /// (`constants_json().methods`), with `WATCH_BIT` (`constants_json().watchBit`) added
     /// when the request is watched (the JS layer checked the caller's signal and listens to
     /// it). `0`: tracked; `1`: refused, nothing changed (a fraction, an unknown code, words
-    /// that name no id, an id in flight, a watched request in a session without `send`, a
-    /// callback running): call `track` for the error.
-    #[wasm_bindgen(js_name = trackPlain)]
-    pub fn track_plain(&self, method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    /// that name no id, an id in flight, a watched request in a session without `send`):
+    /// call `track` for the error.
+    pub fn track_plain(&mut self, method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let Some(method) = Method::from_code(method_code & !WATCH_BIT) else { return 1 };
         let watch = method_code & WATCH_BIT != 0;
         if len == NUMBER_ID {
@@ -523,7 +503,7 @@ impl SessionCore {
             // Written out, not through `tracked`: the hottest path (an A/B put the helper's
             // form 10% slower here).
             let (tracked, busy) = {
-                let Ok(mut st) = self.state.try_borrow_mut() else { return 1 };
+                let st = &mut self.state;
                 if !st.has_exit_for(watch) {
                     return 1;
                 }
@@ -534,7 +514,7 @@ impl SessionCore {
             return u32::from(!tracked) | code::busy(busy);
         }
         let outcome = (|| {
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             if !st.has_exit_for(watch) {
                 return None;
             }
@@ -555,25 +535,21 @@ impl SessionCore {
     }
 
     /// Where JS writes a string id for [`Self::track_plain`] and [`Self::response_plain`]: its
-    /// address in the module's memory (`0` while the session
-    /// is in use: write nothing), `constants_json().scratchBytes` long. The address stays for
+    /// address in the module's memory, `constants_json().scratchBytes` long. The address stays for
     /// the session's life; a view of it is detached when the memory grows, and is made again.
-    #[wasm_bindgen(js_name = scratch)]
     #[must_use]
     pub fn scratch_at(&self) -> u32 {
-        let at = self.state.try_borrow().map_or(0, |st| st.scratch.as_ptr() as usize);
-        u32::try_from(at).unwrap_or(0)
+        u32::try_from(self.state.scratch.as_ptr() as usize).unwrap_or(0)
     }
 
     /// Where JS writes the strings of its next call when they need more than the scratch
     /// buffer's `constants_json().scratchBytes`: the address of a buffer of `bytes` bytes in
     /// the module's memory (a view made before this call is detached if the memory grew),
-    /// which that call takes and frees. `0` when the session is in use or `bytes` cannot be
+    /// which that call takes and frees. `0` when `bytes` cannot be
     /// allocated: write nothing, and pass every string as absent.
-    #[wasm_bindgen(js_name = input)]
     #[must_use]
-    pub fn input_at(&self, bytes: u32) -> u32 {
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+    pub fn input_at(&mut self, bytes: u32) -> u32 {
+        let st = &mut self.state;
         let mut input = Vec::new();
         if input.try_reserve_exact(bytes as usize).is_err() {
             return 0;
@@ -593,22 +569,21 @@ impl SessionCore {
     /// A response from the peer with its id as numbers only, as [`Self::track_plain`]'s (a
     /// number, words, or the scratch buffer): as [`Self::response`]
     /// (`shouldDropResponse(id)`, the guard's responses). A number that is not an id: `0`
-    /// (pass: not ours); words that name no id, or a callback running: `2` (`NEED_FIELDS` with
+    /// (pass: not ours); words that name no id: `2` (`NEED_FIELDS` with
     /// no field), call `response`.
-    #[wasm_bindgen(js_name = responsePlain)]
-    pub fn response_plain(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn response_plain(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         if len == NUMBER_ID {
             let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return code::PASS };
             // Written out, not through `responded`: as `track_plain`'s number.
             let (verdict, settled, busy) = {
-                let Ok(mut st) = self.state.try_borrow_mut() else { return code::PASS };
+                let st = &mut self.state;
                 let (verdict, settled) = st.core.response_number_fast(n);
                 (verdict, settled, st.busy_hot())
             };
             return verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy);
         }
         let outcome = (|| {
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             // Written out by kind of id, as `track_plain`'s.
             let (verdict, settled) = if len as usize <= PackedStr::MAX_BYTES {
                 st.core.response_str_fast(StrId::Packed(PackedStr::from_words(len, w0, w1, w2)?))
@@ -639,16 +614,15 @@ impl SessionCore {
     /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
     /// changed — a method that needs more members than `task`, an id that did not cross —
     /// call `message`.
-    #[wasm_bindgen(js_name = peerRequest)]
     #[allow(clippy::too_many_arguments)] // numbers only: the id crosses as five of them
-    pub fn peer_request(&self, method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn peer_request(&mut self, method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let method = Method::from_code(method_code)?;
             if !Fields::TASK.contains(Method::fields(Some(method), true)) {
                 return None;
             }
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             st.core.handle_known_request(id, method, task);
             Some(st.busy())
         })();
@@ -664,11 +638,10 @@ impl SessionCore {
     /// peer sent it — with `WATCHED` added when it was watched (JS holds its controller);
     /// `1` (drop): ignored; `2` (`NEED_FIELDS` with no field): not taken, nothing changed,
     /// call `message`.
-    #[wasm_bindgen(js_name = peerCancel)]
-    pub fn peer_cancel(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn peer_cancel(&mut self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             let verdict = match st.core.handle_cancelled_fast(id, reason_bound(reason_bytes)) {
                 FastCancel::Aborted { watched: true } => code::PASS | code::WATCHED,
                 FastCancel::Aborted { watched: false } => code::PASS,
@@ -692,11 +665,10 @@ impl SessionCore {
     /// nothing changed, call `cancel` (also when the session has no `send`).
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements".
-    #[wasm_bindgen(js_name = cancelFast)]
-    pub fn cancel_fast(&self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn cancel_fast(&mut self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             // Without `send`, `cancel` returns the message: the general path.
             if st.exits & exit::SEND == 0 {
                 return None;
@@ -717,11 +689,10 @@ impl SessionCore {
     /// cancelled that request, do not send it; with `SETTLED` added when the request was
     /// watched — JS releases its controller itself, no `inboundSettled` record is queued;
     /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `message`.
-    #[wasm_bindgen(js_name = sentResponse)]
-    pub fn sent_response(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn sent_response(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let outcome = (|| {
             let id = crossed_id(num, len, w0, w1, w2)?;
-            let mut st = self.state.try_borrow_mut().ok()?;
+            let st = &mut self.state;
             let (verdict, settled) = st.core.handle_outgoing_response_fast(id);
             let verdict = match verdict {
                 OutgoingResponseVerdict::Suppress => code::DROP,
@@ -764,7 +735,7 @@ impl SessionCore {
     /// bytes, its UTF-8 in the scratch buffer, in the order of the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
     pub fn track(
-        &self,
+        &mut self,
         id_tag: u32,
         id_num: f64,
         id_len: u32,
@@ -818,7 +789,7 @@ impl SessionCore {
             request.watch = watch;
             st.core.track(request, now).map(|()| code::PASS).map_err(|e| Refusal::usage(&e))
         });
-        let Some((result, busy)) = outcome else { return self.refuse(Refusal::reentrant()) };
+        let (result, busy) = outcome;
         result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
     }
 
@@ -828,8 +799,7 @@ impl SessionCore {
     /// controller) and learns from the output's records when to abort or release them.
     /// `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`, or `UsageError` `ERR_REENTRANT_CALL`.
-    #[wasm_bindgen(js_name = watchPlain)]
-    pub fn watch_plain(&self, inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32 {
+    pub fn watch_plain(&mut self, inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let id = id_of(id_tag, id_num, strings.next(id_len)).map_err(|e| {
                 let what = if inbound { "inboundSignal(): request id" } else { "signal(): request id" };
@@ -837,7 +807,7 @@ impl SessionCore {
             })?;
             Ok(u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) }))
         });
-        let Some((result, _)) = outcome else { return self.refuse(Refusal::reentrant()) };
+        let (result, _) = outcome;
         result.unwrap_or_else(|refusal| self.refuse(refusal))
     }
 
@@ -845,10 +815,9 @@ impl SessionCore {
     /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (issue #24, scenario 3 with
     /// string ids: the id does not cross as a string). `1`: watched; `0`: the peer has no
     /// such request in flight; `2`: not taken, nothing changed (call `watchPlain`).
-    #[wasm_bindgen(js_name = watchPeerRequest)]
-    pub fn watch_peer_request(&self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+    pub fn watch_peer_request(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
         let Some(id) = crossed_id(num, len, w0, w1, w2) else { return 2 };
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 2 };
+        let st = &mut self.state;
         u32::from(st.core.watch_inbound_ref(id))
     }
 
@@ -868,7 +837,7 @@ impl SessionCore {
     /// event and kept).
     #[allow(clippy::too_many_arguments)] // numbers only
     pub fn cancel(
-        &self,
+        &mut self,
         aborted: bool,
         id_tag: u32,
         id_num: f64,
@@ -883,9 +852,7 @@ impl SessionCore {
             let reason = reason_of(reason_kind, strings.next(reason_len), strings.next(message_len));
             st.core.cancel(&id, &reason).map(u32::from).map_err(|e| Refusal::usage(&e))
         });
-        let Some((result, busy)) = outcome else {
-            return if aborted { 0 } else { self.refuse(Refusal::reentrant()) };
-        };
+        let (result, busy) = outcome;
         let made = match result {
             Ok(made) => made,
             Err(_) if aborted => 0,
@@ -899,8 +866,7 @@ impl SessionCore {
     /// string); returns the revision followed, as [`Self::revision`] gives it (with `BUSY`
     /// added when that left output: an event), or `0` when refused ([`Self::take_error`]:
     /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError` `ERR_REENTRANT_CALL`).
-    #[wasm_bindgen(js_name = setProtocolVersion)]
-    pub fn set_protocol_version(&self, version_len: u32) -> u32 {
+    pub fn set_protocol_version(&mut self, version_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let version = strings.next(version_len).ok_or_else(|| {
                 Refusal::invalid_argument(
@@ -911,10 +877,7 @@ impl SessionCore {
             })?;
             Ok(st.core.set_protocol_version(version))
         });
-        let Some((result, busy)) = outcome else {
-            self.refuse(Refusal::reentrant());
-            return 0;
-        };
+        let (result, busy) = outcome;
         match result {
             Ok(revision) => revision_number(Some(revision)) | code::busy(busy),
             Err(refusal) => {
@@ -929,57 +892,50 @@ impl SessionCore {
     /// (`errors::Refusal::record`: `{ o: "refused", name, code, message, of }` or
     /// `{ o: "refused", name, code, message, requestId }`), for the JS layer to throw: its
     /// length in bytes, `0` when there is none.
-    #[wasm_bindgen(js_name = takeError)]
     #[must_use]
-    pub fn take_error(&self) -> u32 {
-        let Some(refusal) = self.refusal.try_borrow_mut().ok().and_then(|mut r| r.take()) else { return 0 };
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
-        st.taken = refusal.record();
-        u32::try_from(st.taken.len()).unwrap_or(0)
+    pub fn take_error(&mut self) -> u32 {
+        let Some(refusal) = self.refusal.take() else { return 0 };
+        self.state.taken = refusal.record();
+        u32::try_from(self.state.taken.len()).unwrap_or(0)
     }
 
     /// Whether a batch (an array of messages) is examined element by element
     /// ([`Session::accepts_batches`]).
-    #[wasm_bindgen(getter, js_name = acceptsBatches)]
     pub fn accepts_batches(&self) -> bool {
-        self.state.try_borrow().map(|st| st.core.accepts_batches()).unwrap_or(false)
+        self.state.core.accepts_batches()
     }
 
     /// The revision followed: `1 +` its index in `constants_json().records.names.revision`
     /// (`Revision::ALL`'s order), or `0` before one is known.
-    #[wasm_bindgen(getter)]
     pub fn revision(&self) -> u32 {
-        revision_number(self.state.try_borrow().ok().and_then(|st| st.core.revision()))
+        revision_number(self.state.core.revision())
     }
 
     /// Whether our request `id` (tagged, see `convert::tag`; a string's UTF-8 in the scratch
     /// buffer, `id_len` bytes, see `Strings`) can still be cancelled (in flight, or its
     /// task running).
-    #[wasm_bindgen(js_name = isInFlight)]
-    pub fn is_in_flight(&self, id_tag: u32, id_num: f64, id_len: u32) -> bool {
+    pub fn is_in_flight(&mut self, id_tag: u32, id_num: f64, id_len: u32) -> bool {
         let outcome = self.with_strings(|st, mut strings| {
             id_of(id_tag, id_num, strings.next(id_len)).is_ok_and(|id| st.core.is_cancellable(&id))
         });
-        outcome.is_some_and(|(cancellable, _)| cancellable)
+        outcome.0
     }
 
     /// How many of our requests can still be cancelled (what `isInFlight` counts).
-    #[wasm_bindgen(getter, js_name = inFlightCount)]
     pub fn in_flight_count(&self) -> usize {
-        self.state.try_borrow().map(|st| st.core.cancellable()).unwrap_or(0)
+        self.state.core.cancellable()
     }
 
     /// Number of tombstones.
-    #[wasm_bindgen(getter, js_name = tombstoneCount)]
     pub fn tombstone_count(&self) -> usize {
-        self.state.try_borrow().map(|st| st.core.tombstones()).unwrap_or(0)
+        self.state.core.tombstones()
     }
 
     /// Forgets every request (the connection closed): listeners and the timer go; no
     /// cancel is sent. `BUSY` when that left work for `flush()` (records that release JS
     /// objects, the timer to disarm), else `0`.
-    pub fn close(&self) -> u32 {
-        let Ok(mut st) = self.state.try_borrow_mut() else { return 0 };
+    pub fn close(&mut self) -> u32 {
+        let st = &mut self.state;
         st.core.close();
         code::busy(st.busy())
     }
@@ -1019,23 +975,20 @@ impl SessionCore {
     }
 
     /// Runs `f` with the session and the strings of the call (`Strings`), then frees the
-    /// call's input buffer; with whether the JS layer's `flush()` has work. `None`: the
-    /// session is in use (a call from inside one of its callbacks).
-    fn with_strings<R>(&self, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> Option<(R, bool)> {
-        let mut st = self.state.try_borrow_mut().ok()?;
+    /// call's input buffer; with whether the JS layer's `flush()` has work.
+    fn with_strings<R>(&mut self, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> (R, bool) {
+        let st = &mut self.state;
         let input = ::core::mem::take(&mut st.input);
         let scratch = ::core::mem::take(&mut st.scratch);
         let bytes = if input.is_empty() { &scratch[..] } else { &input[..] };
-        let result = f(&mut st, Strings { bytes, at: 0 });
+        let result = f(st, Strings { bytes, at: 0 });
         st.scratch = scratch;
-        Some((result, st.busy()))
+        (result, st.busy())
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
-    fn refuse(&self, refusal: Refusal) -> u32 {
-        if let Ok(mut slot) = self.refusal.try_borrow_mut() {
-            *slot = Some(refusal);
-        }
+    fn refuse(&mut self, refusal: Refusal) -> u32 {
+        self.refusal = Some(refusal);
         code::FAILED
     }
 }

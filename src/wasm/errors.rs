@@ -69,17 +69,6 @@ impl Refusal {
         }
     }
 
-    /// `UsageError` `ERR_REENTRANT_CALL`: a call made while the session is busy (a
-    /// callback of its own output, which the JS layer runs outside wasm, never is).
-    pub(super) fn reentrant() -> Self {
-        Refusal {
-            usage: true,
-            code: "ERR_REENTRANT_CALL",
-            message: "CancellationSession was called from inside one of its own callbacks while busy".to_owned(),
-            subject: Subject::None,
-        }
-    }
-
     /// `UsageError` `ERR_SEND_REQUIRED`: a request with a signal or a timeout in a session
     /// without `send`, refused by `call` (`"track()"`, `"beforeSend()"`).
     pub(super) fn send_required(call: &str) -> Self {

@@ -1,8 +1,12 @@
-//! The `wasm-bindgen` layer: [`SessionCore`], the class the package's JS
+//! The `wasm-bindgen` layer: [`SessionCore`], the session the package's JS
 //! `CancellationSession` drives, bridging the [`crate::core::Session`] to the JS layer's
 //! `AbortSignal`s, timer and callbacks. It decides nothing: every rule is the core's.
 //!
-//! - `bindings`: the class, one entry point per message (numbers in — a string as its length,
+//! - [`exports`]: the `.wasm`'s entry points, one function per method of [`SessionCore`],
+//!   each taking the session's handle first;
+//! - `sessions`: the sessions by handle (a table: no wasm-bindgen class, whose glue checked
+//!   a pointer, counted references and borrowed a cell in every export);
+//! - `bindings`: the session, one method per message (numbers in — a string as its length,
 //!   its UTF-8 in the session's scratch buffer —, a number out; no JS value crosses);
 //! - `output`: the core's output, written as it is made as the records (bytes) the JS layer
 //!   reads in place with their schema and does (`takeOutput`, `outputAt`, js/records.js);
@@ -29,6 +33,7 @@
 mod bindings;
 mod convert;
 mod errors;
+pub mod exports;
 mod json;
 mod options;
 mod output;
@@ -36,6 +41,7 @@ mod output;
 mod panic;
 #[cfg(feature = "relay")]
 mod relay;
+mod sessions;
 #[cfg(feature = "relay")]
 mod values;
 
