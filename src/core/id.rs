@@ -1,5 +1,6 @@
 //! JSON-RPC request ids and MCP progress tokens.
 
+use super::decimal::Decimal;
 use crate::prelude::*;
 use ::core::fmt;
 
@@ -263,7 +264,7 @@ impl IdRef<'_> {
     /// the stack.
     pub fn push_to(self, out: &mut String) {
         match self {
-            Self::Number(n) => out.push_str(itoa::Buffer::new().format(n)),
+            Self::Number(n) => out.push_str(Decimal::signed(n).as_str()),
             Self::Str(s) => {
                 out.push('"');
                 match s {

@@ -5,6 +5,7 @@
 //! `wasm_bindgen` or `js_sys`, and nothing reads a clock.
 
 mod deadlines;
+pub(crate) mod decimal;
 mod event;
 pub(crate) mod float;
 mod id;

@@ -2,6 +2,7 @@
 //! cancelled with one `tasks/cancel { taskId }` (deferred until its `CreateTaskResult` when
 //! the abort comes first), and none once the task is terminal.
 
+use super::decimal::Decimal;
 use super::event::{EventKindOf, EventRef, NotSent, Via};
 use super::id::RequestId;
 use super::keys::Key;
@@ -50,7 +51,7 @@ impl<S: Sink> Session<S> {
         self.store.set_task_flags(t, flags | CANCEL_SENT);
         let cancel_id = loop {
             let mut candidate = self.config.internal_id_prefix.clone();
-            candidate.push_str(itoa::Buffer::new().format(self.next_internal_id));
+            candidate.push_str(Decimal::unsigned(self.next_internal_id).as_str());
             let candidate = RequestId::String(candidate);
             self.next_internal_id += 1;
             // The application may use ids of the same shape: never take one it has in use.

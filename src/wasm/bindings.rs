@@ -1,5 +1,5 @@
 //! [`SessionCore`]: the wasm session behind the package's JS `CancellationSession`, which
-//! calls its methods through the `.wasm`'s entry points ([`super::exports`], by handle).
+//! calls its methods through the `.wasm`'s entry points (`wasm::exports`, by handle).
 //!
 //! The JS layer reads the members of a message that the core names (its method's code and
 //! [`Method::fields`], or [`Verdict::NeedFields`]) and makes one call here per message,
@@ -215,7 +215,7 @@ impl State {
 /// The cancellation bookkeeping of one MCP connection, for the package's JS
 /// `CancellationSession` (which documents the public API): not meant to be used directly.
 /// The `.wasm` keeps its sessions in a table and exports each method as a function of a
-/// session's handle ([`super::exports`]): a method here runs with the table borrowed, so
+/// session's handle (`wasm::exports`): a method here runs with the table borrowed, so
 /// no two calls of one session ever overlap.
 pub struct SessionCore {
     state: State,
@@ -1153,7 +1153,7 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.key("maxReasonBytes");
     json.number(super::options::MAX_REASON_BYTES);
     json.key("maxWordsId");
-    json.number(PackedStr::MAX_BYTES);
+    json.number(PackedStr::MAX_BYTES as u32);
     json.key("numberId");
     json.number(NUMBER_ID);
     json.key("watchBit");

@@ -2,9 +2,10 @@
 //! (`SessionCore::constants_json`, and the relay's, with the output records' schema), the
 //! relay's events (`output`), and the refusals of `SessionCore.takeError()` (`errors`).
 
+use crate::core::decimal::Decimal;
 use crate::prelude::*;
 
-/// JSON text, written without `serde_json` or `core::fmt` (integers with `itoa`): the tables
+/// JSON text, written without `serde_json` or `core::fmt` (integers with `core::decimal`): the tables
 /// of `SessionCore::constants_json`, the refusals, and the relay's events.
 pub(super) struct Json(pub(super) String);
 
@@ -37,8 +38,8 @@ impl Json {
         self.0.push(':');
     }
 
-    pub(super) fn number(&mut self, n: impl itoa::Integer) {
-        self.0.push_str(itoa::Buffer::new().format(n));
+    pub(super) fn number(&mut self, n: impl Into<i64>) {
+        self.0.push_str(Decimal::signed(n.into()).as_str());
     }
 
     /// `[…]` of `items`, each written by `each`.

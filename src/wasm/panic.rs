@@ -9,6 +9,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::core::cap_utf8;
+use crate::core::decimal::Decimal;
 
 #[wasm_bindgen]
 extern "C" {
@@ -47,7 +48,7 @@ fn panic(info: &::core::panic::PanicInfo<'_>) -> ! {
         text.push(" at ");
         text.push(place.file());
         text.push(":");
-        text.push(itoa::Buffer::new().format(place.line()));
+        text.push(Decimal::unsigned(place.line().into()).as_str());
     }
     if let Some(message) = info.message().as_str() {
         text.push(": ");

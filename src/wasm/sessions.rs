@@ -1,11 +1,11 @@
 //! The sessions of the `.wasm`, by handle: the JS layer's `CancellationSession` holds a number
-//! (a `u32`, never `0`), and every entry point ([`super::exports`]) finds its [`SessionCore`]
+//! (a `u32`, never `0`), and every entry point (`wasm::exports`) finds its [`SessionCore`]
 //! here.
 //!
 //! An entry point borrows the table, indexes it and calls the session: a handle that names
 //! no session (never made, or freed) finds nothing and the entry point returns its "nothing
 //! done" value — it never traps and never reads memory that is not a session's. Why a table
-//! and not a wasm-bindgen class: [`super::exports`].
+//! and not a wasm-bindgen class: `wasm::exports`.
 //!
 //! The table holds at most [`MAX_SESSIONS`] sessions at once; a freed session's place is
 //! taken by the next one made (the free list), so the table's size is the most sessions
