@@ -25,6 +25,8 @@ bash scripts/build.sh
 step "5/7 docs: cargo doc and typedoc, warnings are errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --target wasm32-unknown-unknown --features relay
+# The private items' docs too: their links are checked as the public ones' are.
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --document-private-items --target wasm32-unknown-unknown --features relay
 typedoc --treatWarningsAsErrors --emit none --logLevel Warn
 
 step "6/7 fuzz smoke: cargo fuzz, 20 s per target"

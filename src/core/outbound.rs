@@ -577,8 +577,8 @@ impl<S: Sink> Session<S> {
 
     /// Classifies a response (result or error) to our request `id`, with the fields
     /// [`Self::response_fields`] asked for. A
-    /// [`ResponseVerdict::Deliver`](super::ResponseVerdict::Deliver) completes the
-    /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`](super::ResponseVerdict::Late)
+    /// [`ResponseVerdict::Deliver`] completes the
+    /// request (a `CreateTaskResult` starts its task); a [`ResponseVerdict::Late`]
     /// consumes its tombstone, or — for a task request cancelled before its `taskId` was
     /// known — queues the deferred `tasks/cancel` ([`Self::poll_output`]).
     ///

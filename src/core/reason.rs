@@ -29,7 +29,7 @@ pub enum Reason {
 /// - TypeScript SDK 1.x: `McpError` "MCP error -32001: Request timed out" (`RequestTimeout`);
 /// - TypeScript SDK 2.x: `SdkError` "Request timed out", "Maximum total timeout exceeded";
 /// - Vercel AI SDK (`@ai-sdk/mcp` 1.x and 2.x): `MCPClientError` "Request timed out after
-///   <n>ms", the reason its own timeout aborts the signal it passes to `send()` with.
+///   `<n>`ms", the reason its own timeout aborts the signal it passes to `send()` with.
 const TIMEOUTS: [(&str, &str); 5] = [
     ("TimeoutError", ""),
     ("McpError", "MCP error -32001:"),

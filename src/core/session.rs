@@ -1,4 +1,4 @@
-//! [`Session`](super::Session): the cancellation bookkeeping of one MCP connection.
+//! [`Session`]: the cancellation bookkeeping of one MCP connection.
 
 use crate::prelude::*;
 use ::core::fmt;
@@ -39,7 +39,7 @@ pub enum Role {
     Server,
 }
 
-/// Settings of a [`Session`](super::Session).
+/// Settings of a [`Session`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// How many cancelled requests are remembered to drop their late messages. Default
@@ -67,7 +67,7 @@ pub struct Config {
     /// Prefix of the ids of the `tasks/cancel` requests the session issues itself, chosen
     /// not to collide with the host's ids. Default `"mcp-cancel:"` (ids `"mcp-cancel:1"`, …).
     pub internal_id_prefix: String,
-    /// Queue an [`Output::Event`](super::Output::Event) for everything that happens. Default `true`; a host that
+    /// Queue an [`Output::Event`] for everything that happens. Default `true`; a host that
     /// shows no events turns it off and pays for none.
     pub events: bool,
     /// Which end of the connection this is. Default [`Role::Client`].
@@ -321,7 +321,7 @@ impl<S: Sink> Session<S> {
     // ----- connection -----
 
     /// Forgets every request, task and tombstone (the connection closed): watched requests
-    /// get their [`Output::Settled`](super::Output::Settled); nothing is sent. Queued output stays.
+    /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
         let out = &mut self.out;
         self.store.each_watched(|id, inbound| out.settled(id, inbound));
@@ -347,7 +347,7 @@ impl<S: Sink> Session<S> {
         self.revision.map(Revision::rules)
     }
 
-    /// Takes the [`Output::Settled`](super::Output::Settled) of our request `id` when it is all the output there is
+    /// Takes the [`Output::Settled`] of our request `id` when it is all the output there is
     /// (after [`Self::handle_response`] completed a watched request): for a host that then
     /// releases the request's objects itself, one call across its boundary less per request.
     /// `false`, and nothing taken, otherwise.
@@ -356,7 +356,7 @@ impl<S: Sink> Session<S> {
         self.out.take_settled(id.as_id_ref())
     }
 
-    /// Gives the sink [`Output::Settled`](super::Output::Settled) for a watched request that
+    /// Gives the sink [`Output::Settled`] for a watched request that
     /// can no longer be cancelled (a request whose task still runs is not settled until the
     /// task ends).
     #[inline]

@@ -26,7 +26,7 @@ impl<S: Sink> Session<S> {
 
     /// Expires every request whose deadline is at or before `now`: each is cancelled as by
     /// [`Self::cancel`] with [`Reason::Timeout`], and its [`Output::Cancelled`](super::Output::Cancelled) carries
-    /// [`CancelCause::TimedOut`](super::CancelCause::TimedOut) so its local caller gets a timeout
+    /// [`CancelCause::TimedOut`] so its local caller gets a timeout
     /// error (queued even when
     /// nothing could be sent). Each deadline fires once.
     ///
@@ -62,7 +62,7 @@ impl<S: Sink> Session<S> {
         self.tidy_deadlines();
     }
 
-    /// Drops stale deadlines (see [`Deadlines::tidy`]): after every schedule or unschedule,
+    /// Drops stale deadlines (see [`Deadlines::tidy`](super::deadlines::Deadlines::tidy)): after every schedule or unschedule,
     /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
     pub(super) fn tidy_deadlines(&mut self) {
         let store = &self.store;

@@ -147,7 +147,7 @@ fn name(set: &str, i: usize) -> Option<&'static str> {
     }
 }
 
-/// The records written since the last [`Records::take`], oldest first.
+/// The records written since the last [`Records::take_into`], oldest first.
 #[derive(Debug, Default)]
 pub(super) struct Records {
     bytes: Vec<u8>,

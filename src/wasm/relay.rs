@@ -1,5 +1,5 @@
 //! [`RelayCore`]: the wasm class behind the package's JS relay (`createRelay`, the `bridge`
-//! command). As [`SessionCore`](super::SessionCore): the JS layer reads the members of a
+//! command). As [`SessionCore`]: the JS layer reads the members of a
 //! message the core names and makes one call per message with scalars; every decision is
 //! the core's [`Relay`]; its output is read with `poll()`, one plain object per item.
 
