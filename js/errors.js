@@ -19,5 +19,5 @@ export class McpCancelError extends Error {
 /** A value passed by the caller is not acceptable: `ERR_INVALID_REQUEST_ID`, `ERR_INVALID_OPTION`, `ERR_INVALID_TRANSPORT`. */
 export class InvalidArgumentError extends McpCancelError {}
 
-/** The call is not acceptable in the session's state: `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_HANDSHAKE_NOT_CANCELLABLE`, `ERR_REENTRANT_CALL`, `ERR_SEND_REQUIRED`, `ERR_CLOSED`, `ERR_NOT_INITIALIZED`, `ERR_NODE_ONLY`. */
+/** The call is not acceptable in the session's state: `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`, `ERR_HANDSHAKE_NOT_CANCELLABLE`, `ERR_SEND_REQUIRED`, `ERR_CLOSED`, `ERR_NOT_INITIALIZED`, `ERR_NODE_ONLY`. */
 export class UsageError extends McpCancelError {}

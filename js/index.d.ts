@@ -286,6 +286,7 @@ export type UsageErrorCode =
   | "ERR_ALREADY_IN_FLIGHT"
   | "ERR_PROGRESS_TOKEN_IN_USE"
   | "ERR_HANDSHAKE_NOT_CANCELLABLE"
+  /** Not made since the session's calls cannot nest (kept for code that names it). */
   | "ERR_REENTRANT_CALL"
   | "ERR_SEND_REQUIRED"
   | "ERR_CLOSED"

@@ -375,8 +375,7 @@ impl SessionCore {
     /// made, if any, is the first record of the output, which the JS layer sends in its
     /// place). Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
     /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
-    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE` /
-    /// `ERR_REENTRANT_CALL`.
+    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE`.
     #[allow(clippy::too_many_arguments)]
     pub fn message(
         &mut self,
@@ -731,7 +730,7 @@ impl SessionCore {
     /// ([`Self::take_error`]): `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID` for the id or
     /// the progress token, `ERR_INVALID_ARGUMENT` for a method that is not a string);
     /// `UsageError` (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`,
-    /// `ERR_SEND_REQUIRED`, `ERR_REENTRANT_CALL`), in that order. Each string is its length in
+    /// `ERR_SEND_REQUIRED`), in that order. Each string is its length in
     /// bytes, its UTF-8 in the scratch buffer, in the order of the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
     pub fn track(
@@ -798,7 +797,7 @@ impl SessionCore {
     /// `Strings`) as watched: the JS layer keeps objects for it (its signal's
     /// controller) and learns from the output's records when to abort or release them.
     /// `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
-    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`, or `UsageError` `ERR_REENTRANT_CALL`.
+    /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
     pub fn watch_plain(&mut self, inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let id = id_of(id_tag, id_num, strings.next(id_len)).map_err(|e| {
@@ -832,8 +831,7 @@ impl SessionCore {
     /// (`Strings`).
     ///
     /// Refused (`FAILED`, [`Self::take_error`]), `cancel()` only: `InvalidArgumentError`
-    /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`,
-    /// `ERR_REENTRANT_CALL`. An abort is never refused: `0` (the handshake is reported as an
+    /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`. An abort is never refused: `0` (the handshake is reported as an
     /// event and kept).
     #[allow(clippy::too_many_arguments)] // numbers only
     pub fn cancel(
@@ -865,7 +863,7 @@ impl SessionCore {
     /// scratch buffer, see `Strings`; `NO_STRING` when the caller's value is not a
     /// string); returns the revision followed, as [`Self::revision`] gives it (with `BUSY`
     /// added when that left output: an event), or `0` when refused ([`Self::take_error`]:
-    /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT`, `UsageError` `ERR_REENTRANT_CALL`).
+    /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT`).
     pub fn set_protocol_version(&mut self, version_len: u32) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let version = strings.next(version_len).ok_or_else(|| {
