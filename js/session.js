@@ -433,12 +433,15 @@ class Session {
     const core = this.#core;
     if (core === undefined) return;
     this.#core = undefined;
-    // Every watched request settles: its listener goes.
-    if (core.wasm.close(core.h) & BUSY) this.#output.flush();
+    // Every request is forgotten, no cancel is sent: the wasm session is freed (the core's
+    // `Session::close` and drop, src/core/session.rs), the timer goes, and so do the JS
+    // objects the session held for its watched requests — each listener on a caller's signal
+    // is removed, as a `settled` record would have it.
     const output = this.#output;
     output.detach();
     this.#sessions.unregister(output);
     core.wasm.freeSession(core.h);
+    for (const entry of this.#watched.values()) unlisten(entry);
     this.#watched.clear();
     this.#inbound.clear();
   }

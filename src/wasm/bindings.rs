@@ -928,15 +928,6 @@ impl SessionCore {
     pub fn tombstone_count(&self) -> usize {
         self.state.core.tombstones()
     }
-
-    /// Forgets every request (the connection closed): listeners and the timer go; no
-    /// cancel is sent. `BUSY` when that left work for `flush()` (records that release JS
-    /// objects, the timer to disarm), else `0`.
-    pub fn close(&mut self) -> u32 {
-        let st = &mut self.state;
-        st.core.close();
-        code::busy(st.busy())
-    }
 }
 
 impl SessionCore {

@@ -64,8 +64,10 @@ pub fn new_session(
     ))
 }
 
-/// Frees the session `session` (its memory goes back to the allocator; the handle names no
-/// session from now on). Nothing for a handle that names none.
+/// Frees the session `session`: every request is forgotten, nothing is sent and no output is
+/// made (the JS layer's `close()` releases the JS objects it held for them); its memory goes
+/// back to the allocator and the handle names no session from now on. Nothing for a handle
+/// that names none.
 #[wasm_bindgen(js_name = freeSession)]
 pub fn free_session(session: u32) {
     sessions::remove(session);
@@ -140,6 +142,4 @@ entry_points! {
     inFlightCount => fn in_flight_count() -> usize, none: 0;
     /// [`SessionCore::tombstone_count`].
     tombstoneCount => fn tombstone_count() -> usize, none: 0;
-    /// [`SessionCore::close`].
-    close => fn close() -> u32, none: 0;
 }
