@@ -1,6 +1,6 @@
 // mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
 // a session: it fetches and compiles the .wasm that sits next to this build.
-import initWasm, * as wasm from "../pkg/web/mcp_cancel.js";
+import initWasm from "../pkg/web/mcp_cancel.js";
 import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
 import { createGuardTransport } from "./guard.js";
@@ -8,7 +8,8 @@ import { createSessionClass } from "./session.js";
 
 let ready;
 let initialized = false;
-/** The instance's memory, once `init()` has made it. */
+/** The instance's exports and memory, once `init()` has made it. */
+let wasmExports;
 let memory;
 
 /**
@@ -23,6 +24,7 @@ let memory;
 export function init(input) {
   ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
     (exports) => {
+      wasmExports = exports;
       memory = exports.memory;
       initialized = true;
     },
@@ -34,7 +36,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(wasm, () => memory, constantsJson);
+const Session = createSessionClass(() => wasmExports, () => memory, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

@@ -19,6 +19,7 @@ import { createSessionClass } from "./session.js";
  */
 export function apiOver(wasmModule, how) {
   let instantiated = false;
+  let wasmExports;
   let memory;
   function instantiate() {
     if (instantiated) return;
@@ -30,11 +31,12 @@ export function apiOver(wasmModule, how) {
         undefined,
       );
     }
-    memory = wasm.initSync({ module: wasmModule }).memory;
+    wasmExports = wasm.initSync({ module: wasmModule });
+    memory = wasmExports.memory;
     instantiated = true;
   }
 
-  const Session = createSessionClass(wasm, () => memory, constantsJson);
+  const Session = createSessionClass(() => wasmExports, () => memory, constantsJson);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {

@@ -16,30 +16,35 @@ import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
- * @param {any} wasm the functions of the build's wasm-bindgen glue (Node or web): a session
- *   is a handle (`newSession` → a number, `freeSession`) that every other function takes
- *   first (src/wasm/exports.rs)
- * @param {() => WebAssembly.Memory} memory the memory of the instance `wasm` runs in
- *   (the exports `initSync()` or `init()` returned: the `.wasm` exports no function for it)
+ * @param {() => any} exports the exports of the build's wasm instance (once it is made: a
+ *   session is made after it). The JS layer calls them directly, numbers in and out (no
+ *   glue function between): a session is a handle (`newSession` → a number, `freeSession`)
+ *   that every other export takes first (src/wasm/exports.rs); a `u32` result crosses as
+ *   wasm's `i32` (an address is read `>>> 0`, a `bool` as `!== 0`).
+ * @param {() => WebAssembly.Memory} memory the memory of that instance
  * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
  *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
  *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  */
-export function createSessionClass(wasm, memory, constantsJson, adjustOptions = (o) => o) {
-  // A plain object of the functions (not the module namespace): what every call loads from.
-  const functions = { ...wasm };
-  const sessions =
-    typeof FinalizationRegistry === "function"
-      ? new FinalizationRegistry((h) => functions.freeSession(h))
-      : { register() {}, unregister() {} };
-  const env = { wasm: functions, memory, constantsJson, adjustOptions, sessions };
+export function createSessionClass(exports, memory, constantsJson, adjustOptions = (o) => o) {
+  const env = { exports, wasm: undefined, memory, constantsJson, adjustOptions, sessions: undefined };
   return class CancellationSession extends Session {
     /** @param {unknown} [options] see the README and the typings */
     constructor(options) {
       super(options, env);
     }
   };
+}
+
+/**
+ * Frees the wasm sessions of `wasm` (an instance's exports) that nothing references any more
+ * (held: the handle).
+ */
+function registryOf(wasm) {
+  return typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((h) => wasm.freeSession(h))
+    : { register() {}, unregister() {} };
 }
 
 /** The core's tables, read once, by the first session of any class (every build's are the same). */
@@ -90,7 +95,9 @@ class Session {
   #sessions;
 
   constructor(options, env) {
-    const { wasm, adjustOptions } = env;
+    const wasm = (env.wasm ??= env.exports());
+    env.sessions ??= registryOf(wasm);
+    const { adjustOptions } = env;
     wire ??= prepare(JSON.parse(env.constantsJson));
     const watched = this.#watched;
     const inbound = this.#inbound;
@@ -412,7 +419,7 @@ class Session {
     if (core === undefined) return false;
     const tag = callerTag(wire, id);
     strings(this.#scratch, tag === STRING ? id : undefined);
-    return core.wasm.isInFlight(core.h, tag, tag === NUMBER ? id : 0, S0);
+    return core.wasm.isInFlight(core.h, tag, tag === NUMBER ? id : 0, S0) !== 0;
   }
 
   get inFlightCount() {
@@ -824,7 +831,7 @@ function watch(core, w, scratch, inbound, id) {
  * before anything calls the core again, which may write the next ones there.
  */
 function takenRecords(core, memory, n) {
-  return n === 0 ? undefined : readRecords(new Uint8Array(memory().buffer, core.wasm.outputAt(core.h), n), wire.records);
+  return n === 0 ? undefined : readRecords(new Uint8Array(memory().buffer, core.wasm.outputAt(core.h) >>> 0, n), wire.records);
 }
 
 /**
@@ -1270,7 +1277,7 @@ function strings(scratch, a, b, c, d, e, f) {
   if (bound === 0) INTO = EMPTY_VIEW;
   else if (bound <= scratch.size) INTO = scratch.view.byteLength === 0 ? scratchView(scratch) : scratch.view;
   else {
-    const at = scratch.core.wasm.input(scratch.core.h, bound);
+    const at = scratch.core.wasm.input(scratch.core.h, bound) >>> 0;
     INTO = at === 0 ? EMPTY_VIEW : new Uint8Array(scratch.memory().buffer, at, bound);
   }
   AT = 0;
@@ -1304,7 +1311,7 @@ function put(s) {
  * session it does not have), so that nothing is written.
  */
 function scratchView(scratch) {
-  if (scratch.at === 0) scratch.at = scratch.core.wasm.scratch(scratch.core.h);
+  if (scratch.at === 0) scratch.at = scratch.core.wasm.scratch(scratch.core.h) >>> 0;
   return (scratch.view = new Uint8Array(scratch.memory().buffer, scratch.at, scratch.at === 0 ? 0 : scratch.size));
 }
 
