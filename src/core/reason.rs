@@ -67,7 +67,8 @@ impl Reason {
             None => (text, ""),
         };
         let looks_like_error_name = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            // Byte by byte: a name with any non-ASCII character is not an error's name either.
+            && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
             && (name.ends_with("Error") || name.ends_with("Exception"));
         if !looks_like_error_name {
             return Self::Text(text.to_owned());

@@ -198,6 +198,23 @@ impl Records {
         self.bytes.extend_from_slice(t.as_bytes());
     }
 
+    /// An event record's start: its kind, the type's index in `EVENTS`, the direction and the
+    /// `requestId` when the type has one.
+    fn event_head(&mut self, kind: u8, direction: u8, request_id: Option<IdRef<'_>>) {
+        self.byte(record::EVENT);
+        self.byte(kind);
+        self.byte(direction);
+        if let Some(id) = request_id {
+            self.id(id);
+        }
+    }
+
+    /// [`Self::event_head`] of a type whose next field is its `method`, and that field.
+    fn event_method(&mut self, kind: u8, direction: u8, request_id: IdRef<'_>, method: &str) {
+        self.event_head(kind, direction, Some(request_id));
+        self.text(method);
+    }
+
     fn opt_text(&mut self, t: Option<&str>) {
         self.byte(u8::from(t.is_some()));
         if let Some(t) = t {
@@ -284,47 +301,24 @@ impl Sink for Records {
     }
 
     fn event(&mut self, e: EventRef<'_>) {
-        self.byte(record::EVENT);
-        // The type's byte is its index in `EVENTS`; the arms write the fields it lists.
-        let (kind, request_id) = match e.kind {
-            EventKindOf::CancelSent { request_id, .. } => (0, Some(request_id)),
-            EventKindOf::CancelDeferred { request_id, .. } => (1, Some(request_id)),
-            EventKindOf::TimedOut { request_id, .. } => (2, Some(request_id)),
-            EventKindOf::TaskCancelAnswered { request_id, .. } => (3, Some(request_id)),
-            EventKindOf::ListenEnded { request_id, .. } => (4, Some(request_id)),
-            EventKindOf::RevisionNegotiated { .. } => (5, None),
-            EventKindOf::CancelNotSent { request_id, .. } => (6, Some(request_id)),
-            EventKindOf::CancelReceived { request_id, .. } => (7, Some(request_id)),
-            EventKindOf::CancelIgnored { .. } => (8, None),
-            EventKindOf::LateResponseDropped { request_id, .. } => (9, Some(request_id)),
-            EventKindOf::LateProgressDropped { request_id, .. } => (10, Some(request_id)),
-            EventKindOf::ResponseSuppressed { request_id, .. } => (11, Some(request_id)),
-            EventKindOf::DuplicateRequestId { request_id, .. } => (12, Some(request_id)),
-            EventKindOf::InboundForgotten { request_id, .. } => (13, Some(request_id)),
-        };
-        self.byte(kind);
-        self.byte(e.direction as u8);
-        // Every type but two starts with its `requestId`.
-        if let Some(id) = request_id {
-            self.id(id);
-        }
+        // The type's byte is its index in `EVENTS`; every type but two starts with its
+        // `requestId`; then the fields `EVENTS` lists, in its order.
+        let d = e.direction as u8;
         match e.kind {
-            EventKindOf::CancelSent { method, via, reason, task_id, .. } => {
+            EventKindOf::CancelSent { request_id, method, via, reason, task_id } => {
+                self.event_head(0, d, Some(request_id));
                 self.text(method);
                 self.byte(via as u8);
                 self.opt_text(reason);
                 self.opt_text(task_id);
             }
-            EventKindOf::CancelDeferred { method, .. }
-            | EventKindOf::LateResponseDropped { method, .. }
-            | EventKindOf::ResponseSuppressed { method, .. }
-            | EventKindOf::DuplicateRequestId { method, .. }
-            | EventKindOf::InboundForgotten { method, .. } => self.text(method),
-            EventKindOf::TimedOut { method, kind, .. } => {
-                self.text(method);
+            EventKindOf::CancelDeferred { request_id, method } => self.event_method(1, d, request_id, method),
+            EventKindOf::TimedOut { request_id, method, kind } => {
+                self.event_method(2, d, request_id, method);
                 self.byte(kind as u8);
             }
-            EventKindOf::TaskCancelAnswered { task_id, outcome, code, .. } => {
+            EventKindOf::TaskCancelAnswered { request_id, task_id, outcome, code } => {
+                self.event_head(3, d, Some(request_id));
                 self.text(task_id);
                 self.byte(outcome as u8);
                 self.byte(u8::from(code.is_some()));
@@ -332,21 +326,27 @@ impl Sink for Records {
                     self.number(code as f64);
                 }
             }
-            EventKindOf::ListenEnded { reason, .. } => self.opt_text(reason),
+            EventKindOf::ListenEnded { request_id, reason } => {
+                self.event_head(4, d, Some(request_id));
+                self.opt_text(reason);
+            }
             EventKindOf::RevisionNegotiated { version, revision, known } => {
+                self.event_head(5, d, None);
                 self.text(version);
                 self.byte(revision as u8);
                 self.byte(u8::from(known));
             }
-            EventKindOf::CancelNotSent { method, why, .. } => {
+            EventKindOf::CancelNotSent { request_id, method, why } => {
+                self.event_head(6, d, Some(request_id));
                 self.opt_text(method);
                 self.byte(why as u8);
             }
-            EventKindOf::CancelReceived { method, reason, .. } => {
-                self.text(method);
+            EventKindOf::CancelReceived { request_id, method, reason } => {
+                self.event_method(7, d, request_id, method);
                 self.opt_text(reason);
             }
             EventKindOf::CancelIgnored { request_id, why, detail, reason } => {
+                self.event_head(8, d, None);
                 self.byte(u8::from(request_id.is_some()));
                 if let Some(id) = request_id {
                     self.id(id);
@@ -355,10 +355,14 @@ impl Sink for Records {
                 self.opt_text(detail);
                 self.opt_text(reason);
             }
-            EventKindOf::LateProgressDropped { method, progress_token, .. } => {
-                self.text(method);
+            EventKindOf::LateResponseDropped { request_id, method } => self.event_method(9, d, request_id, method),
+            EventKindOf::LateProgressDropped { request_id, method, progress_token } => {
+                self.event_method(10, d, request_id, method);
                 self.id(progress_token);
             }
+            EventKindOf::ResponseSuppressed { request_id, method } => self.event_method(11, d, request_id, method),
+            EventKindOf::DuplicateRequestId { request_id, method } => self.event_method(12, d, request_id, method),
+            EventKindOf::InboundForgotten { request_id, method } => self.event_method(13, d, request_id, method),
         }
     }
 
