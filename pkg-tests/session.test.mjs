@@ -320,6 +320,38 @@ describe("typed errors", () => {
     assert.throws(() => bare.beforeSend({ jsonrpc: "2.0", id: 1.5, method: "tools/call" }, { signal: new AbortController().signal }), (e) => e.code === "ERR_INVALID_REQUEST_ID");
   });
 
+  test("a session's default timeout is a timeout too: without send, a request that would run with it is refused", async () => {
+    const events = [];
+    const timedOut = [];
+    for (const defaults of [{ timeout: 20 }, { maxTotalTimeout: 20 }]) {
+      const bare = new CancellationSession({ ...defaults, onEvent: (e) => events.push(e.type), onTimeout: (id) => timedOut.push(id) });
+      // Every path a request takes into the core: a number id and a short string id (the fast
+      // paths), a long one and a method the core does not know (the general path), and a
+      // request sent through beforeSend.
+      for (const [id, method] of [[1, "tools/call"], ["req-1", "tools/call"], ["a-request-id-of-more-than-11-bytes", "tools/call"], [2, "x/custom"]]) {
+        assert.throws(() => bare.track(id, method), (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED" && e.message.startsWith("track(): "), String(id));
+        assert.equal(bare.isInFlight(id), false, String(id));
+        assert.throws(
+          () => bare.beforeSend({ jsonrpc: "2.0", id, method, params: {} }),
+          (e) => e instanceof UsageError && e.code === "ERR_SEND_REQUIRED" && e.requestId === id && e.message.startsWith("beforeSend(): "),
+          String(id),
+        );
+        assert.equal(bare.isInFlight(id), false, String(id));
+      }
+      // What runs with no timeout is accepted: the handshake (never timed) and
+      // subscriptions/listen (the defaults skip it).
+      bare.track(0, "initialize");
+      assert.equal(bare.isInFlight(0), true);
+      assert.equal(bare.beforeSend({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: {} }).id, 3);
+      assert.equal(bare.isInFlight(3), true);
+      bare.close();
+    }
+    // Nothing was tracked that could time out with nowhere to send its cancel.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(timedOut, []);
+    assert.ok(!events.includes("send-failed") && !events.includes("timed-out"), String(events));
+  });
+
 describe("shouldDropIncoming / beforeSend on wire messages", () => {
   test("an SDK-style cancel for a request in flight goes out once with the reason policy applied", () => {
     const { session } = recorder();

@@ -285,6 +285,25 @@ impl<S: Sink> Session<S> {
         (self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None), false)
     }
 
+    /// The timeouts our request of method `known` runs with: `timeout` when the caller gave
+    /// its own, else the session's defaults ([`Config::timeout`](super::Config::timeout)),
+    /// which the long-lived `subscriptions/listen` skips (2026-07-28 §Subscriptions); none
+    /// for the handshake, which cannot be cancelled (every revision, basic/lifecycle and
+    /// §Cancellation). A request whose timeouts are set cancels itself when one expires: a
+    /// host that sends cancels needs somewhere to send that one (the wasm layer refuses such
+    /// a request in a session without `send`).
+    #[must_use]
+    pub fn timeout_of(&self, known: Option<Method>, timeout: Option<Timeout>) -> Timeout {
+        if known == Some(Method::Initialize) && self.handshake_method().is_some() {
+            return Timeout::NONE;
+        }
+        match timeout {
+            Some(t) => t,
+            None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
+            None => self.config.timeout,
+        }
+    }
+
     /// [`Self::track`] with the method as the host has it: `known` when it is one of
     /// [`Method`] (then nothing is allocated for it), and by name.
     #[allow(clippy::too_many_arguments)]
@@ -300,8 +319,6 @@ impl<S: Sink> Session<S> {
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
-        // The handshake has no timeout and cannot be cancelled.
-        let exempt = known == Some(Method::Initialize) && self.handshake_method().is_some();
         let key = Key::of(&id);
         if self.store.has_outbound(key) {
             return Err(UsageError::AlreadyInFlight(id));
@@ -344,13 +361,8 @@ impl<S: Sink> Session<S> {
             }
             _ => Kind::Plain,
         };
-        // The session's default timeouts skip the long-lived `subscriptions/listen`.
-        let timeout = match timeout {
-            Some(t) => t,
-            None if known == Some(Method::SubscriptionsListen) => Timeout::NONE,
-            None => self.config.timeout,
-        };
-        let timer = (timeout.is_set() && !exempt).then(|| RequestTimer::start(timeout, now));
+        let timeout = self.timeout_of(known, timeout);
+        let timer = timeout.is_set().then(|| RequestTimer::start(timeout, now));
         let scheduled = timer.is_some();
         let name = if known.is_none() { Some(method.into()) } else { None };
         let token = progress_token.as_ref().map(|t| Key::of(t).to_owned());

@@ -22,7 +22,7 @@ use super::options;
 use super::output::Records;
 use crate::core::{
     FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
-    PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, TrackRequest, Verdict,
+    PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, Timeout, TrackRequest, Verdict,
 };
 
 /// A verdict as the number the JS layer reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -203,12 +203,14 @@ impl State {
         self.core.has_output() || self.core.poll_timeout() != self.armed
     }
 
-    /// Whether a request with a signal or a timeout may be tracked (`watch`: it may cancel
-    /// itself): only in a session with an exit for its cancel (`send` or `closeStream`).
-    /// The fast paths refuse it otherwise, and `track` says `ERR_SEND_REQUIRED`.
+    /// Whether our request of method `known` may be tracked: one that may cancel itself —
+    /// `watch` (the caller's signal), or timeouts to run with (its own `timeout`, else the
+    /// session's defaults: [`Session::timeout_of`]) — only in a session with an exit for its
+    /// cancel (`send` or `closeStream`). The fast paths refuse it otherwise, and `track` and
+    /// `beforeSend` say `ERR_SEND_REQUIRED`.
     #[inline]
-    fn has_exit_for(&self, watch: bool) -> bool {
-        !watch || self.exits != 0
+    fn has_exit_for(&self, watch: bool, known: Option<Method>, timeout: Option<Timeout>) -> bool {
+        self.exits != 0 || !(watch || self.core.timeout_of(known, timeout).is_set())
     }
 }
 
@@ -417,9 +419,10 @@ impl SessionCore {
                 return Ok(code::ABORTED);
             }
             let watch = request && signal == send_signal::LIVE;
-            // As `track`'s: a signal's abort needs somewhere to send its cancel — after what is
-            // wrong with the id or the progress token (the core says that), before the rest.
-            if watch && !st.has_exit_for(true) && valid_request_ids(&message) {
+            // As `track`'s: a signal's abort or a timeout needs somewhere to send its cancel —
+            // after what is wrong with the id or the progress token (the core says that),
+            // before the rest.
+            if request && !st.has_exit_for(watch, message.method.known(), None) && valid_request_ids(&message) {
                 return Err(Refusal::send_required("beforeSend()"));
             }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
@@ -503,7 +506,7 @@ impl SessionCore {
             // form 10% slower here).
             let (tracked, busy) = {
                 let st = &mut self.state;
-                if !st.has_exit_for(watch) {
+                if !st.has_exit_for(watch, Some(method), None) {
                     return 1;
                 }
                 let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
@@ -514,7 +517,7 @@ impl SessionCore {
         }
         let outcome = (|| {
             let st = &mut self.state;
-            if !st.has_exit_for(watch) {
+            if !st.has_exit_for(watch, Some(method), None) {
                 return None;
             }
             // Each kind of string id written out, not through one helper giving a `StrId`: with
@@ -779,7 +782,7 @@ impl SessionCore {
             }
             let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let watch = signal == send_signal::LIVE;
-            if !st.has_exit_for(watch || request.timeout.is_some_and(|t| t.is_set())) {
+            if !st.has_exit_for(watch, MethodName::from_name(method).known(), request.timeout) {
                 return Err(Refusal::send_required("track()"));
             }
             let now = if timeout.is_set() { convert::now_ms() } else { 0 };
