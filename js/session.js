@@ -61,11 +61,11 @@ export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
  * The public API's methods, defined once at the top of this module (not in
  * `createSessionClass`: a class made in the factory was parsed again, all of it, when the
  * first session of a process was made — issue #24, start-up); each class `createSessionClass`
- * makes extends it with its build's `SessionCore` and options.
+ * makes extends it with its build's wasm instance and options.
  */
 class Session {
   /**
-   * The wasm session: `wasm` the build's functions, `h` its handle, passed first to each
+   * The wasm session: `wasm` the instance's exports, `h` its handle, passed first to each
    * (`undefined` once closed).
    * @type {{ wasm: any, h: number } | undefined}
    */
@@ -440,10 +440,10 @@ class Session {
     const core = this.#core;
     if (core === undefined) return;
     this.#core = undefined;
-    // Every request is forgotten, no cancel is sent: the wasm session is freed (the core's
-    // `Session::close` and drop, src/core/session.rs), the timer goes, and so do the JS
-    // objects the session held for its watched requests — each listener on a caller's signal
-    // is removed, as a `settled` record would have it.
+    // Every request is forgotten, no cancel is sent: the wasm session is freed (its state
+    // dropped: nothing is sent, no output is made), the timer goes, and so do the JS objects
+    // the session held for its watched requests — each listener on a caller's signal is
+    // removed, as a `settled` record would have it.
     const output = this.#output;
     output.detach();
     this.#sessions.unregister(output);
