@@ -7,6 +7,7 @@
 //   git worktree add /tmp/old <rev> && (cd /tmp/old && npm install && bash scripts/build.sh)
 //   node bench/ab.mjs /tmp/old            # after `bash scripts/build.sh` here
 //   node bench/ab.mjs /tmp/old --quick    # fewer cases (no 10,000 in flight)
+//   node bench/ab.mjs /tmp/old --quick --scenarios 1b,3 --rounds 10   # only those scenarios
 //
 // The other build is loaded from `<dir>/dist/node/index.cjs` (its Node entry, with its
 // own .wasm). Prints, per case, ns per operation and the ratios new/old and each/baseline.
@@ -22,7 +23,7 @@ const BATCH = 100;
 
 const dir = process.argv[2];
 if (!dir || dir.startsWith("--")) {
-  console.error("usage: node bench/ab.mjs <directory of another build of mcp-cancel> [--quick] [--rounds N]");
+  console.error("usage: node bench/ab.mjs <directory of another build of mcp-cancel> [--quick] [--rounds N] [--scenarios 1,1b,2,3]");
   process.exit(2);
 }
 const entry = resolve(dir, "dist/node/index.cjs");
@@ -33,10 +34,14 @@ if (!existsSync(entry)) {
 const quick = process.argv.includes("--quick");
 const roundsAt = process.argv.indexOf("--rounds");
 const rounds = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 3;
+const scenariosAt = process.argv.indexOf("--scenarios");
+const only = scenariosAt > 0 ? new Set(process.argv[scenariosAt + 1].split(",")) : undefined;
 
 const Old = createRequire(import.meta.url)(entry).CancellationSession;
-const mine = cases({ quick });
-const theirs = cases({ quick, Session: Old });
+// The same filter on both lists keeps their cases at the same indexes.
+const chosen = (c) => only === undefined || only.has(c.scenario);
+const mine = cases({ quick }).filter(chosen);
+const theirs = cases({ quick, Session: Old }).filter(chosen);
 
 const best = new Map();
 const keep = (name, ns) => best.set(name, Math.min(best.get(name) ?? Infinity, ns));

@@ -8,9 +8,8 @@ import { createSessionClass } from "./session.js";
 
 let ready;
 let initialized = false;
-/** The instance's exports and memory, once `init()` has made it. */
+/** The instance's exports, once `init()` has made it. */
 let wasmExports;
-let memory;
 
 /**
  * Loads the WebAssembly module: fetched from next to this module by default, or from
@@ -25,7 +24,6 @@ export function init(input) {
   ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
     (exports) => {
       wasmExports = exports;
-      memory = exports.memory;
       initialized = true;
     },
     (error) => {
@@ -36,7 +34,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(() => wasmExports, () => memory, constantsJson);
+const Session = createSessionClass(() => wasmExports, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

@@ -20,7 +20,6 @@ import { createSessionClass } from "./session.js";
 export function apiOver(wasmModule, how) {
   let instantiated = false;
   let wasmExports;
-  let memory;
   function instantiate() {
     if (instantiated) return;
     if (!(wasmModule instanceof WebAssembly.Module)) {
@@ -32,11 +31,10 @@ export function apiOver(wasmModule, how) {
       );
     }
     wasmExports = wasm.initSync({ module: wasmModule });
-    memory = wasmExports.memory;
     instantiated = true;
   }
 
-  const Session = createSessionClass(() => wasmExports, () => memory, constantsJson);
+  const Session = createSessionClass(() => wasmExports, constantsJson);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {

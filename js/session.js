@@ -17,18 +17,17 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
 
 /**
  * @param {() => any} exports the exports of the build's wasm instance (once it is made: a
- *   session is made after it). The JS layer calls them directly, numbers in and out (no
- *   glue function between): a session is a handle (`newSession` → a number, `freeSession`)
- *   that every other export takes first (src/wasm/exports.rs); a `u32` result crosses as
- *   wasm's `i32` (an address is read `>>> 0`, a `bool` as `!== 0`).
- * @param {() => WebAssembly.Memory} memory the memory of that instance
+ *   session is made after it), its `memory` with them. The JS layer calls them directly,
+ *   numbers in and out (no glue function between): a session is a handle (`newSession` → a
+ *   number, `freeSession`) that every other export takes first (src/wasm/exports.rs); a
+ *   `u32` result crosses as wasm's `i32` (an address is read `>>> 0`, a `bool` as `!== 0`).
  * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
  *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
  *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  */
-export function createSessionClass(exports, memory, constantsJson, adjustOptions = (o) => o) {
-  const env = { exports, wasm: undefined, memory, constantsJson, adjustOptions, sessions: undefined };
+export function createSessionClass(exports, constantsJson, adjustOptions = (o) => o) {
+  const env = { exports, wasm: undefined, memory: () => env.wasm.memory, constantsJson, adjustOptions, sessions: undefined };
   return class CancellationSession extends Session {
     /** @param {unknown} [options] see the README and the typings */
     constructor(options) {

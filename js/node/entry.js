@@ -13,7 +13,6 @@ import { createSessionClass } from "../session.js";
 
 // `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
 const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../../pkg/web/mcp_cancel_bg.wasm`)) });
-const { memory } = wasmExports;
 
 // `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
 // caller gave no `onEvent` of its own. `debug` is loaded the first time a session is made
@@ -31,7 +30,7 @@ function withDefaultOnEvent(options) {
 }
 
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(() => wasmExports, () => memory, constantsJson, withDefaultOnEvent);
+export const CancellationSession = createSessionClass(() => wasmExports, constantsJson, withDefaultOnEvent);
 
 export const guardTransport = createGuardTransport(CancellationSession);
 

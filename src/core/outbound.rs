@@ -286,10 +286,11 @@ impl<S: Sink> Session<S> {
     }
 
     /// The timeouts our request of method `known` runs with: `timeout` when the caller gave
-    /// its own, else the session's defaults ([`Config::timeout`](super::Config::timeout)),
-    /// which the long-lived `subscriptions/listen` skips (2026-07-28 §Subscriptions); none
-    /// for the handshake, which cannot be cancelled (every revision, basic/lifecycle and
-    /// §Cancellation). A request whose timeouts are set cancels itself when one expires: a
+    /// its own, else the session's defaults ([`Config::timeout`](super::Config::timeout), in
+    /// ms), which the long-lived `subscriptions/listen` skips (schema 2026-07-28: it lasts as
+    /// long as the subscription); [`Timeout::NONE`] for the handshake, which cannot be
+    /// cancelled (2024-11-05 to 2025-11-25 §Cancellation: the client MUST NOT cancel
+    /// `initialize`; 2026-07-28 has no handshake). A request whose timeouts are set cancels itself when one expires: a
     /// host that sends cancels needs somewhere to send that one (the wasm layer refuses such
     /// a request in a session without `send`).
     #[must_use]

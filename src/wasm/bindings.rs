@@ -504,16 +504,13 @@ impl SessionCore {
             let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return 1 };
             // Written out, not through `tracked`: the hottest path (an A/B put the helper's
             // form 10% slower here).
-            let (tracked, busy) = {
-                let st = &mut self.state;
-                if !st.has_exit_for(watch, Some(method), None) {
-                    return 1;
-                }
-                let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-                let tracked = st.core.track_number(n, method, watch, now).is_ok();
-                (tracked, st.busy_hot())
-            };
-            return u32::from(!tracked) | code::busy(busy);
+            let st = &mut self.state;
+            if !st.has_exit_for(watch, Some(method), None) {
+                return 1;
+            }
+            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
+            let tracked = st.core.track_number(n, method, watch, now).is_ok();
+            return u32::from(!tracked) | code::busy(st.busy_hot());
         }
         let outcome = (|| {
             let st = &mut self.state;
@@ -577,12 +574,9 @@ impl SessionCore {
         if len == NUMBER_ID {
             let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return code::PASS };
             // Written out, not through `responded`: as `track_plain`'s number.
-            let (verdict, settled, busy) = {
-                let st = &mut self.state;
-                let (verdict, settled) = st.core.response_number_fast(n);
-                (verdict, settled, st.busy_hot())
-            };
-            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy);
+            let st = &mut self.state;
+            let (verdict, settled) = st.core.response_number_fast(n);
+            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(st.busy_hot());
         }
         let outcome = (|| {
             let st = &mut self.state;

@@ -1,12 +1,12 @@
 //! [`Json`]: JSON text written without `serde_json` or `core::fmt` — the core's tables
-//! (`SessionCore::constants_json`, and the relay's, with the output records' schema), the
-//! relay's events (`output`), and the refusals of `SessionCore.takeError()` (`errors`).
+//! (`SessionCore::constants_json`, and the relay's, with the output records' schema) and the
+//! relay's events (`output`), in the relay's build.
 
 use crate::core::decimal::Decimal;
 use crate::prelude::*;
 
-/// JSON text, written without `serde_json` or `core::fmt` (integers with `core::decimal`): the tables
-/// of `SessionCore::constants_json`, the refusals, and the relay's events.
+/// JSON text, written without `serde_json` or `core::fmt` (integers with `core::decimal`):
+/// the tables of `SessionCore::constants_json` and the relay's events.
 pub(super) struct Json(pub(super) String);
 
 impl Json {
