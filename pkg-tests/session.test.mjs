@@ -159,6 +159,33 @@ describe("track / cancel / shouldDropResponse", () => {
     bare.session.track(id, "tools/call");
     assert.equal(bare.session.cancel(id).params.requestId, id);
   });
+
+  test("no options, null and {} are the same defaults: a client, 1024 tombstones, the generic reason for an Error", () => {
+    for (const options of [undefined, null, {}]) {
+      const session = new CancellationSession(options);
+      // A client: the server's request to us is the peer's, our response to it passes.
+      assert.equal(session.shouldDropIncoming({ jsonrpc: "2.0", id: "s1", method: "sampling/createMessage", params: {} }), false);
+      // An Error's text is not sent (exposeErrorReasons false), the generic reason is.
+      session.track(0, "tools/call");
+      assert.deepEqual(session.cancel(0, new Error("secret path /home/x")), {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 0, reason: "Request cancelled" },
+      });
+      // 1024 tombstones, the oldest forgotten first.
+      for (let id = 1; id <= 1030; id++) {
+        session.track(id, "tools/call");
+        session.cancel(id);
+      }
+      assert.equal(session.tombstoneCount, 1024, `options ${JSON.stringify(options)}`);
+      assert.equal(session.shouldDropResponse(6), false);
+      assert.equal(session.shouldDropResponse(7), true);
+      // No timeout: a request without `send` is tracked (a default timeout would refuse it).
+      session.track(2000, "tools/call");
+      assert.equal(session.isInFlight(2000), true);
+      session.close();
+    }
+  });
 });
 
 describe("typed errors", () => {
