@@ -29,11 +29,42 @@ export class Rules1b {
   #core = new wasm.Floor(2 | 4, 1024, 1024, Math.random() * 2 ** 52);
   track(id) {
     if (typeof id === "number") this.#core.track_number(id, TOOLS_CALL);
+    else if (packWords(id)) this.#core.track_words(id.length, W0, W1, W2, TOOLS_CALL);
     else this.#core.track_scratch(put(id, this.#core), TOOLS_CALL);
   }
   response(id) {
-    return typeof id === "number" ? this.#core.response_number(id) : this.#core.response_scratch(put(id, this.#core));
+    if (typeof id === "number") return this.#core.response_number(id);
+    if (packWords(id)) return this.#core.response_words(id.length, W0, W1, W2);
+    return this.#core.response_scratch(put(id, this.#core));
   }
+}
+
+// The words of the last `packWords` (the package's crossing of a short ASCII string id: its
+// bytes as three little-endian words, no write to wasm memory).
+let W0 = 0;
+let W1 = 0;
+let W2 = 0;
+
+/** Whether `id` is ASCII of at most 11 bytes; then its bytes are in W0–W2. */
+function packWords(id) {
+  const n = id.length;
+  if (n > 11) return false;
+  let seen = 0;
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i);
+    seen |= c;
+    if (i < 4) w0 |= c << (8 * i);
+    else if (i < 8) w1 |= c << (8 * (i - 4));
+    else w2 |= c << (8 * (i - 8));
+  }
+  if (seen > 0x7f) return false;
+  W0 = w0;
+  W1 = w1;
+  W2 = w2;
+  return true;
 }
 
 const encoder = new TextEncoder();

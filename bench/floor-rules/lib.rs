@@ -11,7 +11,10 @@
 //!   bytes packed into one integer) over a slab of one slot type: one copy of the table's
 //!   code (hashbrown's `HashTable`, the standard library's);
 //! - the hot path of ../shared/floor in front of it: our plain requests with counter ids in a
-//!   sliding window (`track_number`, `response_number`);
+//!   sliding window (`track_number`, `response_number`), and short ASCII string ids crossed as
+//!   the package crosses them, three words of bytes with nothing written to memory, into a map
+//!   of packed keys (`track_words`, `response_words`): as fast as ../shared/floor, which issue
+//!   #24 asks of a row's floor;
 //! - numbers-only exports, one per operation (an id is `(n, len)`: a number when `len < 0`,
 //!   else `len` UTF-8 bytes in the scratch buffer); outputs and events as numbers in one
 //!   queue that JS polls; error and event texts as one table of strings.
@@ -404,6 +407,21 @@ fn id_at(n: f64, len: i32, from: &mut usize) -> Option<IdRef<'static>> {
     Some(IdRef::S(bytes))
 }
 
+/// The packed key of an ASCII id of `len` ≤ 11 bytes crossed as three words: the key
+/// [`id_at`] makes from the same bytes in the scratch buffer.
+#[inline]
+fn words(len: u32, w0: u32, w1: u32, w2: u32) -> u128 {
+    len as u128 | (w0 as u128) << 8 | (w1 as u128) << 40 | (w2 as u128) << 72
+}
+
+/// Writes the bytes of words into the scratch buffer, for the general path.
+fn unwords(len: u32, w0: u32, w1: u32, w2: u32) {
+    let bytes = [w0.to_le_bytes(), w1.to_le_bytes(), w2.to_le_bytes()];
+    for (i, b) in bytes.iter().flatten().take(len.min(12) as usize).enumerate() {
+        scratch()[i] = *b;
+    }
+}
+
 #[wasm_bindgen]
 pub struct Floor {
     t: Table,
@@ -626,6 +644,47 @@ impl Floor {
             }
         }
         self.track(0.0, len, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
+    }
+
+    /// [`Self::track_scratch`] of an ASCII string id of `len` ≤ 11 bytes crossed as three
+    /// little-endian words (bytes 0–3 in `w0`, byte 0 lowest; the package's `trackPlain`
+    /// crossing): nothing written to memory by JS, the packed key made from the words.
+    pub fn track_words(&mut self, len: u32, w0: u32, w1: u32, w2: u32, method: u8) -> u32 {
+        if len <= 11 && method != M_INITIALIZE && method != M_LISTEN {
+            let p = words(len, w0, w1, w2);
+            let id = IdRef::P(p);
+            if self.t.count[OUT as usize] > 0 && self.t.get(OUT, id).is_some() {
+                return ERR_IN_FLIGHT;
+            }
+            if self.t.count[TOMB as usize] > 0 {
+                if let Some(s) = self.t.get(TOMB, id) {
+                    self.forget_tomb(s);
+                }
+            }
+            let (h, seed) = (self.t.hash(OUT, id), self.t.seed);
+            return match self.short.entry(h, |&(k, _)| k == p, |&(k, _)| mix(seed, OUT, IdRef::P(k))) {
+                hashbrown::hash_table::Entry::Occupied(_) => ERR_IN_FLIGHT,
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    v.insert((p, method));
+                    OK
+                }
+            };
+        }
+        unwords(len, w0, w1, w2);
+        self.track(0.0, len as i32, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
+    }
+
+    /// [`Self::response_scratch`] of a string id crossed as words (as [`Self::track_words`]).
+    pub fn response_words(&mut self, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
+        if len <= 11 && !self.short.is_empty() {
+            let p = words(len, w0, w1, w2);
+            if let Ok(e) = self.short.find_entry(self.t.hash(OUT, IdRef::P(p)), |&(k, _)| k == p) {
+                e.remove();
+                return DELIVER;
+            }
+        }
+        unwords(len, w0, w1, w2);
+        self.response(0.0, len as i32, -1)
     }
 
     /// Moves our plain request `id` out of `short` into the table, for a path that needs its
