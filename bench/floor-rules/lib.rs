@@ -619,28 +619,35 @@ impl Floor {
         self.response(id, -1, -1)
     }
 
+    /// Our plain request with the packed string id `p` (not the handshake, not a listen):
+    /// into `short`, the hot path of string ids. Inlined into both crossings (scratch, words).
+    #[inline(always)]
+    fn track_short(&mut self, p: u128, method: u8) -> u32 {
+        let id = IdRef::P(p);
+        if self.t.count[OUT as usize] > 0 && self.t.get(OUT, id).is_some() {
+            return ERR_IN_FLIGHT;
+        }
+        if self.t.count[TOMB as usize] > 0 {
+            if let Some(s) = self.t.get(TOMB, id) {
+                self.forget_tomb(s);
+            }
+        }
+        let (h, seed) = (self.t.hash(OUT, id), self.t.seed);
+        match self.short.entry(h, |&(k, _)| k == p, |&(k, _)| mix(seed, OUT, IdRef::P(k))) {
+            hashbrown::hash_table::Entry::Occupied(_) => ERR_IN_FLIGHT,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((p, method));
+                OK
+            }
+        }
+    }
+
     /// `track` of a plain request whose string id is in the scratch buffer.
     pub fn track_scratch(&mut self, len: i32, method: u8) -> u32 {
         let mut at = 0;
         if let Some(IdRef::P(p)) = id_at(0.0, len, &mut at) {
             if method != M_INITIALIZE && method != M_LISTEN {
-                let id = IdRef::P(p);
-                if self.t.count[OUT as usize] > 0 && self.t.get(OUT, id).is_some() {
-                    return ERR_IN_FLIGHT;
-                }
-                if self.t.count[TOMB as usize] > 0 {
-                    if let Some(s) = self.t.get(TOMB, id) {
-                        self.forget_tomb(s);
-                    }
-                }
-                let (h, seed) = (self.t.hash(OUT, id), self.t.seed);
-                return match self.short.entry(h, |&(k, _)| k == p, |&(k, _)| mix(seed, OUT, IdRef::P(k))) {
-                    hashbrown::hash_table::Entry::Occupied(_) => ERR_IN_FLIGHT,
-                    hashbrown::hash_table::Entry::Vacant(v) => {
-                        v.insert((p, method));
-                        OK
-                    }
-                };
+                return self.track_short(p, method);
             }
         }
         self.track(0.0, len, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
@@ -651,24 +658,7 @@ impl Floor {
     /// crossing): nothing written to memory by JS, the packed key made from the words.
     pub fn track_words(&mut self, len: u32, w0: u32, w1: u32, w2: u32, method: u8) -> u32 {
         if len <= 11 && method != M_INITIALIZE && method != M_LISTEN {
-            let p = words(len, w0, w1, w2);
-            let id = IdRef::P(p);
-            if self.t.count[OUT as usize] > 0 && self.t.get(OUT, id).is_some() {
-                return ERR_IN_FLIGHT;
-            }
-            if self.t.count[TOMB as usize] > 0 {
-                if let Some(s) = self.t.get(TOMB, id) {
-                    self.forget_tomb(s);
-                }
-            }
-            let (h, seed) = (self.t.hash(OUT, id), self.t.seed);
-            return match self.short.entry(h, |&(k, _)| k == p, |&(k, _)| mix(seed, OUT, IdRef::P(k))) {
-                hashbrown::hash_table::Entry::Occupied(_) => ERR_IN_FLIGHT,
-                hashbrown::hash_table::Entry::Vacant(v) => {
-                    v.insert((p, method));
-                    OK
-                }
-            };
+            return self.track_short(words(len, w0, w1, w2), method);
         }
         unwords(len, w0, w1, w2);
         self.track(0.0, len as i32, method, 0, 0.0, -1, 0.0, 0.0, 0.0)
