@@ -31,7 +31,7 @@ import { parseArgs } from "node:util";
 
 import { listening } from "../pkg-tests/bridge-helpers.mjs";
 import { cpuMs, selfCpuMs } from "./proc.mjs";
-import { manyClients, startStdioBridge } from "./remote.mjs";
+import { manyClients, startStdioBridge } from "./bridge-load.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FLOOR_SERVER = path.join(ROOT, "bench/floor-server.mjs");

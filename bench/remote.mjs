@@ -45,14 +45,12 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
-import { listening } from "../pkg-tests/bridge-helpers.mjs";
 import { describeFloor, median, runFloor } from "./bridge-floor.mjs";
-import { cpuMs, selfCpuMs } from "./proc.mjs";
+import { manyClients, startStdioBridge } from "./bridge-load.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = path.join(ROOT, "cli/main.js");
 const MCP_REMOTE = path.join(ROOT, "node_modules/mcp-remote/dist/proxy.js");
-const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const pkgVersion = (name) => JSON.parse(readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.now();
@@ -280,99 +278,6 @@ async function abortCase(conn, server, { steps, ms }) {
     lateProgressAtClient: lateProgress.length,
     lateResponseAtClient: lateResponse.length,
   };
-}
-
-// ----- part 3: one bridge --stdio, 50 clients -----
-
-export async function startStdioBridge(nodeFlags = [], cwd = ROOT, cli = CLI) {
-  const bridge = spawn(process.execPath, [...nodeFlags, cli, "bridge", "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`, "--port", "0", "--max-sessions", "200"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    cwd,
-  });
-  const exited = new Promise((resolve) => bridge.on("exit", resolve));
-  const { url, stderr } = await listening(bridge, 20_000);
-  // `/bin/sh -c "exec node …"`: the shell's pid is the server's.
-  const childPid = Number(readFileSync(`/proc/${bridge.pid}/task/${bridge.pid}/children`, "utf8").trim().split(" ")[0]);
-  const stop = async () => {
-    bridge.kill("SIGTERM");
-    const timer = setTimeout(() => bridge.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { pid: bridge.pid, childPid, url, stop, stderr };
-}
-
-export async function manyClients(bridge, { clients, seconds, warmupMs, onStart = () => {}, onEnd = () => {} }) {
-  const conns = [];
-  for (let i = 0; i < clients; i += 10) {
-    conns.push(
-      ...(await Promise.all(
-        Array.from({ length: Math.min(10, clients - i) }, async () => {
-          const transport = new StreamableHTTPClientTransport(bridge.url);
-          const client = new Client({ name: "bench-many", version: "0.0.0" });
-          await client.connect(transport);
-          return { client, transport };
-        }),
-      )),
-    );
-  }
-  // Warm-up: every client a few calls, then all of them at once for `warmupMs` (V8 is still
-  // optimizing the bridge's code for seconds: its CPU per call falls until then).
-  for (const { client } of conns) for (let i = 0; i < 3; i++) await everythingEcho(client);
-  await loop(conns, warmupMs, []);
-  const latencies = [];
-  await onStart();
-  // A floor server (bench/bridge-floor.mjs) has no child process.
-  const childCpuMs = () => (bridge.childPid === undefined ? 0 : cpuMs(bridge.childPid));
-  const before = { bridge: cpuMs(bridge.pid), child: childCpuMs(), self: selfCpuMs() };
-  const start = now();
-  // Second by second too: the bridge's CPU per call in each, to see that it is steady.
-  const windows = [];
-  let mark = { at: start, calls: 0, cpu: before.bridge };
-  const ticker = setInterval(() => {
-    const at = now();
-    const cpu = cpuMs(bridge.pid);
-    windows.push({ perSecond: ((latencies.length - mark.calls) * 1000) / (at - mark.at), bridgeCpuPerCallUs: ((cpu - mark.cpu) / (latencies.length - mark.calls)) * 1000 });
-    mark = { at, calls: latencies.length, cpu };
-  }, 1000);
-  await loop(conns, seconds * 1000, latencies);
-  clearInterval(ticker);
-  const elapsed = (now() - start) / 1000;
-  const after = { bridge: cpuMs(bridge.pid), child: childCpuMs(), self: selfCpuMs() };
-  await onEnd();
-  for (const { client, transport } of conns) {
-    await transport.terminateSession().catch(() => {});
-    await client.close().catch(() => {});
-  }
-  const calls = latencies.length;
-  latencies.sort((a, b) => a - b);
-  const perCallUs = (k) => ((after[k] - before[k]) / calls) * 1000;
-  return {
-    clients,
-    seconds: elapsed,
-    calls,
-    perSecond: calls / elapsed,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    cpuPerCallUs: { bridge: perCallUs("bridge"), child: perCallUs("child"), clients: perCallUs("self") },
-    bridgeAloneCeiling: 1e6 / perCallUs("bridge"),
-    windows,
-  };
-}
-
-const everythingEcho = (client) => client.callTool({ name: "echo", arguments: { message: "x".repeat(100) } });
-
-async function loop(conns, ms, latencies) {
-  const stopAt = now() + ms;
-  await Promise.all(
-    conns.map(async ({ client }) => {
-      while (now() < stopAt) {
-        const t0 = now();
-        await everythingEcho(client);
-        latencies.push(now() - t0);
-      }
-    }),
-  );
 }
 
 // ----- the profile -----
