@@ -22,7 +22,7 @@ export function groupOf(name) {
   if (/^(sessioncore|relaycore)_/.test(name)) return "exports (their bodies inlined) and shims";
   if (name.includes("serde_json")) return "serde_json";
   if (name.includes("hashbrown")) return "hashbrown";
-  if (/talc|__rust_(alloc|realloc|dealloc)|dlmalloc/.test(name)) return "allocator";
+  if (/rlsf|talc|__rust_(alloc|realloc|dealloc)|dlmalloc/.test(name)) return "allocator";
   if (name.includes("fmt")) return "core::fmt";
   if (name.startsWith("data segment")) return "data";
   if (/wasm_bindgen|js_sys|__wbg|__wbindgen|externref/.test(name)) return "wasm-bindgen, js-sys";

@@ -32,7 +32,7 @@ use core::cmp::Reverse;
 use wasm_bindgen::prelude::*;
 
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: rlsf::SmallGlobalTlsf = rlsf::SmallGlobalTlsf::new();
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
