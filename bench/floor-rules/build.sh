@@ -2,7 +2,8 @@
 # Rebuilds bench/fixtures/node_modules/floor-rules/, the size floor of the session's rule set
 # (issue #24, the `.wasm` and start-up rows): bench/floor-rules/lib.rs, every rule of the
 # session's .wasm written for size (no_std, one table, numbers-only exports), built
-# opt-level 3 (its Cargo.toml says why) → wasm-bindgen --target web → `wasm-opt -O3`, and wrapped as
+# opt-level 3 (its Cargo.toml says why) → wasm-bindgen --target web → `wasm-opt -O3
+# --low-memory-unused` (as scripts/build.sh), and wrapped as
 # bench/floor/build.sh wraps ../shared/floor's: an ES module entry that `createRequire`s one
 # CommonJS bundle, which reads the .wasm in one call and instantiates it with `initSync`. The
 # outputs are checked in, so `npm run bench` needs no second crate build; run this after
@@ -17,7 +18,7 @@ out=bench/fixtures/node_modules/floor-rules
 CARGO_TARGET_DIR=${FLOOR_RULES_TARGET:-$tmp/target} cargo build --quiet --release --target wasm32-unknown-unknown \
   --manifest-path bench/floor-rules/Cargo.toml
 wasm-bindgen --target web --out-dir "$tmp/pkg" "${FLOOR_RULES_TARGET:-$tmp/target}/wasm32-unknown-unknown/release/floor_rules.wasm"
-wasm-opt -O3 --strip-producers --strip-debug "$tmp/pkg/floor_rules_bg.wasm" -o "$out/floor_rules_bg.wasm"
+wasm-opt -O3 --low-memory-unused --strip-producers --strip-debug "$tmp/pkg/floor_rules_bg.wasm" -o "$out/floor_rules_bg.wasm"
 cp "$tmp/pkg/floor_rules.js" "$tmp/glue.js"
 esbuild bench/floor-rules/entry.js --bundle --platform=node --format=cjs --target=node20 --log-level=warning \
   --log-override:empty-import-meta=silent --alias:floor-rules-glue="$tmp/glue.js" --outfile="$out/index.cjs"
