@@ -76,10 +76,10 @@ export function sessionSettings(options, w) {
 }
 
 /**
- * The settings of a session given no options: every one absent, for the core to put its
- * defaults in their place — what `settings` reads from an empty object, without its dozen
- * readers (each a function V8 compiles at its first call: issue #24, start-up, ~0.3 ms of a
- * process's first `new CancellationSession()`).
+ * Every setting absent, for the core to put its defaults in their place: what a session given
+ * no options crosses with as it is (without running `settings`' dozen readers, each a function
+ * V8 compiles at its first call: issue #24, start-up, ~0.3 ms of a process's first
+ * `new CancellationSession()`), and what `settings` fills from the options given.
  * @returns {Settings}
  */
 function defaults() {
@@ -195,23 +195,20 @@ function settings(options, what, w) {
   if (expose !== undefined) flags |= f.exposeGiven | (expose ? f.expose : 0);
   const genericReason = string(options, "genericReason", what);
   const timeoutReason = string(options, "timeoutReason", what);
-  const read = { timeout: NaN, maxTotalTimeout: NaN, flags: 0 };
-  timeouts(read, options, what, f);
-  return {
-    flags: flags | read.flags,
-    tombstoneCapacity,
-    inboundCapacity,
-    maxReasonBytes: reasonBytes,
-    timeout: read.timeout,
-    maxTotalTimeout: read.maxTotalTimeout,
-    genericReason,
-    timeoutReason,
-    send: fn(options, "send", what),
-    closeStream: fn(options, "closeStream", what),
-    onTimeout: fn(options, "onTimeout", what),
-    onEvent: fn(options, "onEvent", what),
-    protocolVersion: string(options, "protocolVersion", what),
-  };
+  const s = defaults();
+  timeouts(s, options, what, f);
+  s.flags |= flags;
+  s.tombstoneCapacity = tombstoneCapacity;
+  s.inboundCapacity = inboundCapacity;
+  s.maxReasonBytes = reasonBytes;
+  s.genericReason = genericReason;
+  s.timeoutReason = timeoutReason;
+  s.send = fn(options, "send", what);
+  s.closeStream = fn(options, "closeStream", what);
+  s.onTimeout = fn(options, "onTimeout", what);
+  s.onEvent = fn(options, "onEvent", what);
+  s.protocolVersion = string(options, "protocolVersion", what);
+  return s;
 }
 
 /** Refuses an options value that is not an object, and any member not in `known`. */

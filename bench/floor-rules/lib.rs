@@ -666,12 +666,8 @@ impl Floor {
 
     /// [`Self::response_scratch`] of a string id crossed as words (as [`Self::track_words`]).
     pub fn response_words(&mut self, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        if len <= 11 && !self.short.is_empty() {
-            let p = words(len, w0, w1, w2);
-            if let Ok(e) = self.short.find_entry(self.t.hash(OUT, IdRef::P(p)), |&(k, _)| k == p) {
-                e.remove();
-                return DELIVER;
-            }
+        if len <= 11 && self.response_short(words(len, w0, w1, w2)) {
+            return DELIVER;
         }
         unwords(len, w0, w1, w2);
         self.response(0.0, len as i32, -1)
@@ -690,15 +686,28 @@ impl Floor {
         }
     }
 
+    /// Completes our plain request with the packed string id `p` if it is in `short` (the hot
+    /// path of string ids' responses); inlined into both crossings (scratch, words).
+    #[inline(always)]
+    fn response_short(&mut self, p: u128) -> bool {
+        if self.short.is_empty() {
+            return false;
+        }
+        match self.short.find_entry(self.t.hash(OUT, IdRef::P(p)), |&(k, _)| k == p) {
+            Ok(e) => {
+                e.remove();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// A response to one of our requests whose string id is in the scratch buffer.
     pub fn response_scratch(&mut self, len: i32) -> u32 {
-        if !self.short.is_empty() {
-            let mut at = 0;
-            if let Some(IdRef::P(p)) = id_at(0.0, len, &mut at) {
-                if let Ok(e) = self.short.find_entry(self.t.hash(OUT, IdRef::P(p)), |&(k, _)| k == p) {
-                    e.remove();
-                    return DELIVER;
-                }
+        let mut at = 0;
+        if let Some(IdRef::P(p)) = id_at(0.0, len, &mut at) {
+            if self.response_short(p) {
+                return DELIVER;
             }
         }
         self.response(0.0, len, -1)

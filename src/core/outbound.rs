@@ -290,9 +290,9 @@ impl<S: Sink> Session<S> {
     /// ms), which the long-lived `subscriptions/listen` skips (schema 2026-07-28: it lasts as
     /// long as the subscription); [`Timeout::NONE`] for the handshake, which cannot be
     /// cancelled (2024-11-05 to 2025-11-25 §Cancellation: the client MUST NOT cancel
-    /// `initialize`; 2026-07-28 has no handshake). A request whose timeouts are set cancels itself when one expires: a
-    /// host that sends cancels needs somewhere to send that one (the wasm layer refuses such
-    /// a request in a session without `send`).
+    /// `initialize`; 2026-07-28 has no handshake). A request whose timeouts are set cancels
+    /// itself when one expires: a host that sends cancels needs somewhere to send that one
+    /// (the wasm layer refuses such a request in a session without `send`).
     #[must_use]
     pub fn timeout_of(&self, known: Option<Method>, timeout: Option<Timeout>) -> Timeout {
         if known == Some(Method::Initialize) && self.handshake_method().is_some() {
