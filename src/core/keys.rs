@@ -67,7 +67,9 @@ pub(crate) fn number_packed(n: i64) -> Packed {
     Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG)
 }
 
-#[inline]
+/// Not inlined: its packing was copied into ~70 callers (issue #24, size; the hot paths
+/// take packed words, `PackedStr::from_words`).
+#[inline(never)]
 pub(crate) fn str_key(id: &str) -> Key<'_> {
     PackedStr::new(id).map_or(Key::Text(id), |p| Key::Packed(Packed::new(p.key())))
 }
@@ -81,8 +83,9 @@ pub(crate) fn text_key(id: StrId<'_>) -> Key<'_> {
 }
 
 impl<'a> Key<'a> {
-    /// The key of `id` (nothing allocated).
-    #[inline]
+    /// The key of `id` (nothing allocated). Not inlined: ~60 callers on the general paths
+    /// each had a copy (issue #24, size).
+    #[inline(never)]
     pub(crate) fn of(id: &'a RequestId) -> Self {
         match id {
             RequestId::Number(n) => number_key(*n),

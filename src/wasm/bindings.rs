@@ -988,8 +988,9 @@ pub(super) const WATCH_BIT: u32 = 0x100;
 
 /// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
 /// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
-/// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id.
-#[inline]
+/// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id. One copy for
+/// the peer's fast paths and our cancel's (issue #24, size; each is microseconds of JS).
+#[inline(never)]
 fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'static>> {
     if len == NUMBER_ID {
         match RequestId::from_f64(num) {
@@ -1022,8 +1023,9 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
             || message.progress_token.to_request_id().is_ok())
 }
 
-/// A request id from a tagged member whose string crossed as bytes (`Strings`).
-#[inline]
+/// A request id from a tagged member whose string crossed as bytes (`Strings`). One copy for
+/// its six callers (issue #24, size).
+#[inline(never)]
 fn id_of(tag: u32, number: f64, string: Option<&str>) -> Result<RequestId, crate::core::InvalidRequestId> {
     peer_value(tag, number, string).to_request_id()
 }

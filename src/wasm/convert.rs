@@ -48,7 +48,9 @@ pub mod tag {
 // `.wasm` has no other use of it.
 pub const MAX_PEER_STRING: u32 = 1024;
 
-/// A member the JS reader tagged, as a [`PeerValue`].
+/// A member the JS reader tagged, as a [`PeerValue`]. One copy for its ten callers (issue
+/// #24, size).
+#[inline(never)]
 pub fn peer_value(tag: u32, number: f64, string: Option<&str>) -> PeerValue<'_> {
     match (tag, string) {
         (tag::NULL, _) => PeerValue::Null,

@@ -20,19 +20,23 @@ use super::bindings::{code, SessionCore};
 use super::sessions;
 
 /// Defines each entry point: `js_name => fn method(arguments) -> type, none: value;`.
+/// `[hot]` before `fn`: the session is found inline (`sessions::with_hot`), for the two
+/// entry points of scenario 1b.
 macro_rules! entry_points {
     ($(
         $(#[$doc:meta])*
-        $js:ident => fn $method:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, none: $none:expr;
+        $js:ident => $([$hot:ident])? fn $method:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, none: $none:expr;
     )*) => {$(
         $(#[$doc])*
         #[wasm_bindgen(js_name = $js)]
         #[allow(clippy::too_many_arguments)] // numbers only
         #[must_use]
         pub fn $method(session: u32, $($arg: $ty),*) -> $ret {
-            sessions::with(session, |s| s.$method($($arg),*)).unwrap_or_else(|| $none)
+            entry_points!(@with $($hot)?)(session, |s| s.$method($($arg),*)).unwrap_or_else(|| $none)
         }
     )*};
+    (@with) => { sessions::with };
+    (@with hot) => { sessions::with_hot };
 }
 
 /// A new session ([`SessionCore::new`]'s arguments): its handle, `0` when none could be
@@ -99,13 +103,13 @@ entry_points! {
         error_code: f64,
     ) -> u32, none: code::PASS;
     /// [`SessionCore::track_plain`].
-    trackPlain => fn track_plain(method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: 1;
+    trackPlain => [hot] fn track_plain(method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: 1;
     /// [`SessionCore::scratch_at`].
     scratch => fn scratch_at() -> u32, none: 0;
     /// [`SessionCore::input_at`].
     input => fn input_at(bytes: u32) -> u32, none: 0;
     /// [`SessionCore::response_plain`].
-    responsePlain => fn response_plain(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
+    responsePlain => [hot] fn response_plain(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
     /// [`SessionCore::peer_request`].
     peerRequest => fn peer_request(method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
     /// [`SessionCore::peer_cancel`].

@@ -83,12 +83,32 @@ pub(super) fn remove(handle: u32) {
 #[inline]
 pub(super) fn with<R>(handle: u32, f: impl FnOnce(&mut SessionCore) -> R) -> Option<R> {
     let mut table = SESSIONS.0.try_borrow_mut().ok()?;
+    Some(f(find(&mut table, handle)?))
+}
+
+/// [`with`] for the hot paths (a plain request's track and response, scenario 1b): the
+/// session found inline, where the other entry points share one copy of [`find`].
+#[inline]
+pub(super) fn with_hot<R>(handle: u32, f: impl FnOnce(&mut SessionCore) -> R) -> Option<R> {
+    let mut table = SESSIONS.0.try_borrow_mut().ok()?;
+    Some(f(find_inline(&mut table, handle)?))
+}
+
+/// The session of `handle` in `table`: one copy for every entry point but the hot paths
+/// (issue #24, size: ~100 bytes in each of 27).
+#[inline(never)]
+fn find(table: &mut Table, handle: u32) -> Option<&mut SessionCore> {
+    find_inline(table, handle)
+}
+
+#[inline]
+fn find_inline(table: &mut Table, handle: u32) -> Option<&mut SessionCore> {
     let index = (handle & PLACE_BITS).wrapping_sub(1);
     let place = table.places.get_mut(index as usize)?;
     if handle != encode(index, place.0) {
         return None;
     }
-    Some(f(place.1.as_mut()?))
+    place.1.as_mut()
 }
 
 /// The handle of place `index` (below [`MAX_SESSIONS`]) in its generation `generation`:
