@@ -250,6 +250,7 @@ pub enum IdRef<'a> {
 impl RequestId {
     /// The id, borrowed, as the fast paths take it ([`IdRef`]).
     #[must_use]
+    #[inline(never)]
     pub fn as_id_ref(&self) -> IdRef<'_> {
         match self {
             Self::Number(n) => IdRef::Number(*n),

@@ -94,7 +94,7 @@ impl<'a> Key<'a> {
     }
 
     /// The key of an id as a host's fast path holds it (nothing allocated).
-    #[inline]
+    #[inline(never)]
     pub(crate) fn of_ref(id: IdRef<'a>) -> Self {
         match id {
             IdRef::Number(n) => number_key(n),
@@ -103,7 +103,7 @@ impl<'a> Key<'a> {
     }
 
     /// The key, owned (allocates only a long string's text).
-    #[inline]
+    #[inline(never)]
     pub(crate) fn to_owned(self) -> OwnedKey {
         match self {
             Key::Packed(k) => OwnedKey::Packed(k),
@@ -138,6 +138,7 @@ pub(crate) enum OwnedKey {
 
 impl OwnedKey {
     /// The key to look it up with.
+    #[inline(never)]
     pub(crate) fn as_key(&self) -> Key<'_> {
         match self {
             OwnedKey::Packed(k) => Key::Packed(*k),

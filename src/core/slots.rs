@@ -272,7 +272,7 @@ impl Slots {
     }
 
     /// The slot of `key` in `ns` (`None` also for an inline record: see [`Self::lookup`]).
-    #[inline]
+    #[inline(never)]
     pub(crate) fn find(&self, ns: Ns, key: Key<'_>) -> Option<u32> {
         match self.lookup(ns, key)? {
             Found::Slot(s) => Some(s),

@@ -464,7 +464,7 @@ impl SessionCore {
     ) -> u32 {
         let outcome = self.with_strings(|st, mut strings| {
             let id = id_of(id_tag, id_num, strings.next(id_len)).ok()?;
-            let mut text = |len| strings.next(len).map(str::to_owned);
+            let mut text = |len| owned(strings.next(len));
             let info = (read != 0).then(|| {
                 convert::response_info(
                     text(task_task_id_len),
@@ -973,6 +973,7 @@ impl SessionCore {
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
+    #[inline(never)]
     fn refuse(&mut self, refusal: Refusal) -> u32 {
         self.refusal = Some(refusal);
         code::FAILED
@@ -1021,6 +1022,12 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
     message.id.to_request_id().is_ok()
         && (matches!(message.progress_token, crate::core::PeerValue::Absent)
             || message.progress_token.to_request_id().is_ok())
+}
+
+/// `text`, owned: one copy for the response's five members (issue #24, size).
+#[inline(never)]
+fn owned(text: Option<&str>) -> Option<String> {
+    text.map(str::to_owned)
 }
 
 /// A request id from a tagged member whose string crossed as bytes (`Strings`). One copy for
