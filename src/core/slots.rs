@@ -183,9 +183,24 @@ fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
     }
 }
 
-/// The entry of `key` in `ns`, to change or remove: the probe of [`Slots::remove_if`] and the
-/// index's other changes, written once (issue #24, size).
+/// The bucket of `key` in `ns` in the index: the one probe of every lookup and change but an
+/// insertion's ([`Slots::insert_new`], [`Slots::insert`]), written once (issue #24, size: each
+/// of hashbrown's ways to find an entry is a probe loop of its own in the `.wasm`).
 #[inline(never)]
+fn bucket(
+    index: &hashbrown::HashTable<Entry>,
+    slots: &[Slot],
+    hasher: &FixedState,
+    ns: Ns,
+    key: Key<'_>,
+) -> Option<usize> {
+    let h = hash(hasher, ns, key);
+    let k = entry_key(key, h);
+    index.find_bucket_index(h, |e| is(slots, e, ns, key, k))
+}
+
+/// The entry of `key` in `ns`, to change or remove ([`bucket`]).
+#[inline]
 fn probe<'t>(
     index: &'t mut hashbrown::HashTable<Entry>,
     slots: &[Slot],
@@ -193,9 +208,8 @@ fn probe<'t>(
     ns: Ns,
     key: Key<'_>,
 ) -> Option<hashbrown::hash_table::OccupiedEntry<'t, Entry>> {
-    let h = hash(hasher, ns, key);
-    let k = entry_key(key, h);
-    index.find_entry(h, |e| is(slots, e, ns, key, k)).ok()
+    let i = bucket(index, slots, hasher, ns, key)?;
+    index.get_bucket_entry(i).ok()
 }
 
 /// Whether entry `e` is of `key` in `ns` (`k`: `entry_key(key, …)`): the index's comparison.
@@ -293,10 +307,8 @@ impl Slots {
     /// its ~20 callers: issue #24, size).
     #[inline(never)]
     fn find_in_index(&self, ns: Ns, key: Key<'_>) -> Option<Found> {
-        let h = hash(&self.hasher, ns, key);
-        let k = entry_key(key, h);
-        let slots = &self.slots;
-        self.index.find(h, |e| is(slots, e, ns, key, k)).map(|e| e.found())
+        let i = bucket(&self.index, &self.slots, &self.hasher, ns, key)?;
+        self.index.get_bucket(i).map(|e| e.found())
     }
 
     #[inline]
@@ -398,6 +410,8 @@ impl Slots {
         if self.count(ns) == 0 {
             return None;
         }
+        // Its own probe, for a packed key only: the hot path (issue #24, 1b with string ids:
+        // [`bucket`]'s made it 4% slower).
         let h = hash_packed(&self.hasher, ns as u32, p);
         let entry = self.index.find_entry(h, |e| e.key == p && e.ns() == ns as u32).ok()?;
         let v = entry.get().v;
@@ -515,7 +529,15 @@ impl Fifo {
         self.order.push_back((s, stamp));
         let oldest = if slots.count(ns) > self.capacity { self.pop_oldest(slots, ns) } else { None };
         if self.order.len() > self.capacity + SLACK {
-            self.order.retain(|&(s, stamp)| is_live(slots, ns, s, stamp));
+            // Each pair once round, the live ones back in order: `VecDeque::retain`'s own
+            // code was ~0.5 KB of the `.wasm` (issue #24, size).
+            for _ in 0..self.order.len() {
+                if let Some((s, stamp)) = self.order.pop_front() {
+                    if is_live(slots, ns, s, stamp) {
+                        self.order.push_back((s, stamp));
+                    }
+                }
+            }
         }
         oldest
     }
