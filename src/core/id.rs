@@ -131,16 +131,17 @@ impl From<String> for RequestId {
 }
 
 /// A string id of up to [`PackedStr::MAX_BYTES`] (11) bytes of UTF-8 — a counter's
-/// `"req-1234567"`, most ids that are not integers — packed into one integer: its length in
-/// the low byte, its bytes above, little-endian. The session's table keys it so (no
-/// allocation, no byte compare), and a host can cross it as four numbers
+/// `"req-1234567"`, most ids that are not integers — packed into three 32-bit words: its bytes
+/// from the low byte of the first word up, little-endian, its length in the high byte of the
+/// third (no `u128`: in wasm its every shift is several instructions). The session's table
+/// keys it so (no allocation, no byte compare), and a host can cross it as four numbers
 /// ([`PackedStr::from_words`]) instead of writing it into memory (issue #24: in V8 that
 /// halves what a string id costs to cross; `../shared/floor`'s measurement).
 ///
 /// Spec: a string [`RequestId`] (`RequestId = string | number`, schema of every revision);
 /// the same id as `RequestId::String` of its text, packed or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PackedStr(u128);
+pub struct PackedStr([u32; 3]);
 
 impl PackedStr {
     /// The longest id, in bytes of UTF-8, that packs.
@@ -154,11 +155,15 @@ impl PackedStr {
         if bytes.len() > Self::MAX_BYTES {
             return None;
         }
-        let mut key = [0u8; 16];
-        let (len, rest) = key.split_first_mut()?;
-        rest.get_mut(..bytes.len())?.copy_from_slice(bytes);
-        *len = bytes.len() as u8;
-        Some(Self(u128::from_le_bytes(key)))
+        let mut key = [0u8; 12];
+        key.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, _] = key;
+        let len = bytes.len() as u8;
+        Some(Self([
+            u32::from_le_bytes([b0, b1, b2, b3]),
+            u32::from_le_bytes([b4, b5, b6, b7]),
+            u32::from_le_bytes([b8, b9, b10, len]),
+        ]))
     }
 
     /// An ASCII id of `len` bytes given as three little-endian words: bytes 0–3 in `w0`
@@ -171,8 +176,6 @@ impl PackedStr {
         if len as usize > Self::MAX_BYTES {
             return None;
         }
-        // Checked on the words, not on the `u128`: a shift of a `u128` by a variable amount is
-        // a call into compiler-rt in wasm (`__lshrti3`), two per track → response (issue #24).
         let low = u64::from(w0) | (u64::from(w1) << 32);
         let ascii = low & 0x8080_8080_8080_8080 == 0 && w2 & 0x8080_8080 == 0;
         let nothing_beyond = match len.checked_sub(8) {
@@ -180,13 +183,13 @@ impl PackedStr {
             Some(high_len) => w2 >> (8 * high_len) == 0,
             None => w2 == 0 && low >> (8 * len) == 0,
         };
-        let bytes = u128::from(low) | (u128::from(w2) << 64);
-        (ascii && nothing_beyond).then_some(Self(u128::from(len) | (bytes << 8)))
+        // Nothing beyond `len` ≤ 11: the high byte of `w2` is free for the length.
+        (ascii && nothing_beyond).then_some(Self([w0, w1, w2 | len << 24]))
     }
 
-    /// The packed integer (the table's key).
+    /// The packed words (the table's key).
     #[must_use]
-    pub(crate) fn key(self) -> u128 {
+    pub(crate) fn words(self) -> [u32; 3] {
         self.0
     }
 
@@ -200,16 +203,18 @@ impl PackedStr {
     /// The id's text, unpacked into `buffer` (nothing allocated).
     #[must_use]
     pub fn text(self, buffer: &mut [u8; 16]) -> &str {
-        *buffer = self.0.to_le_bytes();
-        let (len, rest) = buffer.split_first().unwrap_or((&0, &[]));
-        let bytes = rest.get(..usize::from(*len)).unwrap_or_default();
+        for (at, word) in buffer.chunks_exact_mut(4).zip(self.0) {
+            at.copy_from_slice(&word.to_le_bytes());
+        }
+        let len = self.0[2] >> 24;
+        let bytes = buffer.get(..len as usize).unwrap_or_default();
         // The bytes of a `&str` or of ASCII: valid UTF-8, the default never taken (not
         // `from_utf8_lossy`: its replacement path was 0.5 KB of the `.wasm`).
         ::core::str::from_utf8(bytes).unwrap_or_default()
     }
 
-    /// The packed id of a table key made by [`Self::key`].
-    pub(crate) fn from_key(key: u128) -> Self {
+    /// The packed id of a table key made by [`Self::words`].
+    pub(crate) fn from_words_of(key: [u32; 3]) -> Self {
         Self(key)
     }
 }

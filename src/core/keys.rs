@@ -17,8 +17,8 @@ pub(crate) enum Key<'a> {
     Text(&'a str),
 }
 
-/// A packed key: the low 96 bits of a `u128` ([`number_key`], [`PackedStr`]) as three `u32`s,
-/// aligned to 4 bytes. In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a `u128`
+/// A packed key: three `u32`s ([`number_key`], [`PackedStr`]), aligned to 4 bytes; the high
+/// byte of the third tells an integer ([`NUMBER_TAG`]) from a string (its length, at most 11). In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a `u128`
 /// key would take 32: 16-byte aligned): wasm memory per request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Packed([u32; 3]);
@@ -28,33 +28,39 @@ impl Packed {
     pub(crate) const ZERO: Packed = Packed([0; 3]);
 
     #[inline]
-    pub(crate) fn new(key: u128) -> Self {
-        Self([key as u32, (key >> 32) as u32, (key >> 64) as u32])
+    pub(crate) fn new(words: [u32; 3]) -> Self {
+        Self(words)
     }
 
     #[inline]
-    pub(crate) fn get(self) -> u128 {
-        u128::from(self.0[0]) | (u128::from(self.0[1]) << 32) | (u128::from(self.0[2]) << 64)
+    pub(crate) fn words(self) -> [u32; 3] {
+        self.0
+    }
+
+    /// The first two words as one integer.
+    #[inline]
+    pub(crate) fn low(self) -> u64 {
+        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
     }
 
     /// The integer of an integer's key.
     #[inline]
     pub(crate) fn number(self) -> Option<i64> {
-        let key = self.get();
-        (key & 0xff == NUMBER_TAG).then_some((key >> 8) as u64 as i64)
+        (self.0[2] == NUMBER_TAG).then_some(self.low() as i64)
     }
 }
 
 impl ::core::hash::Hash for Packed {
     #[inline]
     fn hash<H: ::core::hash::Hasher>(&self, state: &mut H) {
-        // One write, as for the `u128` it is.
-        state.write_u128(self.get());
+        // One write of 128 bits: two `u64`s, no shifts.
+        state.write_u128(u128::from(self.low()) | (u128::from(self.0[2]) << 64));
     }
 }
 
-/// The low byte of an integer's packed key (a string's is its length, at most [`PackedStr::MAX_BYTES`]).
-const NUMBER_TAG: u128 = 0xff;
+/// The third word of an integer's packed key (a string's high byte is its length, at most
+/// [`PackedStr::MAX_BYTES`]).
+const NUMBER_TAG: u32 = 0xff00_0000;
 
 #[inline]
 pub(crate) fn number_key(n: i64) -> Key<'static> {
@@ -64,20 +70,20 @@ pub(crate) fn number_key(n: i64) -> Key<'static> {
 /// The packed key of integer `n`.
 #[inline]
 pub(crate) fn number_packed(n: i64) -> Packed {
-    Packed::new((u128::from(n as u64) << 8) | NUMBER_TAG)
+    Packed::new([n as u32, ((n as u64) >> 32) as u32, NUMBER_TAG])
 }
 
 /// Not inlined: its packing was copied into ~70 callers (issue #24, size; the hot paths
 /// take packed words, `PackedStr::from_words`).
 #[inline(never)]
 pub(crate) fn str_key(id: &str) -> Key<'_> {
-    PackedStr::new(id).map_or(Key::Text(id), |p| Key::Packed(Packed::new(p.key())))
+    PackedStr::new(id).map_or(Key::Text(id), |p| Key::Packed(Packed::new(p.words())))
 }
 
 #[inline]
 pub(crate) fn text_key(id: StrId<'_>) -> Key<'_> {
     match id {
-        StrId::Packed(p) => Key::Packed(Packed::new(p.key())),
+        StrId::Packed(p) => Key::Packed(Packed::new(p.words())),
         StrId::Text(s) => str_key(s),
     }
 }
@@ -117,7 +123,7 @@ impl<'a> Key<'a> {
         match self {
             Key::Packed(k) => match k.number() {
                 Some(n) => IdRef::Number(n),
-                None => IdRef::Str(StrId::Packed(PackedStr::from_key(k.get()))),
+                None => IdRef::Str(StrId::Packed(PackedStr::from_words_of(k.words()))),
             },
             Key::Text(id) => IdRef::Str(StrId::Text(id)),
         }
@@ -156,7 +162,7 @@ mod tests {
     #[test]
     fn packed_string_keys_round_trip() {
         for id in ["", "0", "req-42", "é", "exactly-11b", "req-1234567"] {
-            let key = Key::Packed(Packed::new(PackedStr::new(id).unwrap().key()));
+            let key = Key::Packed(Packed::new(PackedStr::new(id).unwrap().words()));
             assert_eq!(key.to_request_id(), RequestId::String(id.to_owned()));
         }
         let max = super::super::id::MAX_SAFE_INTEGER;

@@ -62,8 +62,13 @@ impl Reason {
     /// - anything else → [`Reason::Text`].
     #[must_use]
     pub fn from_stringified(text: &str) -> Self {
-        let (name, message) = match text.split_once(':') {
-            Some((name, rest)) => (name, rest.strip_prefix(' ').unwrap_or(rest)),
+        // The first ':' found byte by byte (`split_once`'s searcher was 0.4 KB of the `.wasm`,
+        // issue #24); an ASCII byte is a character boundary.
+        let (name, message) = match text.bytes().position(|b| b == b':') {
+            Some(at) => {
+                let rest = text.get(at + 1..).unwrap_or_default();
+                (text.get(..at).unwrap_or_default(), rest.strip_prefix(' ').unwrap_or(rest))
+            }
             None => (text, ""),
         };
         let looks_like_error_name = !name.is_empty()

@@ -105,9 +105,9 @@ const NS_SHIFT: u32 = 28;
 const INLINE: u32 = 1 << 27;
 /// The slot of an [`Entry`] (or its inline record).
 const PAYLOAD: u32 = INLINE - 1;
-/// The low word of the [`Entry::key`] of a text key (a packed key's low byte is its
-/// length, at most 11, or 0xff for an integer).
-const TEXT: u32 = 0xfe;
+/// The third word of the [`Entry::key`] of a text key, the hash in the first two (a packed
+/// key's high byte is its length, at most 11, or 0xff for an integer).
+const TEXT: u32 = 0xfe00_0000;
 
 impl Entry {
     #[inline]
@@ -130,7 +130,7 @@ impl Entry {
 fn entry_key(key: Key<'_>, h: u64) -> Packed {
     match key {
         Key::Packed(p) => p,
-        Key::Text(_) => Packed::new(u128::from(TEXT) | u128::from(h) << 32),
+        Key::Text(_) => Packed::new([h as u32, (h >> 32) as u32, TEXT]),
     }
 }
 
@@ -174,9 +174,8 @@ fn put(slots: &mut Vec<Slot>, free: &mut u32, slot: Slot) -> u32 {
 #[inline]
 fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
     move |e| {
-        let key = e.key.get();
-        if key as u32 == TEXT {
-            (key >> 32) as u64
+        if e.key.words()[2] == TEXT {
+            e.key.low()
         } else {
             hash_packed(hasher, e.ns(), e.key)
         }
@@ -236,12 +235,13 @@ fn hash(hasher: &FixedState, ns: Ns, key: Key<'_>) -> u64 {
     }
 }
 
-/// [`hash`] of a packed key: one write of 128 bits (the key takes 96, the namespace goes
+/// [`hash`] of a packed key: one write of 128 bits (the key takes 96, the namespace the 32
 /// above them), one multiply.
 #[inline]
 fn hash_packed(hasher: &FixedState, ns: u32, p: Packed) -> u64 {
     let mut h = hasher.build_hasher();
-    h.write_u128(p.get() | u128::from(ns) << 120);
+    let high = u64::from(p.words()[2]) | u64::from(ns) << 32;
+    h.write_u128(u128::from(p.low()) | u128::from(high) << 64);
     h.finish()
 }
 

@@ -240,7 +240,7 @@ impl Store {
             // The hot path of string ids: one probe, the record in the index (issue #24, 1b
             // with string ids).
             IdRef::Str(StrId::Packed(p)) => {
-                let key = Key::Packed(Packed::new(p.key()));
+                let key = Key::Packed(Packed::new(p.words()));
                 return self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags(), true);
             }
             IdRef::Str(StrId::Text(_)) => {}
@@ -309,7 +309,7 @@ impl Store {
                 }
                 number_packed(n)
             }
-            IdRef::Str(StrId::Packed(p)) => Packed::new(p.key()),
+            IdRef::Str(StrId::Packed(p)) => Packed::new(p.words()),
             IdRef::Str(StrId::Text(text)) => return self.remove_plain_text(text),
         };
         let (method, flags) = self.slots.take_inline(Ns::Outbound, p)?;
