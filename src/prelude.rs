@@ -10,3 +10,16 @@ pub(crate) use alloc::format;
 pub(crate) use alloc::string::{String, ToString};
 pub(crate) use alloc::vec;
 pub(crate) use alloc::vec::Vec;
+
+/// A `str`'s owned copy, written once: `to_owned` inlined its allocation and copy into each
+/// of ~40 cold paths (error texts, reasons, ids; issue #24, size).
+pub(crate) trait Owned {
+    fn owned(&self) -> String;
+}
+
+impl Owned for str {
+    #[inline(never)]
+    fn owned(&self) -> String {
+        self.to_owned()
+    }
+}

@@ -287,7 +287,7 @@ impl EventRef<'_> {
     /// [`Session::poll_output`](super::Session::poll_output) gives.
     #[must_use]
     pub fn to_event(&self) -> Event {
-        self.map(|s| (*s).to_owned(), |id| id.to_request_id())
+        self.map(|s| (*s).owned(), |id| id.to_request_id())
     }
 }
 

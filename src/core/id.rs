@@ -120,7 +120,7 @@ impl fmt::Display for RequestId {
 
 impl From<&str> for RequestId {
     fn from(s: &str) -> Self {
-        Self::String(s.to_owned())
+        Self::String(s.owned())
     }
 }
 
@@ -197,7 +197,7 @@ impl PackedStr {
     #[must_use]
     pub fn to_request_id(self) -> RequestId {
         let mut buffer = [0; 16];
-        RequestId::String(self.text(&mut buffer).to_owned())
+        RequestId::String(self.text(&mut buffer).owned())
     }
 
     /// The id's text, unpacked into `buffer` (nothing allocated).
@@ -236,7 +236,7 @@ impl StrId<'_> {
     pub fn to_request_id(self) -> RequestId {
         match self {
             Self::Packed(p) => p.to_request_id(),
-            Self::Text(s) => RequestId::String(s.to_owned()),
+            Self::Text(s) => RequestId::String(s.owned()),
         }
     }
 }
@@ -313,12 +313,12 @@ impl InvalidRequestId {
     #[must_use]
     pub fn message(&self) -> String {
         match self {
-            Self::NotAnInteger => "a numeric request id must be an integer".to_owned(),
+            Self::NotAnInteger => "a numeric request id must be an integer".owned(),
             Self::OutOfRange => {
-                "a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)".to_owned()
+                "a numeric request id must be within ±9007199254740991 (Number.MAX_SAFE_INTEGER)".owned()
             }
             Self::WrongType(t) => concat(&["a request id must be a string or an integer number, not ", t]),
-            Self::TooLong => "a request id from the peer is longer than accepted".to_owned(),
+            Self::TooLong => "a request id from the peer is longer than accepted".owned(),
         }
     }
 }

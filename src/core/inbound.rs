@@ -111,7 +111,7 @@ impl<S: Sink> Session<S> {
     pub fn handle_cancelled(&mut self, params: &CancelledParams) -> InboundCancelVerdict {
         let max = self.config.reason.max_bytes;
         let (id, reason) = match params.validate() {
-            Ok((id, reason)) => (id, reason.map(|r| cap_utf8(r, max).to_owned())),
+            Ok((id, reason)) => (id, reason.map(|r| cap_utf8(r, max).owned())),
             Err(malformed) => {
                 if self.config.events {
                     let request_id = params.request_id.to_request_id().ok();

@@ -268,7 +268,7 @@ impl<S: Sink> Session<S> {
                 token => Some(token.to_request_id().map_err(OutgoingError::InvalidProgressToken)?),
             };
             let name = message.method.as_str().unwrap_or_default();
-            let task_ref = message.task_id.map(str::to_owned);
+            let task_ref = message.task_id.map(str::owned);
             let known = message.method.known();
             self.track_entry(id, known, name, progress_token, message.task, task_ref, None, watch, now)
                 .map_err(OutgoingError::Usage)?;

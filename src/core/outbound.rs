@@ -46,7 +46,7 @@ impl TrackRequest {
     pub fn new(id: RequestId, method: &str) -> Self {
         Self {
             id,
-            method: method.to_owned(),
+            method: method.owned(),
             progress_token: None,
             task: false,
             task_ref: None,
@@ -670,14 +670,14 @@ impl<S: Sink> Session<S> {
                     || info.error_code == Some(INVALID_PARAMS) && request.is(Method::TasksCancel)
                     || info.task_status.as_ref().is_some_and(|(t, s)| *t == task_id && is_terminal(s));
                 if ended {
-                    let task_id = task_id.to_owned();
+                    let task_id = task_id.owned();
                     self.end_task(&task_id);
                 }
                 self.settle(id, watched);
                 ResponseVerdict::Deliver
             }
             Kind::TaskCancel => {
-                let task_id = request.task_id().to_owned();
+                let task_id = request.task_id().owned();
                 let outcome = match info.error_code {
                     None => TaskCancelOutcome::Cancelled,
                     Some(INVALID_PARAMS) => TaskCancelOutcome::AlreadyTerminal,

@@ -185,7 +185,7 @@ impl Sink for Queue {
 
     fn notify(&mut self, request_id: IdRef<'_>, reason: Option<&str>) {
         let id = request_id.to_request_id();
-        let reason = reason.map(str::to_owned);
+        let reason = reason.map(str::owned);
         let action = CancelAction::Notify(CancelNotification { request_id: id.clone(), reason });
         self.0.push_back(Output::Transmit(Transmit { request_id: id, action }));
     }
@@ -199,7 +199,7 @@ impl Sink for Queue {
         let cancels = request_id.to_request_id();
         let action = CancelAction::CancelTask(TaskCancelRequest {
             id: id.to_request_id(),
-            task_id: task_id.to_owned(),
+            task_id: task_id.owned(),
             cancels: cancels.clone(),
         });
         self.0.push_back(Output::Transmit(Transmit { request_id: cancels, action }));
@@ -216,7 +216,7 @@ impl Sink for Queue {
 
     fn peer_cancelled(&mut self, request_id: IdRef<'_>, reason: Option<&str>, watched: bool) {
         let request_id = request_id.to_request_id();
-        self.0.push_back(Output::PeerCancelled { request_id, reason: reason.map(str::to_owned), watched });
+        self.0.push_back(Output::PeerCancelled { request_id, reason: reason.map(str::owned), watched });
     }
 
     fn event(&mut self, event: EventRef<'_>) {

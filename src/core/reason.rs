@@ -49,7 +49,7 @@ impl Reason {
         if TIMEOUTS.iter().any(|&(n, m)| n == name && message.starts_with(m)) {
             return Self::Timeout;
         }
-        Self::Error(if message.is_empty() { name.to_owned() } else { super::id::concat(&[name, ": ", message]) })
+        Self::Error(if message.is_empty() { name.owned() } else { super::id::concat(&[name, ": ", message]) })
     }
 
     /// Classifies a reason that another library already turned into a string with
@@ -76,12 +76,12 @@ impl Reason {
             && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
             && (name.ends_with("Error") || name.ends_with("Exception"));
         if !looks_like_error_name {
-            return Self::Text(text.to_owned());
+            return Self::Text(text.owned());
         }
         match Self::from_error(name, message) {
             Self::Timeout => Self::Timeout,
             // Keep the text exactly as it was stringified.
-            _ => Self::Error(text.to_owned()),
+            _ => Self::Error(text.owned()),
         }
     }
 }
@@ -106,8 +106,8 @@ impl Default for ReasonPolicy {
         Self {
             max_bytes: 1024,
             expose_error_reasons: false,
-            generic_reason: "Request cancelled".to_owned(),
-            timeout_reason: "Request timed out".to_owned(),
+            generic_reason: "Request cancelled".owned(),
+            timeout_reason: "Request timed out".owned(),
         }
     }
 }
@@ -124,7 +124,7 @@ impl ReasonPolicy {
             Reason::Error(_) => self.generic_reason.as_str(),
             Reason::Timeout => self.timeout_reason.as_str(),
         };
-        Some(super::wire::cap_utf8(text, self.max_bytes).to_owned())
+        Some(super::wire::cap_utf8(text, self.max_bytes).owned())
     }
 }
 

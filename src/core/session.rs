@@ -84,7 +84,7 @@ impl Default for Config {
             transport: TransportKind::Messages,
             revision: None,
             timeout: Timeout::NONE,
-            internal_id_prefix: "mcp-cancel:".to_owned(),
+            internal_id_prefix: "mcp-cancel:".owned(),
             events: true,
             role: Role::Client,
         }
@@ -138,7 +138,7 @@ impl UsageError {
                 ("request ", id, " is the initialize handshake, which must not be cancelled")
             }
         };
-        let mut text = before.to_owned();
+        let mut text = before.owned();
         id.push_to(&mut text);
         text.push_str(after);
         text
@@ -267,10 +267,10 @@ impl<S: Sink> Session<S> {
     #[cfg(target_arch = "wasm32")]
     pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>) {
         if let Some(text) = generic {
-            self.config.reason.generic_reason = text.to_owned();
+            self.config.reason.generic_reason = text.owned();
         }
         if let Some(text) = timeout {
-            self.config.reason.timeout_reason = text.to_owned();
+            self.config.reason.timeout_reason = text.owned();
         }
     }
 

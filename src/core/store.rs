@@ -455,7 +455,7 @@ impl Store {
     /// Takes the tombstone of `key` out: its method and name.
     pub(crate) fn remove_tombstone(&mut self, key: Key<'_>) -> Option<(Option<Method>, String)> {
         let s = self.slots.find(Ns::Tombstone, key)?;
-        let name = self.slot_name(s).to_owned();
+        let name = self.slot_name(s).owned();
         let method = Method::from_code(u32::from(self.slots.slot(s).method));
         self.forget_tombstone(s);
         Some((method, name))
@@ -547,7 +547,7 @@ impl Store {
 
     /// Takes slot `s` (the peer's request) out; its method's name copied when `named`.
     fn take_inbound(&mut self, s: u32, named: bool) -> Inbound {
-        let method = if named { self.slot_name(s).to_owned() } else { String::new() };
+        let method = if named { self.slot_name(s).owned() } else { String::new() };
         let slot = self.slots.remove(s);
         self.take_extra(slot.extra);
         Inbound { method, watched: slot.flags & WATCHED != 0 }
@@ -568,7 +568,7 @@ impl Store {
     /// oldest cancelled one is forgotten. (No cancelled request has its id: one is forgotten
     /// when a request with its id is recorded.)
     pub(crate) fn cancel_inbound(&mut self, s: u32, named: bool) -> Inbound {
-        let method = if named { self.slot_name(s).to_owned() } else { String::new() };
+        let method = if named { self.slot_name(s).owned() } else { String::new() };
         let record = Inbound { method, watched: self.slots.slot(s).flags & WATCHED != 0 };
         self.slots.rename(s, Ns::PeerCancelled);
         if let Some(oldest) = self.peer_cancelled.push(&mut self.slots, Ns::PeerCancelled, s) {

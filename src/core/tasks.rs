@@ -59,7 +59,7 @@ impl<S: Sink> Session<S> {
                 break candidate;
             }
         };
-        let extra = Extra { task_id: Some(task_id.to_owned()), ..Extra::default() };
+        let extra = Extra { task_id: Some(task_id.owned()), ..Extra::default() };
         self.insert_outbound(
             Key::of(&cancel_id),
             Outbound::new(Some(Method::TasksCancel), Kind::TaskCancel, false),

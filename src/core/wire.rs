@@ -72,7 +72,7 @@ impl<'a> PeerValue<'a> {
     /// [`InvalidRequestId`] for anything but a string or a safe integer.
     pub fn to_request_id(&self) -> Result<RequestId, InvalidRequestId> {
         match self {
-            Self::String(s) => Ok(RequestId::String((*s).to_owned())),
+            Self::String(s) => Ok(RequestId::String((*s).owned())),
             Self::Number(n) => RequestId::from_f64(*n),
             Self::Oversized => Err(InvalidRequestId::TooLong),
             other => Err(InvalidRequestId::WrongType(other.type_name())),
@@ -186,9 +186,9 @@ impl MalformedCancel {
     #[must_use]
     pub fn message(&self) -> String {
         match self {
-            Self::ParamsMissing => "params missing".to_owned(),
+            Self::ParamsMissing => "params missing".owned(),
             Self::ParamsNotAnObject(t) => concat(&["params is ", t, ", not an object"]),
-            Self::RequestIdMissing => "params.requestId missing".to_owned(),
+            Self::RequestIdMissing => "params.requestId missing".owned(),
             Self::RequestIdInvalid(e) => concat(&["params.requestId invalid: ", &e.message()]),
             Self::ReasonNotAString(t) => concat(&["params.reason is ", t, ", not a string"]),
         }

@@ -82,9 +82,9 @@ mod reason_kind {
 /// The [`Reason`] of a cancel's reason as it crossed (see [`reason_kind`]).
 fn reason_of(kind: u32, first: Option<&str>, second: Option<&str>) -> Reason {
     match kind {
-        reason_kind::TEXT => Reason::Text(first.unwrap_or_default().to_owned()),
+        reason_kind::TEXT => Reason::Text(first.unwrap_or_default().owned()),
         reason_kind::ERROR => Reason::from_error(first.unwrap_or(""), second.unwrap_or("")),
-        reason_kind::OTHER => Reason::Error(first.unwrap_or("[object]").to_owned()),
+        reason_kind::OTHER => Reason::Error(first.unwrap_or("[object]").owned()),
         _ => Reason::None,
     }
 }
@@ -769,7 +769,7 @@ impl SessionCore {
                 request.progress_token = Some(token);
             }
             request.task = task;
-            request.task_ref = strings.next(task_ref_len).map(str::to_owned);
+            request.task_ref = strings.next(task_ref_len).map(str::owned);
             request.timeout = options::timeout(flags, timeout_ms, max_total_ms);
             if signal == send_signal::ABORTED {
                 return Ok(code::ABORTED);
@@ -1027,7 +1027,7 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
 /// `text`, owned: one copy for the response's five members (issue #24, size).
 #[inline(never)]
 fn owned(text: Option<&str>) -> Option<String> {
-    text.map(str::to_owned)
+    text.map(str::owned)
 }
 
 /// A request id from a tagged member whose string crossed as bytes (`Strings`). One copy for

@@ -39,7 +39,7 @@ pub(super) enum Subject {
 impl Refusal {
     /// `InvalidArgumentError` `code` about `subject`.
     pub(super) fn invalid_argument(message: &str, code: &'static str, subject: Subject) -> Self {
-        Refusal { usage: false, code, message: message.to_owned(), subject }
+        Refusal { usage: false, code, message: message.owned(), subject }
     }
 
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` (the call and the member,
