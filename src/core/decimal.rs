@@ -15,6 +15,7 @@ pub struct Decimal {
 impl Decimal {
     /// The text of `n`.
     #[must_use]
+    #[inline(never)]
     pub fn unsigned(mut n: u64) -> Self {
         let mut text = Self { bytes: [0; 20], start: 20 };
         loop {

@@ -118,7 +118,7 @@ impl<'a> Key<'a> {
     }
 
     /// The id, borrowed (nothing allocated): what a [`Sink`](super::Sink) is given.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn as_id_ref(self) -> IdRef<'a> {
         match self {
             Key::Packed(k) => match k.number() {

@@ -316,12 +316,12 @@ impl Slots {
         self.count(ns) > 0 && self.find_in_index(ns, key).is_some()
     }
 
-    #[inline]
+    #[inline(never)]
     pub(crate) fn slot(&self, s: u32) -> &Slot {
         self.slots.get(s as usize).unwrap_or(&FREE)
     }
 
-    #[inline]
+    #[inline(never)]
     pub(crate) fn slot_mut(&mut self, s: u32) -> &mut Slot {
         match self.slots.get_mut(s as usize) {
             Some(slot) => slot,

@@ -203,6 +203,7 @@ impl ::core::fmt::Display for MalformedCancel {
 
 /// Cuts `text` to at most `max_bytes` bytes of UTF-8, on a character boundary.
 #[must_use]
+#[inline(never)]
 pub fn cap_utf8(text: &str, max_bytes: usize) -> &str {
     if text.len() <= max_bytes {
         return text;

@@ -135,14 +135,6 @@ struct State {
     armed: Option<u64>,
     /// [`exit`] bits.
     exits: u32,
-    /// Where JS writes the UTF-8 of the strings of a call — a string id before
-    /// `trackPlain`/`responsePlain`, every string of the other entry points (`Strings`) —
-    /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
-    /// with no allocation and no second copy.
-    scratch: Vec<u8>,
-    /// The strings of the next call when they need more than [`SCRATCH_BYTES`]
-    /// ([`SessionCore::input_at`]): taken, and freed, by that call.
-    input: Vec<u8>,
     /// The bytes JS reads now, in place ([`SessionCore::output_at`]): the records
     /// [`SessionCore::take_output`] took, or the refusal [`SessionCore::take_error`] wrote;
     /// kept until the next take, when its room (up to [`KEPT_BYTES`]) takes the next records.
@@ -214,6 +206,18 @@ impl State {
     }
 }
 
+/// The buffers JS writes a call's strings into.
+struct Buffers {
+    /// Where JS writes the UTF-8 of the strings of a call — a string id before
+    /// `trackPlain`/`responsePlain`, every string of the other entry points (`Strings`) —
+    /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
+    /// with no allocation and no second copy.
+    scratch: Vec<u8>,
+    /// The strings of the next call when they need more than [`SCRATCH_BYTES`]
+    /// ([`SessionCore::input_at`]): freed by that call.
+    input: Vec<u8>,
+}
+
 /// The cancellation bookkeeping of one MCP connection, for the package's JS
 /// `CancellationSession` (which documents the public API): not meant to be used directly.
 /// The `.wasm` keeps its sessions in a table and exports each method as a function of a
@@ -221,6 +225,9 @@ impl State {
 /// no two calls of one session ever overlap.
 pub struct SessionCore {
     state: State,
+    /// Where the strings of a call are: beside the session, so that a call reads them while
+    /// it changes the session (no buffer taken out and put back at each call: issue #24, size).
+    buffers: Buffers,
     /// What the last refused call refused (see [`SessionCore::take_error`]).
     refusal: Option<Refusal>,
 }
@@ -264,9 +271,9 @@ impl SessionCore {
         .config();
         config.hash_seed = seed.to_bits();
         let core = Session::with_sink(config, Records::default());
-        let state =
-            State { core, armed: None, exits, scratch: vec![0; SCRATCH_BYTES], input: Vec::new(), taken: Vec::new() };
-        SessionCore { state, refusal: None }
+        let state = State { core, armed: None, exits, taken: Vec::new() };
+        let buffers = Buffers { scratch: vec![0; SCRATCH_BYTES], input: Vec::new() };
+        SessionCore { state, buffers, refusal: None }
     }
 
     /// The settings of `new CancellationSession(options)` that are strings, on the session
@@ -524,9 +531,8 @@ impl SessionCore {
                 let id = PackedStr::from_words(len, w0, w1, w2)?;
                 track_plain_str(&mut st.core, StrId::Packed(id), method, watch)
             } else {
-                let State { core, scratch, .. } = &mut *st;
-                let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-                track_plain_str(core, StrId::Text(id), method, watch)
+                let id = ::core::str::from_utf8(self.buffers.scratch.get(..len as usize)?).ok()?;
+                track_plain_str(&mut st.core, StrId::Text(id), method, watch)
             };
             Some((tracked, st.busy_hot()))
         })();
@@ -538,7 +544,7 @@ impl SessionCore {
     /// the session's life; a view of it is detached when the memory grows, and is made again.
     #[must_use]
     pub fn scratch_at(&self) -> u32 {
-        u32::try_from(self.state.scratch.as_ptr() as usize).unwrap_or(0)
+        u32::try_from(self.buffers.scratch.as_ptr() as usize).unwrap_or(0)
     }
 
     /// Where JS writes the strings of its next call when they need more than the scratch
@@ -548,14 +554,13 @@ impl SessionCore {
     /// allocated: write nothing, and pass every string as absent.
     #[must_use]
     pub fn input_at(&mut self, bytes: u32) -> u32 {
-        let st = &mut self.state;
         let mut input = Vec::new();
         if input.try_reserve_exact(bytes as usize).is_err() {
             return 0;
         }
         input.resize(bytes as usize, 0);
-        st.input = input;
-        u32::try_from(st.input.as_ptr() as usize).unwrap_or(0)
+        self.buffers.input = input;
+        u32::try_from(self.buffers.input.as_ptr() as usize).unwrap_or(0)
     }
 
     /// What a `track*` fast path returns for `(tracked, busy)` (`BUSY` added when busy);
@@ -584,9 +589,8 @@ impl SessionCore {
             let (verdict, settled) = if len as usize <= PackedStr::MAX_BYTES {
                 st.core.response_str_fast(StrId::Packed(PackedStr::from_words(len, w0, w1, w2)?))
             } else {
-                let State { core, scratch, .. } = &mut *st;
-                let id = ::core::str::from_utf8(scratch.get(..len as usize)?).ok()?;
-                core.response_str_fast(StrId::Text(id))
+                let id = ::core::str::from_utf8(self.buffers.scratch.get(..len as usize)?).ok()?;
+                st.core.response_str_fast(StrId::Text(id))
             };
             Some((verdict, settled, st.busy_hot()))
         })();
@@ -963,13 +967,12 @@ impl SessionCore {
     /// Runs `f` with the session and the strings of the call (`Strings`), then frees the
     /// call's input buffer; with whether the JS layer's `flush()` has work.
     fn with_strings<R>(&mut self, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> (R, bool) {
-        let st = &mut self.state;
-        let input = ::core::mem::take(&mut st.input);
-        let scratch = ::core::mem::take(&mut st.scratch);
-        let bytes = if input.is_empty() { &scratch[..] } else { &input[..] };
-        let result = f(st, Strings { bytes, at: 0 });
-        st.scratch = scratch;
-        (result, st.busy())
+        let SessionCore { state, buffers, .. } = self;
+        let bytes = if buffers.input.is_empty() { &buffers.scratch[..] } else { &buffers.input[..] };
+        let result = f(state, Strings { bytes, at: 0 });
+        // The call's input buffer, if it had one, is freed.
+        buffers.input = Vec::new();
+        (result, state.busy())
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.

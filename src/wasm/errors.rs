@@ -36,14 +36,17 @@ pub(super) enum Subject {
     Core(RequestId),
 }
 
+// Each constructor written once (issue #24, size): they were inlined into every refusing path.
 impl Refusal {
     /// `InvalidArgumentError` `code` about `subject`.
+    #[inline(never)]
     pub(super) fn invalid_argument(message: &str, code: &'static str, subject: Subject) -> Self {
         Refusal { usage: false, code, message: message.owned(), subject }
     }
 
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`: `what` (the call and the member,
     /// `"track(): request id"`) is not a request id, for the reason `e`.
+    #[inline(never)]
     pub(super) fn invalid_id(what: &str, e: InvalidRequestId, subject: Subject) -> Self {
         Refusal {
             usage: false,
@@ -54,6 +57,7 @@ impl Refusal {
     }
 
     /// The core's `UsageError` (about its request id).
+    #[inline(never)]
     pub(super) fn usage(e: &UsageError) -> Self {
         Refusal { usage: true, code: e.code(), message: e.message(), subject: Subject::Core(e.request_id().clone()) }
     }
@@ -71,6 +75,7 @@ impl Refusal {
 
     /// `UsageError` `ERR_SEND_REQUIRED`: a request with a signal or a timeout in a session
     /// without `send`, refused by `call` (`"track()"`, `"beforeSend()"`).
+    #[inline(never)]
     pub(super) fn send_required(call: &str) -> Self {
         Refusal {
             usage: true,
