@@ -214,7 +214,7 @@ impl PackedStr {
     }
 
     /// The packed id of a table key made by [`Self::words`].
-    pub(crate) fn from_words_of(key: [u32; 3]) -> Self {
+    pub(crate) fn from_key(key: [u32; 3]) -> Self {
         Self(key)
     }
 }

@@ -18,8 +18,9 @@ pub(crate) enum Key<'a> {
 }
 
 /// A packed key: three `u32`s ([`number_key`], [`PackedStr`]), aligned to 4 bytes; the high
-/// byte of the third tells an integer ([`NUMBER_TAG`]) from a string (its length, at most 11). In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a `u128`
-/// key would take 32: 16-byte aligned): wasm memory per request in flight.
+/// byte of the third tells an integer ([`NUMBER_TAG`]) from a string (its length, at most 11).
+/// In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a
+/// `u128` key would take 32: 16-byte aligned): wasm memory per request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Packed([u32; 3]);
 
@@ -123,7 +124,7 @@ impl<'a> Key<'a> {
         match self {
             Key::Packed(k) => match k.number() {
                 Some(n) => IdRef::Number(n),
-                None => IdRef::Str(StrId::Packed(PackedStr::from_words_of(k.words()))),
+                None => IdRef::Str(StrId::Packed(PackedStr::from_key(k.words()))),
             },
             Key::Text(id) => IdRef::Str(StrId::Text(id)),
         }

@@ -101,6 +101,7 @@ fn find(table: &mut Table, handle: u32) -> Option<&mut SessionCore> {
     find_inline(table, handle)
 }
 
+/// The session of `handle` in `table`: `None` for a handle that names none.
 #[inline]
 fn find_inline(table: &mut Table, handle: u32) -> Option<&mut SessionCore> {
     let index = (handle & PLACE_BITS).wrapping_sub(1);
