@@ -84,8 +84,8 @@ export function parseRanges(text) {
 
 /**
  * The functions and their inlined copies of a `llvm-dwarfdump --debug-info` text: `{ depth,
- * inlined, name, ranges }` in the order of the tree (a copy's parent is the nearest entry
- * before it with a smaller depth). Entries of code the linker dropped have no ranges.
+ * inlined, name, ranges }` in the order of the tree (`depth`: an inlined copy is deeper than
+ * the function it is in). Entries of code the linker dropped have no ranges.
  */
 export function parseEntries(text, ranges) {
   const entries = [];
@@ -94,10 +94,7 @@ export function parseEntries(text, ranges) {
     if (!head) continue;
     const depth = head[1].length;
     const tag = head[2];
-    if (tag !== "DW_TAG_subprogram" && tag !== "DW_TAG_inlined_subroutine") {
-      entries.push({ depth, scope: true });
-      continue;
-    }
+    if (tag !== "DW_TAG_subprogram" && tag !== "DW_TAG_inlined_subroutine") continue;
     const named = /DW_AT_(?:abstract_origin|specification)\t\(0x[0-9a-f]+ "([^"]+)"\)|DW_AT_linkage_name\t\("([^"]+)"\)|DW_AT_name\t\("([^"]+)"\)/.exec(block);
     const name = named ? demangle(named[1] ?? named[2] ?? named[3]) : "?";
     let code = [];
@@ -134,7 +131,7 @@ export function copies(entries) {
 export function ownBytes(entries, ours = (name) => name.startsWith("mcp_cancel::")) {
   const owner = new Map();
   // Outer entries first, so an inner one (a deeper copy) overwrites them.
-  const sorted = entries.filter((e) => e.ranges?.length > 0 && ours(e.name)).sort((a, b) => a.depth - b.depth);
+  const sorted = entries.filter((e) => e.ranges.length > 0 && ours(e.name)).sort((a, b) => a.depth - b.depth);
   for (const e of sorted) for (const [from, to] of e.ranges) for (let at = from; at < to; at++) owner.set(at, e.name);
   const by = new Map();
   for (const name of owner.values()) by.set(name, (by.get(name) ?? 0) + 1);
@@ -154,7 +151,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   });
   const wasm = path.join(target, "wasm32-unknown-unknown", "release", "mcp_cancel.wasm");
   const entries = parseEntries(run(tool, ["--debug-info", wasm]), parseRanges(run(tool, ["--debug-ranges", wasm])));
-  const code = entries.filter((e) => !e.inlined && !e.scope).reduce((n, e) => n + bytesOf(e.ranges ?? []), 0);
+  const code = entries.filter((e) => !e.inlined).reduce((n, e) => n + bytesOf(e.ranges), 0);
   const short = (name) => (name.length > 110 ? `${name.slice(0, 107)}...` : name);
 
   console.log(`The session's .wasm as linked (before wasm-bindgen and wasm-opt): ${code} bytes of code in functions.\n`);

@@ -51,14 +51,6 @@ impl Packed {
     }
 }
 
-impl ::core::hash::Hash for Packed {
-    #[inline]
-    fn hash<H: ::core::hash::Hasher>(&self, state: &mut H) {
-        // One write of 128 bits: two `u64`s, no shifts.
-        state.write_u128(u128::from(self.low()) | (u128::from(self.0[2]) << 64));
-    }
-}
-
 /// The third word of an integer's packed key (a string's high byte is its length, at most
 /// [`PackedStr::MAX_BYTES`]).
 const NUMBER_TAG: u32 = 0xff00_0000;

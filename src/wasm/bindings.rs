@@ -1027,7 +1027,8 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
             || message.progress_token.to_request_id().is_ok())
 }
 
-/// `text`, owned: one copy for the response's five members (issue #24, size).
+/// `text`, owned: one copy for the response's five members (issue #24, size: `.map(str::owned)`
+/// at each of them is 83 bytes gzip more).
 #[inline(never)]
 fn owned(text: Option<&str>) -> Option<String> {
     text.map(str::owned)
