@@ -29,6 +29,9 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
 export function createSessionClass(exports, constantsJson, adjustOptions = (o) => o) {
   const env = { exports, wasm: undefined, memory: () => env.wasm.memory, constantsJson, adjustOptions, sessions: undefined };
   return class CancellationSession extends Session {
+    // Its name, whatever a minifier calls the class (the Node build is minified).
+    static name = "CancellationSession";
+
     /** @param {unknown} [options] see the README and the typings */
     constructor(options) {
       super(options, env);

@@ -27,11 +27,14 @@ export const PACKAGE_FILES = Object.freeze(
     "js/edge-light.js",
     "js/compiled.js",
     "js/wasm.d.cts",
-    // The Node entry for require() (esbuild) and its typings; createRelay()'s JavaScript,
-    // loaded by the entry the first time a relay is made (scripts/bundle-node.mjs).
+    // The Node entry for require() (esbuild, minified) and its typings; createRelay()'s
+    // JavaScript, loaded by the entry the first time a relay is made (scripts/bundle-node.mjs);
+    // the source map of each (`node --enable-source-maps`).
     "dist/node/index.cjs",
+    "dist/node/index.cjs.map",
     "dist/node/index.d.cts",
     "dist/node/relay.cjs",
+    "dist/node/relay.cjs.map",
     // wasm-pack: the session's .wasm and its ES module glue, for browsers and bundlers; the
     // Node entry bundles the same glue and reads the same .wasm.
     "pkg/web/mcp_cancel.js",
