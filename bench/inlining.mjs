@@ -4,8 +4,10 @@
 // `track` over that limit, or `packWords` (its unrolled switch was 483 bytes), cost 1b with
 // string ids 8-11% (issue #24, BENCHMARKS.md "eighth session"): a row of the Targets table
 // keeps that from coming back unseen. Each function's bytecode is printed by V8 itself
-// (`--print-bytecode`) when a fresh process first calls it.
+// (`--print-bytecode`) when a fresh process first calls it. The bundle is minified
+// (scripts/bundle-node.mjs): a function's name there is read from the bundle's source map.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -28,9 +30,49 @@ function limit() {
   return Number(m[1]);
 }
 
+/**
+ * What the minifier called the function `name` of js/*.js in dist/node/index.cjs: the
+ * identifiers at the source map's segments named `name` (one, or the name is ambiguous). A
+ * method keeps its name (the minifier renames no property).
+ */
+function nameInBundle(name) {
+  const code = readFileSync(`${root}dist/node/index.cjs`, "utf8").split("\n");
+  const map = JSON.parse(readFileSync(`${root}dist/node/index.cjs.map`, "utf8"));
+  const found = new Set();
+  // Each line's segments: base-64 VLQ fields (column, source, line, column, name), each but
+  // the column relative to the previous segment's across lines.
+  const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  let nameIndex = 0;
+  map.mappings.split(";").forEach((line, generatedLine) => {
+    let column = 0;
+    for (const segment of line.split(",")) {
+      if (segment === "") continue;
+      const fields = [];
+      for (let i = 0, value = 0, shift = 0; i < segment.length; i++) {
+        const d = digits.indexOf(segment[i]);
+        value += (d & 31) << shift;
+        shift += 5;
+        if (d & 32) continue;
+        fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+        value = 0;
+        shift = 0;
+      }
+      column += fields[0];
+      if (fields.length < 5) continue;
+      nameIndex += fields[4];
+      if (map.names[nameIndex] !== name) continue;
+      const id = /^[A-Za-z_$][\w$]*/.exec(code[generatedLine].slice(column));
+      if (id) found.add(id[0]);
+    }
+  });
+  if (found.size > 1) throw new Error(`bench/inlining.mjs: ${name} is ${[...found].join(", ")} in dist/node/index.cjs (expected one name)`);
+  return found.size === 1 ? [...found][0] : name;
+}
+
 /** Bytes of bytecode of `name`, as V8 prints it on the probe's first call. */
 function bytecodeLength(name) {
-  const out = execFileSync(process.execPath, ["--print-bytecode", `--print-bytecode-filter=${name}`, "-e", PROBE], { cwd: root, encoding: "utf8" });
+  const bundled = nameInBundle(name);
+  const out = execFileSync(process.execPath, ["--print-bytecode", `--print-bytecode-filter=${bundled}`, "-e", PROBE], { cwd: root, encoding: "utf8" });
   const lengths = [...out.matchAll(/Bytecode length: (\d+)/g)].map((m) => Number(m[1]));
   if (lengths.length !== 1) throw new Error(`bench/inlining.mjs: ${lengths.length} functions named ${name} compiled by the probe (expected 1)`);
   return lengths[0];
