@@ -359,7 +359,9 @@ export function sdkTargets(sdk) {
     ],
   ];
   for (const [label, s] of [["100 B", small], ["1 MB", large]]) {
-    rows.push([`scenario 4, SDK round trips, ${label} result: the guard's overhead in place (paired rounds, collections taken out)`, "≤ 2% (reported with the row above)", `${pc(s.overhead.median)} (95% CI ${ci(s.overhead.ci)})`, s.overhead.median <= 2]);
+    // Reported (issue #24: the guard row above is the budget; on SDK round trips the overhead is
+    // reported and must not grow with the result, the row after these two).
+    rows.push([`scenario 4, SDK round trips, ${label} result: the guard's overhead in place (paired rounds, collections taken out)`, "(reported: the budget is the row above; not growing with the result, the row below)", `${pc(s.overhead.median)} (95% CI ${ci(s.overhead.ci)})`, true]);
   }
   rows.push(["scenario 4, SDK round trips: the guard's overhead does not grow with the result (1 MB vs 100 B)", "1 MB's 95% CI reaches below 100 B's upper bound", `${pc(large.overhead.median)} vs ${pc(small.overhead.median)}`, large.overhead.ci[0] <= small.overhead.ci[1]]);
   const sizeRatio = sdk.guardNs.large / sdk.guardNs.small;

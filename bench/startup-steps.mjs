@@ -1,0 +1,93 @@
+// Start-up by steps (issue #24's start-up row, taken apart): where the time of
+// `import` + the first `new CancellationSession()` + its first `track()` goes, in fresh
+// processes, for this package's Node build and the floors (bench/fixtures/node_modules/floor-rules
+// and floor), each loaded as it ships. Each is copied to a temporary folder with
+// `performance.now()` marks added (at the top of the ES module entry, after its `createRequire`,
+// at the bundle's first line and after it ran), and the copies run alternately:
+//
+//   node bench/startup-steps.mjs [--runs N] [other build folders…]
+//
+// An other build folder is a checkout with its own dist/node/index.cjs and pkg/web/ (as
+// bench/ab.mjs takes one). Medians in ms; steps moves by ±0.05 ms from run to run here, the
+// first one (Node's ES module loader) by more.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const { values, positionals } = parseArgs({ options: { runs: { type: "string", default: "31" } }, allowPositionals: true });
+const runs = Number(values.runs);
+
+const mark = (name) => `globalThis.__steps.push([${JSON.stringify(name)}, performance.now()]);`;
+
+/** The ES module entry, marked: the same `createRequire` of the bundle as js/index.js. */
+function entry(bundle, names) {
+  return [
+    `globalThis.__steps = [["ES module entry", performance.now()]];`,
+    `import { createRequire } from "node:module";`,
+    `const require = createRequire(import.meta.url);`,
+    mark("createRequire"),
+    `const cjs = require(${JSON.stringify(bundle)});`,
+    mark("the bundle's top level"),
+    `export const { ${names.join(", ")} } = cjs;`,
+    "",
+  ].join("\n");
+}
+
+/** A marked copy of a package whose ES module entry `createRequire`s one bundle. */
+function copy(label, from, files, bundle, names) {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-cancel-steps-"));
+  for (const f of files) cpSync(join(from, f), join(dir, f), { recursive: true });
+  const code = readFileSync(join(dir, bundle), "utf8");
+  writeFileSync(join(dir, bundle), mark("reading and compiling the bundle") + code);
+  writeFileSync(join(dir, "entry.mjs"), entry(`./${bundle}`, names));
+  return { label, dir };
+}
+
+const exportsOfPackage = ["CancellationSession"];
+const builds = [
+  copy("mcp-cancel", root, ["dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm"], "dist/node/index.cjs", exportsOfPackage),
+  ...positionals.map((p) => copy(basename(resolve(p)), resolve(p), ["dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm"], "dist/node/index.cjs", exportsOfPackage)),
+  copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), ["index.cjs", "floor_rules_bg.wasm"], "index.cjs", exportsOfPackage),
+  copy("floor", join(root, "bench/fixtures/node_modules/floor"), ["index.cjs", "floor_bg.wasm"], "index.cjs", exportsOfPackage),
+];
+for (const b of builds) b.entry = join(b.dir, "entry.mjs");
+
+const probe = (file) => `
+const t0 = performance.now();
+const { CancellationSession } = await import(${JSON.stringify(file)});
+${mark("the rest of the import")}
+const session = new CancellationSession();
+${mark("the first new CancellationSession()")}
+session.track(1, "tools/call");
+${mark("the first track()")}
+const steps = [["import", t0], ...globalThis.__steps];
+process.stdout.write(JSON.stringify(steps.slice(1).map(([name, t], i) => [name, t - steps[i][1]])));`;
+
+const times = builds.map(() => new Map());
+try {
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < builds.length; j++) {
+      const k = (i + j) % builds.length;
+      const r = spawnSync(process.execPath, ["--input-type=module", "-e", probe(builds[k].entry)], { encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`${builds[k].label}: ${r.stderr}`);
+      for (const [name, ms] of JSON.parse(r.stdout)) {
+        if (!times[k].has(name)) times[k].set(name, []);
+        times[k].get(name).push(ms);
+      }
+    }
+  }
+} finally {
+  for (const b of builds) rmSync(b.dir, { recursive: true, force: true });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const steps = [...times[0].keys()];
+console.log(`| step (ms, median of ${runs} processes) | ${builds.map((b) => b.label).join(" | ")} |`);
+console.log(`|---|${builds.map(() => "---:").join("|")}|`);
+for (const s of steps) console.log(`| ${s} | ${times.map((t) => median(t.get(s)).toFixed(2)).join(" | ")} |`);
+const total = (t) => median(t.get(steps[0]).map((_, i) => steps.reduce((sum, s) => sum + t.get(s)[i], 0)));
+console.log(`| in all | ${times.map((t) => total(t).toFixed(2)).join(" | ")} |`);
