@@ -70,35 +70,33 @@ const RENAMED = new Map([
  * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` naming the member
  */
 export function sessionSettings(options, w) {
-  if (options === undefined || options === null) return defaults();
+  if (options === undefined || options === null) return NO_SETTINGS;
   checkKeys(options, [SESSION_KEYS, SETTINGS_KEYS], "CancellationSession");
   return settings(options, "CancellationSession", w);
 }
 
 /**
  * Every setting absent, for the core to put its defaults in their place: what a session given
- * no options crosses with as it is (without running `settings`' dozen readers, each a function
- * V8 compiles at its first call: issue #24, start-up, ~0.3 ms of a process's first
- * `new CancellationSession()`), and what `settings` fills from the options given.
- * @returns {Settings}
+ * no options crosses with as it is (frozen; a first session without options runs none of this
+ * file's functions, each one V8 compiles at its first call: issue #24, start-up), and what
+ * `settings` fills from the options given, in a copy.
+ * @type {Readonly<Settings>}
  */
-function defaults() {
-  return {
-    flags: 0,
-    tombstoneCapacity: NaN,
-    inboundCapacity: NaN,
-    maxReasonBytes: NaN,
-    timeout: NaN,
-    maxTotalTimeout: NaN,
-    genericReason: undefined,
-    timeoutReason: undefined,
-    send: undefined,
-    closeStream: undefined,
-    onTimeout: undefined,
-    onEvent: undefined,
-    protocolVersion: undefined,
-  };
-}
+export const NO_SETTINGS = Object.freeze({
+  flags: 0,
+  tombstoneCapacity: NaN,
+  inboundCapacity: NaN,
+  maxReasonBytes: NaN,
+  timeout: NaN,
+  maxTotalTimeout: NaN,
+  genericReason: undefined,
+  timeoutReason: undefined,
+  send: undefined,
+  closeStream: undefined,
+  onTimeout: undefined,
+  onEvent: undefined,
+  protocolVersion: undefined,
+});
 
 /**
  * The upstream session's settings in the options of `createRelay(options)`; every name is
@@ -195,7 +193,7 @@ function settings(options, what, w) {
   if (expose !== undefined) flags |= f.exposeGiven | (expose ? f.expose : 0);
   const genericReason = string(options, "genericReason", what);
   const timeoutReason = string(options, "timeoutReason", what);
-  const s = defaults();
+  const s = { ...NO_SETTINGS };
   timeouts(s, options, what, f);
   s.flags |= flags;
   s.tombstoneCapacity = tombstoneCapacity;

@@ -11,7 +11,7 @@
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, cancelledMessage, codeOf, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
-import { sessionSettings, trackOptions } from "./options.js";
+import { NO_SETTINGS, sessionSettings, trackOptions } from "./options.js";
 import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
@@ -37,16 +37,6 @@ export function createSessionClass(exports, constantsJson, adjustOptions = (o) =
       super(options, env);
     }
   };
-}
-
-/**
- * Frees the wasm sessions of `wasm` (an instance's exports) that nothing references any more
- * (held: the handle).
- */
-function registryOf(wasm) {
-  return typeof FinalizationRegistry === "function"
-    ? new FinalizationRegistry((h) => wasm.freeSession(h))
-    : { register() {}, unregister() {} };
 }
 
 /** The core's tables, read once, by the first session of any class (every build's are the same). */
@@ -98,7 +88,10 @@ class Session {
 
   constructor(options, env) {
     const wasm = (env.wasm ??= env.exports());
-    env.sessions ??= registryOf(wasm);
+    // Frees the wasm sessions that nothing references any more (held: the handle). Made here,
+    // not by a function of its own: one function fewer to compile at the first session.
+    env.sessions ??=
+      typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => wasm.freeSession(h)) : { register() {}, unregister() {} };
     const { adjustOptions } = env;
     wire ??= prepare(JSON.parse(env.constantsJson));
     const watched = this.#watched;
@@ -129,7 +122,8 @@ class Session {
     };
     this.#settled = hooks.settledId;
     this.#hooks = hooks;
-    const s = sessionSettings(adjustOptions(options), w);
+    const given = adjustOptions(options);
+    const s = given === undefined || given === null ? NO_SETTINGS : sessionSettings(given, w);
     const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
     const h = wasm.newSession(
       s.flags,
