@@ -182,13 +182,17 @@ target("the same, inside those processes (`import` to the first `track()` return
 // Issue #24's "Done when" for a row not met: within 10% of a prototype of its floor measured in
 // the same run. The start-up row's floor is the rule set's (bench/floor-rules, as fast as
 // ../shared/floor on 1b: bench/floors-1b.mjs); ../shared/floor's, loaded the same way, beside it.
+// Met only when in process too: 20 whole-process pairs moved the floors by 2.6 ms between two
+// runs of the same code (+4.1 and +6.7 ms), the in-process figures by 0.2 ms.
 if (paired.overOneLineMs > 3) {
-  const over = (ours, floor) => `${(ours / floor).toFixed(2)}×`;
+  const over = (ours, floor) => ours / floor;
+  const whole = over(paired.overOneLineMs, paired.rulesFloorOverOneLineMs);
+  const inProcess = over(inside.overOneLineMs, inside.rulesFloorOverOneLineMs);
   target(
-    `import + first track(), over its floor (the rule set's, bench/floor-rules: +${paired.rulesFloorOverOneLineMs.toFixed(1)} ms over the one-line package in the same alternation; ../shared/floor's +${paired.wasmFloorOverOneLineMs.toFixed(1)} ms)`,
-    "≤ 1.1× the floor (issue #24, a row not met)",
-    `${over(paired.overOneLineMs, paired.rulesFloorOverOneLineMs)} (over ../shared/floor's: ${over(paired.overOneLineMs, paired.wasmFloorOverOneLineMs)}; in process ${over(inside.overOneLineMs, inside.rulesFloorOverOneLineMs)} and ${over(inside.overOneLineMs, inside.wasmFloorOverOneLineMs)})`,
-    paired.overOneLineMs <= 1.1 * paired.rulesFloorOverOneLineMs,
+    `import + first track(), over its floor (the rule set's, bench/floor-rules: +${paired.rulesFloorOverOneLineMs.toFixed(1)} ms over the one-line package in the same alternation, +${inside.rulesFloorOverOneLineMs.toFixed(1)} ms in process; ../shared/floor's +${paired.wasmFloorOverOneLineMs.toFixed(1)} / +${inside.wasmFloorOverOneLineMs.toFixed(1)} ms)`,
+    "≤ 1.1× the floor, whole processes and in process (issue #24, a row not met)",
+    `${whole.toFixed(2)}× whole processes, ${inProcess.toFixed(2)}× in process (over ../shared/floor's: ${over(paired.overOneLineMs, paired.wasmFloorOverOneLineMs).toFixed(2)}× and ${over(inside.overOneLineMs, inside.wasmFloorOverOneLineMs).toFixed(2)}×)`,
+    whole <= 1.1 && inProcess <= 1.1,
   );
 }
 // Issue #26, part 5: the bridge against mcp-remote, and one bridge --stdio instance.
