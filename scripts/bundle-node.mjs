@@ -16,10 +16,10 @@ import * as esbuild from "esbuild";
 // ~28 µs per KB of minified code on the bench machine; minifying the entry took its import +
 // first `track()` 0.3–0.5 ms sooner), with a source map beside each bundle that holds the
 // sources it was built from (js/node/entry.js is not shipped, and the glue is bundled without
-// its doc comments): `node --enable-source-maps` and debuggers show their lines. Node reads the
-// map only with that flag. Names that are part of the API
-// (the error classes', `CancellationSession`'s) are written in the classes (`static name`):
-// the minifier renames classes and functions.
+// its doc comments): `node --enable-source-maps` and debuggers show their lines; Node reads the
+// map only with that flag. The minifier renames classes and functions: the names that are part
+// of the API (the error classes', `CancellationSession`'s) are written in the classes
+// (`static name`).
 const common = {
   bundle: true,
   platform: "node",
