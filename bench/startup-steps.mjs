@@ -8,7 +8,7 @@
 //   node bench/startup-steps.mjs [--runs N] [other build folders…]
 //
 // An other build folder is a checkout with its own dist/node/index.cjs and pkg/web/ (as
-// bench/ab.mjs takes one). Medians in ms; steps moves by ±0.05 ms from run to run here, the
+// bench/ab.mjs takes one). Medians in ms; a step moves by ±0.05 ms from run to run here, the
 // first one (Node's ES module loader) by more.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,7 +24,7 @@ const runs = Number(values.runs);
 const mark = (name) => `globalThis.__steps.push([${JSON.stringify(name)}, performance.now()]);`;
 
 /** The ES module entry, marked: the same `createRequire` of the bundle as js/index.js. */
-function entry(bundle, names) {
+function entry(bundle) {
   return [
     `globalThis.__steps = [["ES module entry", performance.now()]];`,
     `import { createRequire } from "node:module";`,
@@ -32,29 +32,30 @@ function entry(bundle, names) {
     mark("createRequire"),
     `const cjs = require(${JSON.stringify(bundle)});`,
     mark("the bundle's top level"),
-    `export const { ${names.join(", ")} } = cjs;`,
+    `export const { CancellationSession } = cjs;`,
     "",
   ].join("\n");
 }
 
-/** A marked copy of a package whose ES module entry `createRequire`s one bundle. */
-function copy(label, from, files, bundle, names) {
+/**
+ * A marked copy of a package whose ES module entry `createRequire`s one bundle, which reads
+ * `wasm` (a path relative to the package, as the bundle finds it from its own folder).
+ */
+function copy(label, from, bundle, wasm) {
   const dir = mkdtempSync(join(tmpdir(), "mcp-cancel-steps-"));
-  for (const f of files) cpSync(join(from, f), join(dir, f), { recursive: true });
-  const code = readFileSync(join(dir, bundle), "utf8");
-  writeFileSync(join(dir, bundle), mark("reading and compiling the bundle") + code);
-  writeFileSync(join(dir, "entry.mjs"), entry(`./${bundle}`, names));
-  return { label, dir };
+  for (const f of [bundle, wasm]) cpSync(join(from, f), join(dir, f), { recursive: true });
+  writeFileSync(join(dir, bundle), mark("reading and compiling the bundle") + readFileSync(join(dir, bundle), "utf8"));
+  writeFileSync(join(dir, "entry.mjs"), entry(`./${bundle}`));
+  return { label, dir, entry: join(dir, "entry.mjs") };
 }
 
-const exportsOfPackage = ["CancellationSession"];
+const ours = (label, from) => copy(label, from, "dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm");
 const builds = [
-  copy("mcp-cancel", root, ["dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm"], "dist/node/index.cjs", exportsOfPackage),
-  ...positionals.map((p) => copy(basename(resolve(p)), resolve(p), ["dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm"], "dist/node/index.cjs", exportsOfPackage)),
-  copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), ["index.cjs", "floor_rules_bg.wasm"], "index.cjs", exportsOfPackage),
-  copy("floor", join(root, "bench/fixtures/node_modules/floor"), ["index.cjs", "floor_bg.wasm"], "index.cjs", exportsOfPackage),
+  ours("mcp-cancel", root),
+  ...positionals.map((p) => ours(basename(resolve(p)), resolve(p))),
+  copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), "index.cjs", "floor_rules_bg.wasm"),
+  copy("floor", join(root, "bench/fixtures/node_modules/floor"), "index.cjs", "floor_bg.wasm"),
 ];
-for (const b of builds) b.entry = join(b.dir, "entry.mjs");
 
 const probe = (file) => `
 const t0 = performance.now();
