@@ -1,10 +1,9 @@
 // mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm from "../pkg/web/mcp_cancel.js";
-import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
-import { createGuardTransport } from "./guard.js";
-import { createSessionClass } from "./session.js";
+import { createSessionClass, sentRequest } from "./front.js";
+import * as full from "./full.js";
 
 let ready;
 let initialized = false;
@@ -34,7 +33,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(() => wasmExports, constantsJson);
+const Session = createSessionClass(() => wasmExports, () => full);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {
@@ -46,7 +45,7 @@ export class CancellationSession extends Session {
   }
 }
 
-export const guardTransport = createGuardTransport(CancellationSession);
+export const guardTransport = full.createGuardTransport(CancellationSession, sentRequest);
 
 /** The relay is for Node (its .wasm is built for Node): a clear error here, not a missing export. */
 export function createRelay() {

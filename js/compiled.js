@@ -5,10 +5,9 @@
 // (wrangler's "CompiledWasm" rule; Vercel's `?module`) and the session instantiates it,
 // synchronously, the first time one is made. No `init()` is needed.
 import * as wasm from "../pkg/web/mcp_cancel.js";
-import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
-import { createGuardTransport } from "./guard.js";
-import { createSessionClass } from "./session.js";
+import { createSessionClass, sentRequest } from "./front.js";
+import * as full from "./full.js";
 
 /**
  * The package's API over `wasmModule` (what the entry's `.wasm` import gave), instantiated
@@ -34,7 +33,7 @@ export function apiOver(wasmModule, how) {
     instantiated = true;
   }
 
-  const Session = createSessionClass(() => wasmExports, constantsJson);
+  const Session = createSessionClass(() => wasmExports, () => full);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {
@@ -46,7 +45,7 @@ export function apiOver(wasmModule, how) {
 
   return {
     CancellationSession,
-    guardTransport: createGuardTransport(CancellationSession),
+    guardTransport: full.createGuardTransport(CancellationSession, sentRequest),
     /** The .wasm came with the import: `init()` instantiates it now and resolves (any argument is ignored). */
     init: async () => instantiate(),
     /** The relay is for Node (its .wasm is built for Node). */
