@@ -9,13 +9,13 @@
 // start-up: a process that has not used it yet has not compiled it).
 //
 // This file decides nothing either: the core's verdicts say what happened, the method codes
-// are the core's own table (pkg/web/mcp_cancel_tables.js, `startJson`).
+// are the core's own table (pkg/web/mcp_cancel_tables.js, `startTables`).
 
-import { startJson } from "../pkg/web/mcp_cancel_tables.js";
+import { startTables } from "../pkg/web/mcp_cancel_tables.js";
 import { UsageError } from "./errors.js";
 import { NO_SETTINGS, openSession } from "./options.js";
 import { codeOf, tables } from "./reader.js";
-import { packWords, packed, setMaxWordsId, W0, W1, W2 } from "./words.js";
+import { packWords, packed, W0, W1, W2 } from "./words.js";
 
 /**
  * The public class of a build.
@@ -40,7 +40,7 @@ export function createSessionClass(exports, full, adjustOptions = (o) => o) {
   };
 }
 
-/** The part of the core's tables the front reads (`startJson`), read once by the first session. */
+/** The part of the core's tables the front reads (`startTables`), read once by the first session. */
 let start;
 /** Verdicts of the core (`constantsJson().verdicts`), and its `idLen` of a number id. */
 let BUSY = 0;
@@ -49,13 +49,13 @@ let SETTLED = 0;
 let DROP = -1;
 let NUMBER_ID = -1;
 
-function prepareStart(c) {
+function prepareStart() {
+  const c = startTables;
   BUSY = c.verdicts.busy;
   NEED = c.verdicts.needFields;
   SETTLED = c.verdicts.settled;
   DROP = c.verdicts.drop;
   NUMBER_ID = c.numberId;
-  setMaxWordsId(c.maxWordsId);
   return tables(c);
 }
 
@@ -97,7 +97,7 @@ class Front {
     // not by a function of its own: one function fewer to compile at the first session.
     env.sessions ??=
       typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => wasm.freeSession(h)) : { register() {}, unregister() {} };
-    start ??= prepareStart(JSON.parse(startJson));
+    start ??= prepareStart();
     this.#env = env;
     const given = env.adjustOptions(options);
     if (given === undefined || given === null) {

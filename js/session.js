@@ -16,7 +16,7 @@ import { callerTag, cancelledMessage, isObject, member, methodOf, peerTag, readP
 import { NO_SETTINGS, openSession, sessionSettings, trackOptions } from "./options.js";
 import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
-import { packWords, packed, setMaxWordsId, W0, W1, W2 } from "./words.js";
+import { packWords, packed, W0, W1, W2 } from "./words.js";
 
 /** The core's tables, read once, by the first session of any class (every build's are the same). */
 let wire;
@@ -903,7 +903,6 @@ function prepare(c) {
   NUMBER_ID = c.numberId;
   NO_STRING = c.noString;
   WATCH_BIT = c.watchBit;
-  setMaxWordsId(c.maxWordsId);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
   return t;

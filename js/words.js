@@ -3,18 +3,15 @@
 // `shouldDropResponse()`) and js/session.js (every other path that crosses an id as numbers).
 // The core says how long an id may be (`maxWordsId`); this file only packs.
 
+import { startTables } from "../pkg/web/mcp_cancel_tables.js";
+
 /** The words of the last string id `packWords` packed (bytes 0–3, 4–7, 8–10, little-endian). */
 export let W0 = 0;
 export let W1 = 0;
 export let W2 = 0;
 
 /** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
-let MAX_WORDS_ID = 0;
-
-/** Sets the longest id `packWords` packs from the core's tables (`maxWordsId`). */
-export function setMaxWordsId(n) {
-  MAX_WORDS_ID = Math.min(n, 11);
-}
+const MAX_WORDS_ID = Math.min(startTables.maxWordsId, 11);
 
 /** The string id `W0`, `W1`, `W2` hold (a request's id is most often packed again for its response). */
 let PACKED;

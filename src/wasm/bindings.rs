@@ -516,8 +516,16 @@ impl SessionCore {
                 return 1;
             }
             let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            let tracked = st.core.track_number(n, method, watch, now).is_ok();
-            return u32::from(!tracked) | code::busy(st.busy_hot());
+            // Matched, not `is_ok()`: the error's drop is on its own arm, not a call on this
+            // path (one wasm function fewer compiled at a process's first `track()`).
+            let refused = match st.core.track_number(n, method, watch, now) {
+                Ok(()) => 0,
+                Err(error) => {
+                    drop(error);
+                    1
+                }
+            };
+            return refused | code::busy(st.busy_hot());
         }
         let outcome = (|| {
             let st = &mut self.state;
