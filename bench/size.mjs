@@ -12,11 +12,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const FILES = [
   ["pkg/web/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
   ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
-  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/front.js and the web glue)"],
-  ["dist/node/session.cjs", "Node: the rest of a session and the guard, loaded on first use"],
+  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/ and the web glue)"],
   ["js/browser.js", "browser entry"],
-  ["js/front.js", "CancellationSession: its first steps and hot paths (shared)"],
-  ["js/session.js", "the rest of a session (shared)"],
+  ["js/session.js", "CancellationSession (shared)"],
   ["js/guard.js", "guardTransport (shared)"],
 ];
 

@@ -11,7 +11,7 @@
 // bench/ab.mjs takes one). Medians in ms; a step moves by ±0.05 ms from run to run here, the
 // first one (Node's ES module loader) by more.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,17 +41,15 @@ function entry(bundle) {
  * A marked copy of a package whose ES module entry `createRequire`s one bundle, which reads
  * `wasm` (a path relative to the package, as the bundle finds it from its own folder).
  */
-function copy(label, from, bundle, wasm, ...others) {
+function copy(label, from, bundle, wasm) {
   const dir = mkdtempSync(join(tmpdir(), "mcp-cancel-steps-"));
-  for (const f of [bundle, wasm, ...others.filter((f) => existsSync(join(from, f)))]) cpSync(join(from, f), join(dir, f), { recursive: true });
+  for (const f of [bundle, wasm]) cpSync(join(from, f), join(dir, f), { recursive: true });
   writeFileSync(join(dir, bundle), mark("reading and compiling the bundle") + readFileSync(join(dir, bundle), "utf8"));
   writeFileSync(join(dir, "entry.mjs"), entry(`./${bundle}`));
   return { label, dir, entry: join(dir, "entry.mjs") };
 }
 
-// With the bundle the entry loads on first use (dist/node/session.cjs; not in older builds),
-// which the probe must not need.
-const ours = (label, from) => copy(label, from, "dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm", "dist/node/session.cjs");
+const ours = (label, from) => copy(label, from, "dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm");
 const builds = [
   ours("mcp-cancel", root),
   ...positionals.map((p) => ours(basename(resolve(p)), resolve(p))),

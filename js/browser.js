@@ -1,9 +1,10 @@
 // mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm from "../pkg/web/mcp_cancel.js";
+import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
-import { createSessionClass, sentRequest } from "./front.js";
-import * as full from "./full.js";
+import { createGuardTransport } from "./guard.js";
+import { createSessionClass } from "./session.js";
 
 let ready;
 let initialized = false;
@@ -33,7 +34,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(() => wasmExports, () => full);
+const Session = createSessionClass(() => wasmExports, constantsJson);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {
@@ -45,7 +46,7 @@ export class CancellationSession extends Session {
   }
 }
 
-export const guardTransport = full.createGuardTransport(CancellationSession, sentRequest);
+export const guardTransport = createGuardTransport(CancellationSession);
 
 /** The relay is for Node (its .wasm is built for Node): a clear error here, not a missing export. */
 export function createRelay() {

@@ -5,9 +5,10 @@
 // (wrangler's "CompiledWasm" rule; Vercel's `?module`) and the session instantiates it,
 // synchronously, the first time one is made. No `init()` is needed.
 import * as wasm from "../pkg/web/mcp_cancel.js";
+import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
-import { createSessionClass, sentRequest } from "./front.js";
-import * as full from "./full.js";
+import { createGuardTransport } from "./guard.js";
+import { createSessionClass } from "./session.js";
 
 /**
  * The package's API over `wasmModule` (what the entry's `.wasm` import gave), instantiated
@@ -33,7 +34,7 @@ export function apiOver(wasmModule, how) {
     instantiated = true;
   }
 
-  const Session = createSessionClass(() => wasmExports, () => full);
+  const Session = createSessionClass(() => wasmExports, constantsJson);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {
@@ -45,7 +46,7 @@ export function apiOver(wasmModule, how) {
 
   return {
     CancellationSession,
-    guardTransport: full.createGuardTransport(CancellationSession, sentRequest),
+    guardTransport: createGuardTransport(CancellationSession),
     /** The .wasm came with the import: `init()` instantiates it now and resolves (any argument is ignored). */
     init: async () => instantiate(),
     /** The relay is for Node (its .wasm is built for Node). */

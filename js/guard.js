@@ -4,16 +4,14 @@
 // core's); this file wires callbacks and passes messages through it.
 
 import { InvalidArgumentError } from "./errors.js";
-import { timeoutError } from "./session.js";
+import { SENT_REQUEST, timeoutError } from "./session.js";
 import { onAbort, reasonOf } from "./signals.js";
 
 /**
  * @param {typeof import("./index.js").CancellationSession} Session
- * @param {(session: any) => boolean} sentRequest whether the last `beforeSend()` of a session
- *   of that class passed a request it now tracks (js/front.js)
  * @returns {typeof import("./index.js").guardTransport}
  */
-export function createGuardTransport(Session, sentRequest) {
+export function createGuardTransport(Session) {
   return function guardTransport(transport, options) {
     if (transport === null || typeof transport !== "object" || typeof transport.send !== "function" || typeof transport.start !== "function") {
       throw new InvalidArgumentError(
@@ -32,7 +30,7 @@ export function createGuardTransport(Session, sentRequest) {
         "session",
       );
     }
-    const own = guard(transport, Session, sentRequest, options ?? {});
+    const own = guard(transport, Session, options ?? {});
     // The guard's members are its own properties, read without a trap (`send` is read for
     // every message the client sends). Anything else (stderr, pid, sessionId,
     // hasPerRequestStream, terminateSession, the AI SDK's flags, …) is not found on it and
@@ -66,7 +64,7 @@ export function createGuardTransport(Session, sentRequest) {
 }
 
 /** The guard's own members, with its state private in this closure. */
-function guard(inner, Session, sentRequest, options) {
+function guard(inner, Session, options) {
   const report = (error) => self.onerror?.(error instanceof Error ? error : new Error(String(error)));
   const session = new Session({
     transport: inner.hasPerRequestStream === true ? "streamable-http" : "stdio",
@@ -149,7 +147,7 @@ function guard(inner, Session, sentRequest, options) {
       // combined with its own timeout): the session cancels the request when it aborts.
       const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
-      const isRequest = out === message && sentRequest(session);
+      const isRequest = out === message && session[SENT_REQUEST]();
       if (isRequest && inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
       try {
         await inner.send(out, sendOptions);

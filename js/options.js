@@ -99,32 +99,6 @@ export const NO_SETTINGS = Object.freeze({
 });
 
 /**
- * A new wasm session with settings `s` (the core's `newSession`: its handle), from the entry's
- * front for a session without options (`NO_SETTINGS`) and from js/session.js for any other.
- * @param {any} wasm the build's wasm exports
- * @param {Settings} s
- * @param {{ send: number, closeStream: number }} exits the core's bits for the exits the
- *   session has (`constantsJson().exits`)
- * @returns {number} the handle (never `0`)
- * @throws {Error} when the core could make no session (16,777,215 alive in one instance)
- */
-export function openSession(wasm, s, exits) {
-  const h = wasm.newSession(
-    s.flags,
-    s.tombstoneCapacity,
-    s.inboundCapacity,
-    s.maxReasonBytes,
-    s.timeout,
-    s.maxTotalTimeout,
-    (s.send === undefined ? 0 : exits.send) | (s.closeStream === undefined ? 0 : exits.closeStream),
-    s.onEvent !== undefined,
-    Math.random() * 2 ** 52,
-  );
-  if (h === 0) throw new Error("mcp-cancel: the core could not make a session");
-  return h;
-}
-
-/**
  * The upstream session's settings in the options of `createRelay(options)`; every name is
  * checked, the relay's own options are read by js/relay.js.
  * @param {unknown} options

@@ -1,5 +1,4 @@
-// The rest of a CancellationSession over the wasm session (src/wasm/exports.rs): every path
-// but the first steps and the hot paths that js/front.js, the public class, takes itself.
+// CancellationSession: mcp-cancel's public API over the wasm session (src/wasm/exports.rs).
 //
 // This file decides nothing. It reads the members of a message that the core names (by
 // method code, from the core's own tables, or when the core answers "need fields"), makes
@@ -10,29 +9,56 @@
 // what a message is, which is the handshake, what a revision forbids, what to drop, what a
 // cancel carries — is in the Rust core (src/core/message.rs).
 
-import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, UsageError } from "./errors.js";
-import { callerTag, cancelledMessage, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
-import { NO_SETTINGS, openSession, sessionSettings, trackOptions } from "./options.js";
+import { callerTag, cancelledMessage, codeOf, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
+import { NO_SETTINGS, sessionSettings, trackOptions } from "./options.js";
 import { readRecords } from "./records.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
-import { packWords, packed, W0, W1, W2 } from "./words.js";
+
+/**
+ * @param {() => any} exports the exports of the build's wasm instance (once it is made: a
+ *   session is made after it), its `memory` with them. The JS layer calls them directly,
+ *   numbers in and out (no glue function between): a session is a handle (`newSession` → a
+ *   number, `freeSession`) that every other export takes first (src/wasm/exports.rs); a
+ *   `u32` result crosses as wasm's `i32` (an address is read `>>> 0`, a `bool` as `!== 0`).
+ * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
+ *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
+ *   session's `.wasm`, issue #24)
+ * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
+ */
+export function createSessionClass(exports, constantsJson, adjustOptions = (o) => o) {
+  const env = { exports, wasm: undefined, memory: () => env.wasm.memory, constantsJson, adjustOptions, sessions: undefined };
+  return class CancellationSession extends Session {
+    // Its name, whatever a minifier calls the class (the Node build is minified).
+    static name = "CancellationSession";
+
+    /** @param {unknown} [options] see the README and the typings */
+    constructor(options) {
+      super(options, env);
+    }
+  };
+}
 
 /** The core's tables, read once, by the first session of any class (every build's are the same). */
 let wire;
 
 /**
- * The session behind a `CancellationSession` (js/front.js) past its first steps: every path
- * but the hot ones of `track()` and `shouldDropResponse()`, which the front takes itself and
- * hands here what they do not take. The front makes it the first time one of those paths
- * runs (`adopt`: around the wasm session the front made), or at once for a session with
- * options. Not part of the public API: only the front calls it, and it checks nothing the
- * front has checked (the session's being closed, for `track()`).
+ * `session[SENT_REQUEST]()`: whether the last `beforeSend()` passed a request the session
+ * now tracks (the core said so). Not part of the public API: `guardTransport` uses it.
  */
-export class Session {
+// Before `Session`, whose method it names.
+export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
+
+/**
+ * The public API's methods, defined once at the top of this module (not in
+ * `createSessionClass`: a class made in the factory was parsed again, all of it, when the
+ * first session of a process was made — issue #24, start-up); each class `createSessionClass`
+ * makes extends it with its build's wasm instance and options.
+ */
+class Session {
   /**
    * The wasm session: `wasm` the instance's exports, `h` its handle, passed first to each
-   * (`undefined` once closed). The front holds the same object (`core`).
+   * (`undefined` once closed).
    * @type {{ wasm: any, h: number } | undefined}
    */
   #core;
@@ -49,7 +75,7 @@ export class Session {
   #settled;
   /** What the core's output does with the JS objects (`Output` calls them; the fast paths two). */
   #hooks;
-  /** See `sentRequest()`. */
+  /** See `[SENT_REQUEST]()`. */
   #sentRequest = false;
   /** Where a string id is written for the core (`putId`). */
   #scratch;
@@ -57,22 +83,17 @@ export class Session {
   #send;
   /** What does the core's output (`Output`). */
   #output;
-  /** Frees the wasm sessions of this build that nothing can call any more (js/front.js). */
+  /** Frees the wasm sessions of this build that nothing can call any more (`createSessionClass`). */
   #sessions;
 
-  /**
-   * @param {unknown} given the session's options as the entry adjusted them (DEBUG), or
-   *   `undefined`/`null` for none
-   * @param {any} env the build's (js/front.js `createSessionClass`): its wasm exports, memory
-   *   and registry of sessions
-   * @param {{ wasm: any, h: number } | null} [core] the wasm session the front made (no
-   *   options), `null` for a front closed before anything else ran (this session is closed
-   *   too), or absent: make one with `given`'s settings
-   */
-  constructor(given, env, core) {
-    if (core === null) return;
-    const wasm = env.wasm;
-    wire ??= prepare(JSON.parse(constantsJson));
+  constructor(options, env) {
+    const wasm = (env.wasm ??= env.exports());
+    // Frees the wasm sessions that nothing references any more (held: the handle). Made here,
+    // not by a function of its own: one function fewer to compile at the first session.
+    env.sessions ??=
+      typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => wasm.freeSession(h)) : { register() {}, unregister() {} };
+    const { adjustOptions } = env;
+    wire ??= prepare(JSON.parse(env.constantsJson));
     const watched = this.#watched;
     const inbound = this.#inbound;
     const w = wire;
@@ -101,12 +122,26 @@ export class Session {
     };
     this.#settled = hooks.settledId;
     this.#hooks = hooks;
+    const given = adjustOptions(options);
     const s = given === undefined || given === null ? NO_SETTINGS : sessionSettings(given, w);
-    core ??= { wasm, h: openSession(wasm, s, w.exits) };
+    const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
+    const h = wasm.newSession(
+      s.flags,
+      s.tombstoneCapacity,
+      s.inboundCapacity,
+      s.maxReasonBytes,
+      s.timeout,
+      s.maxTotalTimeout,
+      exits,
+      s.onEvent !== undefined,
+      Math.random() * 2 ** 52,
+    );
+    if (h === 0) throw new Error("mcp-cancel: the core could not make a session");
+    const core = { wasm, h };
     const output = new Output(s, hooks, core, env.memory);
     // The session's memory in wasm goes when the session is closed, or when nothing can call
-    // it any more: `output` is what the session (its front) and its timer hold.
-    env.sessions.register(output, core.h, output);
+    // it any more: `output` is what the session and its timer hold.
+    env.sessions.register(output, h, output);
     this.#output = output;
     this.#core = core;
     this.#sessions = env.sessions;
@@ -123,33 +158,27 @@ export class Session {
     }
   }
 
-  /** The wasm session (the front's `#core`): `undefined` once closed. */
-  get core() {
-    return this.#core;
-  }
-
-  /** Does the output a call of the front's hot paths left (`BUSY`). */
-  flush() {
-    this.#output.flush();
-  }
-
-  /** A response the front's hot path took settled our watched request `id`: its objects go. */
-  settled(id) {
-    this.#settled(id);
-  }
-
-  /** Whether the last `beforeSend()` passed a request the session now tracks (for `guardTransport`). */
-  sentRequest() {
-    return this.#sentRequest;
+  track(id, method, options) {
+    const core = this.#live("track");
+    const code = typeof method === "string" ? codeOf(wire, method) : -2;
+    // The hot paths, without options: a known method with a number id, or with an ASCII
+    // string id of up to `MAX_WORDS_ID` bytes as words; only numbers cross. Everything else
+    // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
+    // with `packWords`: issue #24, 1b).
+    if (options === undefined && code > 0) {
+      const v = typeof id === "number" ? core.wasm.trackPlain(core.h, code, id, NUMBER_ID, 0, 0, 0) : typeof id === "string" && packWords(id) ? core.wasm.trackPlain(core.h, code, 0, id.length, W0, W1, W2) : 1;
+      if (v === 0) return;
+      // Tracked, and the call left work (an event, the timer to arm).
+      if (v === BUSY) return this.#output.flush();
+    }
+    this.#trackOther(core, id, method, code, options);
   }
 
   /**
-   * `track()` for what the front's hot paths did not take (js/front.js): another method
-   * (`code` the core's, from the front's table: `0` unknown, `-2` not a string), an id or
-   * options of another kind, or a request the core refused there (then `core.track` says why).
+   * `track` for what its hot paths did not take: another method, an id or options of
+   * another kind, or a request the core refused there (then `core.track` says why).
    */
-  trackOther(id, method, code, options) {
-    const core = this.#core;
+  #trackOther(core, id, method, code, options) {
     const w = wire;
     const name = code === 0 ? method : undefined;
     // A known method without options, or with only a signal, crosses as numbers when its id
@@ -361,6 +390,11 @@ export class Session {
     return undefined;
   }
 
+  /** Whether the last `beforeSend()` passed a request the session now tracks (for `guardTransport`). */
+  [SENT_REQUEST]() {
+    return this.#sentRequest;
+  }
+
   setProtocolVersion(version) {
     const core = this.#core;
     if (core === undefined) return undefined;
@@ -384,6 +418,20 @@ export class Session {
     return core.wasm.isInFlight(core.h, tag, tag === NUMBER ? id : 0, S0) !== 0;
   }
 
+  get inFlightCount() {
+    const core = this.#core;
+    return core === undefined ? 0 : core.wasm.inFlightCount(core.h);
+  }
+
+  get tombstoneCount() {
+    const core = this.#core;
+    return core === undefined ? 0 : core.wasm.tombstoneCount(core.h);
+  }
+
+  get closed() {
+    return this.#core === undefined;
+  }
+
   close() {
     const core = this.#core;
     if (core === undefined) return;
@@ -399,6 +447,23 @@ export class Session {
     for (const entry of this.#watched.values()) unlisten(entry);
     this.#watched.clear();
     this.#inbound.clear();
+  }
+
+  free() {
+    this.close();
+  }
+
+  [Symbol.dispose]() {
+    this.close();
+  }
+
+  /** @returns {any} the wasm session, or throws `ERR_CLOSED` */
+  #live(method) {
+    const core = this.#core;
+    if (core === undefined) {
+      throw new UsageError(`CancellationSession.${method}(): the session is closed`, "ERR_CLOSED", undefined);
+    }
+    return core;
   }
 }
 
@@ -872,6 +937,8 @@ let NUMBER_ID = -1;
 let NO_STRING = -1;
 /** Added to `trackPlain`'s method code: the request is watched. */
 let WATCH_BIT = 0;
+/** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
+let MAX_WORDS_ID = 0;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -903,6 +970,7 @@ function prepare(c) {
   NUMBER_ID = c.numberId;
   NO_STRING = c.noString;
   WATCH_BIT = c.watchBit;
+  MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
   return t;
@@ -958,6 +1026,8 @@ function incoming(core, w, message, hooks, scratch, output) {
   }
 }
 
+/** The words of the last string id `packWords` packed (bytes 0–3, 4–7, 8–10, little-endian). */
+let W0 = 0;
 /** The last id `crossId` crossed: its number (`LEN` is `NUMBER_ID`), or its words' length. */
 let X = 0;
 let LEN = 0;
@@ -976,6 +1046,93 @@ function crossId(id) {
   if (typeof id !== "string" || !packed(id)) return false;
   X = 0;
   LEN = id.length;
+  return true;
+}
+let W1 = 0;
+let W2 = 0;
+
+/** The string id `W0`, `W1`, `W2` hold (a request's id is most often packed again for its response). */
+let PACKED;
+
+/**
+ * `packWords(id)` unless `id` is the id packed last (`PACKED`, its words still in `W0`–`W2`):
+ * for the callers that see an id again (a response after its request, the peer's cancel
+ * and our response after its request).
+ */
+function packed(id) {
+  return id === PACKED || packWords(id);
+}
+
+/**
+ * Packs an ASCII string id of at most `MAX_WORDS_ID` (11) bytes into `W0`, `W1`, `W2` for the
+ * core's `trackPlain`/`responsePlain` (nothing written to wasm memory), and remembers it as
+ * `PACKED`: true when it did. A caller that may see the same id again calls `packed`;
+ * `track` calls this (its id is most often new). Unrolled
+ * by length (no loop: 1b with string ids, issue #24), the ASCII check once at the end over
+ * every character, and kept under V8's size for inlining (460 bytes of bytecode, Node 20;
+ * bench/inlining.mjs): with `track` small enough too, V8 inlines both into the caller (1b
+ * with string ids 106 → 92 ns in the full benchmark run).
+ */
+function packWords(id) {
+  const n = id.length;
+  if (n > MAX_WORDS_ID) return false;
+  let c = 0;
+  let seen = 0;
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
+  // Each case falls through to the next: the bytes from the last to the first.
+  switch (n) {
+    case 11:
+      seen |= c = id.charCodeAt(10);
+      w2 |= c << 16;
+    // falls through
+    case 10:
+      seen |= c = id.charCodeAt(9);
+      w2 |= c << 8;
+    // falls through
+    case 9:
+      seen |= c = id.charCodeAt(8);
+      w2 |= c;
+    // falls through
+    case 8:
+      seen |= c = id.charCodeAt(7);
+      w1 |= c << 24;
+    // falls through
+    case 7:
+      seen |= c = id.charCodeAt(6);
+      w1 |= c << 16;
+    // falls through
+    case 6:
+      seen |= c = id.charCodeAt(5);
+      w1 |= c << 8;
+    // falls through
+    case 5:
+      seen |= c = id.charCodeAt(4);
+      w1 |= c;
+    // falls through
+    case 4:
+      seen |= c = id.charCodeAt(3);
+      w0 |= c << 24;
+    // falls through
+    case 3:
+      seen |= c = id.charCodeAt(2);
+      w0 |= c << 16;
+    // falls through
+    case 2:
+      seen |= c = id.charCodeAt(1);
+      w0 |= c << 8;
+    // falls through
+    case 1:
+      seen |= c = id.charCodeAt(0);
+      w0 |= c;
+  }
+  if (seen > 0x7f) return false;
+  // (ASCII: no word is negative, nor needs `>>> 0`.)
+  W0 = w0;
+  W1 = w1;
+  W2 = w2;
+  PACKED = id;
   return true;
 }
 

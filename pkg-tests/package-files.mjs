@@ -13,8 +13,6 @@ export const PACKAGE_FILES = Object.freeze(
     "js/index.js",
     "js/index.d.ts",
     "js/browser.js",
-    "js/front.js",
-    "js/full.js",
     "js/session.js",
     "js/guard.js",
     "js/errors.js",
@@ -22,7 +20,6 @@ export const PACKAGE_FILES = Object.freeze(
     "js/records.js",
     "js/options.js",
     "js/signals.js",
-    "js/words.js",
     "js/relay.js",
     // Workers and edge hosts (export conditions workerd, worker, edge-light): the .wasm
     // imported as a compiled module; and the typings of the `./mcp_cancel_bg.wasm` subpath.
@@ -30,15 +27,12 @@ export const PACKAGE_FILES = Object.freeze(
     "js/edge-light.js",
     "js/compiled.js",
     "js/wasm.d.cts",
-    // The Node entry for require() (esbuild, minified) and its typings; the rest of a session
-    // and the guard, loaded by the entry the first time a session goes past its first steps;
-    // createRelay()'s JavaScript, loaded the first time a relay is made
-    // (scripts/bundle-node.mjs); the source map of each (`node --enable-source-maps`).
+    // The Node entry for require() (esbuild, minified) and its typings; createRelay()'s
+    // JavaScript, loaded by the entry the first time a relay is made (scripts/bundle-node.mjs);
+    // the source map of each (`node --enable-source-maps`).
     "dist/node/index.cjs",
     "dist/node/index.cjs.map",
     "dist/node/index.d.cts",
-    "dist/node/session.cjs",
-    "dist/node/session.cjs.map",
     "dist/node/relay.cjs",
     "dist/node/relay.cjs.map",
     // wasm-pack: the session's .wasm and its ES module glue, for browsers and bundlers; the

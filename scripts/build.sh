@@ -52,15 +52,11 @@ echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as
 # a module of pkg/web/ that the JS entries import: the session's .wasm does not carry them (issue
 # #24, size and start-up), the relay's build writes them (`RelayCore.sessionConstantsJson()`).
-# `startTables` is the part js/front.js and js/words.js read at a process's first session (the
-# method codes, the verdicts of the hot paths): an object, not JSON to parse then (~0.9 KB of
-# the tables' ~4.6 KB; JSON.parse of all of it took ~0.1 ms of the first session, issue #24).
 node -e '
 const { writeFileSync } = require("node:fs");
 const json = require("./pkg/relay-node/mcp_cancel_relay.js").RelayCore.sessionConstantsJson();
-const c = JSON.parse(json);
-const start = JSON.stringify({ methods: c.methods, verdicts: c.verdicts, numberId: c.numberId, maxWordsId: c.maxWordsId, exits: c.exits });
-writeFileSync("pkg/web/mcp_cancel_tables.js", "// The core'"'"'s tables, SessionCore.constantsJson() of src/wasm/bindings.rs, written by scripts/build.sh.\nexport const constantsJson = " + JSON.stringify(json) + ";\n// The part of them js/front.js reads at a first session.\nexport const startTables = " + start + ";\n");'
+JSON.parse(json);
+writeFileSync("pkg/web/mcp_cancel_tables.js", "// The core'"'"'s tables, SessionCore.constantsJson() of src/wasm/bindings.rs, written by scripts/build.sh.\nexport const constantsJson = " + JSON.stringify(json) + ";\n");'
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
 # (scripts/bundle-node.mjs).
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs, js/relay.js -> dist/node/relay.cjs"

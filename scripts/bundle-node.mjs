@@ -2,10 +2,6 @@
 //   dist/node/index.cjs  the Node entry (CommonJS; js/index.js re-exports it for ESM): js/node/entry.js
 //                        with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
 //                        the fetching init(), which Node does not use) and the shared js/*.js.
-//   dist/node/session.cjs the rest of a session and the guard (js/full.js), required by the
-//                        entry the first time a session goes past its first steps (js/front.js)
-//                        or a transport is guarded: `import` + a first `track()` compiles only
-//                        the front (issue #24, start-up). Its error classes are the entry's.
 //   dist/node/relay.cjs  what only createRelay() needs (js/relay.js and its readers), required by
 //                        the entry the first time a relay is made: a process that only guards a
 //                        transport does not compile it at start-up (issue #24: ~20 KB of the
@@ -62,23 +58,16 @@ await esbuild.build({
   plugins: [glueWithoutDocs],
   // Loaded when first used, each from its own file: the relay's .wasm and glue, its JS, and
   // `debug` (DEBUG=mcp-cancel).
-  external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "./session.cjs", "debug"],
+  external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "debug"],
 });
 
-/** The `./errors.js` of js/full.js's and js/relay.js's files is the entry's: `require("./index.cjs")` (loaded by then). */
+/** js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")` (loaded by then). */
 const errorsOfTheEntry = {
   name: "errors-of-the-entry",
   setup(build) {
     build.onResolve({ filter: /^\.\/errors\.js$/ }, () => ({ path: "./index.cjs", external: true }));
   },
 };
-
-await esbuild.build({
-  ...common,
-  entryPoints: ["js/full.js"],
-  outfile: "dist/node/session.cjs",
-  plugins: [errorsOfTheEntry],
-});
 
 await esbuild.build({
   ...common,

@@ -6,8 +6,10 @@
 // `initSync` from the .wasm read in one call (issue #24).
 import { readFileSync } from "node:fs";
 import * as wasm from "../../pkg/web/mcp_cancel.js";
+import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
-import { createSessionClass, sentRequest } from "../front.js";
+import { createGuardTransport } from "../guard.js";
+import { createSessionClass } from "../session.js";
 
 // `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
 const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../../pkg/web/mcp_cancel_bg.wasm`)) });
@@ -27,23 +29,10 @@ function withDefaultOnEvent(options) {
   return { ...(options ?? {}), onEvent: (event) => debug("%s %o", event.type, event) };
 }
 
-// The rest of a session and the guard (js/full.js) are dist/node/session.cjs
-// (scripts/bundle-node.mjs), loaded the first time a session goes past its first steps (a
-// session with options, a signal, a cancel, a message: js/front.js) or a transport is guarded:
-// `import` + a first `track()` does not compile them (issue #24, start-up).
-let full;
-const loadFull = () => (full ??= require("./session.cjs"));
-
 /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(() => wasmExports, loadFull, withDefaultOnEvent);
+export const CancellationSession = createSessionClass(() => wasmExports, constantsJson, withDefaultOnEvent);
 
-let guard;
-
-/** Wraps an MCP SDK transport (see the README and the typings). */
-export function guardTransport(transport, options) {
-  guard ??= loadFull().createGuardTransport(CancellationSession, sentRequest);
-  return guard(transport, options);
-}
+export const guardTransport = createGuardTransport(CancellationSession);
 
 // The relay's .wasm (pkg/relay-node/, the session's .wasm plus the relay) is loaded the first
 // time a relay is made: a process that only guards a transport never loads it.
