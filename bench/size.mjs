@@ -49,6 +49,23 @@ const t1 = performance.now();
 process.stdout.write(String(t1 - t0));
 `;
 
+/**
+ * The same from `import` to a first round trip as the README's low-level API makes it (its
+ * "The low-level API" example): a session with `send`, `track()` of `initialize` with its
+ * params, and the response through `shouldDropIncoming()`. Every documented use passes
+ * options (`send`, or `guardTransport`'s), which the start-up row's probe above does not.
+ */
+const documentedProbe = `
+const t0 = performance.now();
+const { CancellationSession } = await import("mcp-cancel");
+const session = new CancellationSession({ send() {} });
+const params = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1.0.0" } };
+session.track(0, "initialize", { params });
+session.shouldDropIncoming({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } } });
+const t1 = performance.now();
+process.stdout.write(String(t1 - t0));
+`;
+
 function median(specifier, runs) {
   const times = [];
   for (let i = 0; i < runs; i++) {
@@ -80,7 +97,7 @@ export function startup(runs = 20) {
 export function pairedStartup(runs = 20) {
   // The probes' own figure, from `import` to the first `track()` returning inside the process
   // (what the probe prints), by probe: read beside the wall time of the same processes.
-  const inside = { a: [], o: [], w: [], r: [] };
+  const inside = { a: [], o: [], w: [], r: [], d: [] };
   let printed = NaN;
   const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
@@ -107,12 +124,15 @@ export function pairedStartup(runs = 20) {
   // The same with the floor of the session's whole rule set (bench/floor-rules/build.sh): its
   // .wasm loaded the same way, a constructor that makes a session and a numbers-only track().
   const withRulesFloor = ["--input-type=module", "-e", probe("floor-rules")];
+  // Reported beside them: the package's first round trip as its README does it.
+  const withDocumented = ["--input-type=module", "-e", documentedProbe];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
   wall(withOneLine, fixtures);
   wall(withWasmFloor, fixtures);
   wall(withRulesFloor, fixtures);
+  wall(withDocumented, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
@@ -121,6 +141,7 @@ export function pairedStartup(runs = 20) {
   const overWasmFloor = [];
   const rulesFloorOverOneLine = [];
   const overRulesFloor = [];
+  const documentedOverOneLine = [];
   for (let i = 0; i < runs; i++) {
     // The order turns each round: no probe always runs first or after the same one.
     const order = [
@@ -128,6 +149,7 @@ export function pairedStartup(runs = 20) {
       ["o", () => wall(withOneLine, fixtures)],
       ["w", () => wall(withWasmFloor, fixtures)],
       ["r", () => wall(withRulesFloor, fixtures)],
+      ["d", () => wall(withDocumented, fixtures)],
     ];
     const t = {};
     for (let k = 0; k < order.length; k++) {
@@ -145,6 +167,7 @@ export function pairedStartup(runs = 20) {
     overWasmFloor.push(t.a - t.w);
     rulesFloorOverOneLine.push(t.r - t.o);
     overRulesFloor.push(t.a - t.r);
+    documentedOverOneLine.push(t.d - t.o);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
   return {
@@ -157,6 +180,7 @@ export function pairedStartup(runs = 20) {
     overWasmFloorMs: med(overWasmFloor),
     rulesFloorOverOneLineMs: med(rulesFloorOverOneLine),
     overRulesFloorMs: med(overRulesFloor),
+    documentedOverOneLineMs: med(documentedOverOneLine),
     // Inside the same processes (`import` to the first `track()` returning): steadier than
     // the wall times, which carry each process's start and exit; the paired differences are
     // the medians of the rounds' differences.
@@ -170,6 +194,8 @@ export function pairedStartup(runs = 20) {
       rulesFloorMs: med(inside.r),
       rulesFloorOverOneLineMs: med(inside.r.map((x, k) => x - inside.o[k])),
       overRulesFloorMs: med(inside.a.map((x, k) => x - inside.r[k])),
+      documentedMs: med(inside.d),
+      documentedOverOneLineMs: med(inside.d.map((x, k) => x - inside.o[k])),
     },
   };
 }
