@@ -184,7 +184,14 @@ target("the same, inside those processes (`import` to the first `track()` return
 // the same alternation. Every documented use passes options; the row above's probe does not
 // (the nineteenth session: making that probe cheaper by loading the rest on first use made
 // this one 1 ms dearer, BENCHMARKS.md).
-target("import + a first round trip as the README's low-level API makes it, over the one-line package (reported, same alternation)", "(reference: what a documented use pays at start)", `+${paired.documentedOverOneLineMs.toFixed(1)} ms whole processes, +${inside.documentedOverOneLineMs.toFixed(1)} ms in process`, true);
+// Its floor (bench/floor-rules/documented.js: the rule set's .wasm behind a class that does only
+// what that round trip needs) runs the same probe.
+target(
+  "import + a first round trip as the README's low-level API makes it, over the one-line package (reported, same alternation)",
+  "(reference: what a documented use pays at start)",
+  `+${paired.documentedOverOneLineMs.toFixed(1)} ms whole processes, +${inside.documentedOverOneLineMs.toFixed(1)} ms in process; its floor (bench/fixtures/node_modules/floor-documented) +${paired.documentedFloorOverOneLineMs.toFixed(1)} / +${inside.documentedFloorOverOneLineMs.toFixed(1)} ms: ${(paired.documentedOverOneLineMs / paired.documentedFloorOverOneLineMs).toFixed(2)}× / ${(inside.documentedOverOneLineMs / inside.documentedFloorOverOneLineMs).toFixed(2)}×`,
+  true,
+);
 // Issue #24's "Done when" for a row not met: within 10% of a prototype of its floor measured in
 // the same run. The start-up row's floor is the rule set's (bench/floor-rules, as fast as
 // ../shared/floor on 1b: bench/floors-1b.mjs); ../shared/floor's, loaded the same way, beside it.

@@ -54,10 +54,12 @@ process.stdout.write(String(t1 - t0));
  * "The low-level API" example): a session with `send`, `track()` of `initialize` with its
  * params, and the response through `shouldDropIncoming()`. Every documented use passes
  * options (`send`, or `guardTransport`'s), which the start-up row's probe above does not.
+ * Its floor, bench/fixtures/node_modules/floor-documented (bench/floor-rules/documented.js),
+ * runs the same probe.
  */
-const documentedProbe = `
+const documentedProbe = (specifier) => `
 const t0 = performance.now();
-const { CancellationSession } = await import("mcp-cancel");
+const { CancellationSession } = await import(${JSON.stringify(specifier)});
 const session = new CancellationSession({ send() {} });
 const params = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1.0.0" } };
 session.track(0, "initialize", { params });
@@ -97,7 +99,7 @@ export function startup(runs = 20) {
 export function pairedStartup(runs = 20) {
   // The probes' own figure, from `import` to the first `track()` returning inside the process
   // (what the probe prints), by probe: read beside the wall time of the same processes.
-  const inside = { a: [], o: [], w: [], r: [], d: [] };
+  const inside = { a: [], o: [], w: [], r: [], d: [], f: [] };
   let printed = NaN;
   const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
@@ -124,8 +126,10 @@ export function pairedStartup(runs = 20) {
   // The same with the floor of the session's whole rule set (bench/floor-rules/build.sh): its
   // .wasm loaded the same way, a constructor that makes a session and a numbers-only track().
   const withRulesFloor = ["--input-type=module", "-e", probe("floor-rules")];
-  // Reported beside them: the package's first round trip as its README does it.
-  const withDocumented = ["--input-type=module", "-e", documentedProbe];
+  // Reported beside them: the package's first round trip as its README does it, and that
+  // round trip's floor (the rule set's .wasm behind a class that does only what it needs).
+  const withDocumented = ["--input-type=module", "-e", documentedProbe("mcp-cancel")];
+  const withDocumentedFloor = ["--input-type=module", "-e", documentedProbe("floor-documented")];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
@@ -133,6 +137,7 @@ export function pairedStartup(runs = 20) {
   wall(withWasmFloor, fixtures);
   wall(withRulesFloor, fixtures);
   wall(withDocumented, fixtures);
+  wall(withDocumentedFloor, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
@@ -142,6 +147,7 @@ export function pairedStartup(runs = 20) {
   const rulesFloorOverOneLine = [];
   const overRulesFloor = [];
   const documentedOverOneLine = [];
+  const documentedFloorOverOneLine = [];
   for (let i = 0; i < runs; i++) {
     // The order turns each round: no probe always runs first or after the same one.
     const order = [
@@ -150,6 +156,7 @@ export function pairedStartup(runs = 20) {
       ["w", () => wall(withWasmFloor, fixtures)],
       ["r", () => wall(withRulesFloor, fixtures)],
       ["d", () => wall(withDocumented, fixtures)],
+      ["f", () => wall(withDocumentedFloor, fixtures)],
     ];
     const t = {};
     for (let k = 0; k < order.length; k++) {
@@ -168,6 +175,7 @@ export function pairedStartup(runs = 20) {
     rulesFloorOverOneLine.push(t.r - t.o);
     overRulesFloor.push(t.a - t.r);
     documentedOverOneLine.push(t.d - t.o);
+    documentedFloorOverOneLine.push(t.f - t.o);
   }
   const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
   return {
@@ -181,6 +189,7 @@ export function pairedStartup(runs = 20) {
     rulesFloorOverOneLineMs: med(rulesFloorOverOneLine),
     overRulesFloorMs: med(overRulesFloor),
     documentedOverOneLineMs: med(documentedOverOneLine),
+    documentedFloorOverOneLineMs: med(documentedFloorOverOneLine),
     // Inside the same processes (`import` to the first `track()` returning): steadier than
     // the wall times, which carry each process's start and exit; the paired differences are
     // the medians of the rounds' differences.
@@ -196,6 +205,8 @@ export function pairedStartup(runs = 20) {
       overRulesFloorMs: med(inside.a.map((x, k) => x - inside.r[k])),
       documentedMs: med(inside.d),
       documentedOverOneLineMs: med(inside.d.map((x, k) => x - inside.o[k])),
+      documentedFloorMs: med(inside.f),
+      documentedFloorOverOneLineMs: med(inside.f.map((x, k) => x - inside.o[k])),
     },
   };
 }

@@ -9,6 +9,8 @@
 # outputs are checked in, so `npm run bench` needs no second crate build; run this after
 # lib.rs changes:
 #   bash bench/floor-rules/build.sh        (from the project root)
+# It also bundles bench/floor-rules/documented.js into bench/fixtures/node_modules/floor-documented/
+# (the floor of the reported row "a first round trip as the README's low-level API makes it").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -23,4 +25,10 @@ cp "$tmp/pkg/floor_rules.js" "$tmp/glue.js"
 esbuild bench/floor-rules/entry.js --bundle --minify --platform=node --format=cjs --target=node20 --log-level=warning \
   --log-override:empty-import-meta=silent --alias:floor-rules-glue="$tmp/glue.js" --outfile="$out/index.cjs"
 sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$out/index.cjs"
+# The floor of a documented first round trip (bench/floor-rules/documented.js): the same glue
+# and .wasm (read from the floor-rules fixture), its own bundle.
+doc=bench/fixtures/node_modules/floor-documented
+esbuild bench/floor-rules/documented.js --bundle --minify --platform=node --format=cjs --target=node20 --log-level=warning \
+  --log-override:empty-import-meta=silent --alias:floor-rules-glue="$tmp/glue.js" --outfile="$doc/index.cjs"
+sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$doc/index.cjs"
 echo "floor-rules fixture: $(wc -c <"$out/floor_rules_bg.wasm") B .wasm ($(gzip -9 -c "$out/floor_rules_bg.wasm" | wc -c) B gzip -9), $(wc -c <"$out/index.cjs") B index.cjs ($out)"
