@@ -63,14 +63,15 @@ const RENAMED = new Map([
  */
 
 /**
- * The options of `new CancellationSession(options)` (`undefined`/`null`: the defaults).
+ * The options given to `new CancellationSession(options)`, neither `undefined` nor `null` (a
+ * session without options crosses with `NO_SETTINGS` and never calls this file: js/session.js).
  * @param {unknown} options
  * @param {any} w the core's tables (`constantsJson()`: `optionFlags`, `maxReasonBytes`)
  * @returns {Settings}
- * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` naming the member
+ * @throws {InvalidArgumentError} `ERR_INVALID_OPTION` naming the member, or when `options` is
+ *   not an object
  */
 export function sessionSettings(options, w) {
-  if (options === undefined || options === null) return NO_SETTINGS;
   checkKeys(options, [SESSION_KEYS, SETTINGS_KEYS], "CancellationSession");
   return settings(options, "CancellationSession", w);
 }
