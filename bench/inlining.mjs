@@ -10,6 +10,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+import { decode } from "@jridgewell/sourcemap-codec";
+
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 /** The functions of the hot path (the Node bundle's names for them). */
@@ -39,29 +41,11 @@ function nameInBundle(name) {
   const code = readFileSync(`${root}dist/node/index.cjs`, "utf8").split("\n");
   const map = JSON.parse(readFileSync(`${root}dist/node/index.cjs.map`, "utf8"));
   const found = new Set();
-  // Each line's segments: base-64 VLQ fields (column, source, line, column, name), each but
-  // the column relative to the previous segment's across lines.
-  const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  let nameIndex = 0;
-  map.mappings.split(";").forEach((line, generatedLine) => {
-    let column = 0;
-    for (const segment of line.split(",")) {
-      if (segment === "") continue;
-      const fields = [];
-      for (let i = 0, value = 0, shift = 0; i < segment.length; i++) {
-        const d = digits.indexOf(segment[i]);
-        value += (d & 31) << shift;
-        shift += 5;
-        if (d & 32) continue;
-        fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-        value = 0;
-        shift = 0;
-      }
-      column += fields[0];
-      if (fields.length < 5) continue;
-      nameIndex += fields[4];
-      if (map.names[nameIndex] !== name) continue;
-      const id = /^[A-Za-z_$][\w$]*/.exec(code[generatedLine].slice(column));
+  // Each segment: [generated column, source, line, column, name], decoded.
+  decode(map.mappings).forEach((segments, line) => {
+    for (const [column, , , , nameIndex] of segments) {
+      if (nameIndex === undefined || map.names[nameIndex] !== name) continue;
+      const id = /^[A-Za-z_$][\w$]*/.exec(code[line].slice(column));
       if (id) found.add(id[0]);
     }
   });

@@ -40,33 +40,34 @@ export function floorSizes() {
   ].map(measure);
 }
 
-const probe = (specifier) => `
+/**
+ * A probe: `import` of `specifier`'s `CancellationSession`, then `steps`; prints the ms from
+ * before the import to after the steps (what it measures inside the process).
+ */
+const timed = (specifier, steps) => `
 const t0 = performance.now();
 const { CancellationSession } = await import(${JSON.stringify(specifier)});
-const session = new CancellationSession();
-session.track(1, "tools/call");
+${steps}
 const t1 = performance.now();
 process.stdout.write(String(t1 - t0));
 `;
 
+/** The start-up row's probe: a session without options and its first `track()`. */
+const probe = (specifier) => timed(specifier, `const session = new CancellationSession();
+session.track(1, "tools/call");`);
+
 /**
- * The same from `import` to a first round trip as the README's low-level API makes it (its
- * "The low-level API" example): a session with `send`, `track()` of `initialize` with its
- * params, and the response through `shouldDropIncoming()`. Every documented use passes
- * options (`send`, or `guardTransport`'s), which the start-up row's probe above does not.
- * Its floor, bench/fixtures/node_modules/floor-documented (bench/floor-rules/documented.js),
- * runs the same probe.
+ * The same to a first round trip as the README's low-level API makes it (its "The low-level
+ * API" example): a session with `send`, `track()` of `initialize` with its params, and the
+ * response through `shouldDropIncoming()`. Every documented use passes options (`send`, or
+ * `guardTransport`'s), which the start-up row's probe does not. Its floor,
+ * bench/fixtures/node_modules/floor-documented (bench/floor-rules/documented.js), runs the same
+ * probe.
  */
-const documentedProbe = (specifier) => `
-const t0 = performance.now();
-const { CancellationSession } = await import(${JSON.stringify(specifier)});
-const session = new CancellationSession({ send() {} });
+const documentedProbe = (specifier) => timed(specifier, `const session = new CancellationSession({ send() {} });
 const params = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1.0.0" } };
 session.track(0, "initialize", { params });
-session.shouldDropIncoming({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } } });
-const t1 = performance.now();
-process.stdout.write(String(t1 - t0));
-`;
+session.shouldDropIncoming({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s", version: "1" } } });`);
 
 function median(specifier, runs) {
   const times = [];
