@@ -183,9 +183,8 @@ target("the same, inside those processes (`import` to the first `track()` return
 // `track()` of `initialize` with its params, the response through `shouldDropIncoming()`), in
 // the same alternation. Every documented use passes options; the row above's probe does not
 // (the nineteenth session: making that probe cheaper by loading the rest on first use made
-// this one 1 ms dearer, BENCHMARKS.md).
-// Its floor (bench/floor-rules/documented.js: the rule set's .wasm behind a class that does only
-// what that round trip needs) runs the same probe.
+// this one 1 ms dearer, BENCHMARKS.md). Its floor (bench/floor-rules/documented.js: the rule
+// set's .wasm behind a class that does only what that round trip needs) runs the same probe.
 target(
   "import + a first round trip as the README's low-level API makes it, over the one-line package (reported, same alternation)",
   "(reference: what a documented use pays at start)",
