@@ -7,17 +7,14 @@
 // `npm run bench` (bench/run.mjs) runs it and reports it beside the size row.
 //
 //   node bench/floors-1b.mjs [--rounds N]
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 import { Bench } from "tinybench";
 
-import { CancellationSession } from "../dist/node/index.cjs";
+import { CancellationSession } from "../dist/node/index.mjs";
+import { Floor1b } from "./fixtures/node_modules/floor/index.js";
+import { Rules1b } from "./fixtures/node_modules/floor-rules/index.js";
 import { fillerId, idSource } from "./ops.mjs";
-
-const require = createRequire(import.meta.url);
-const { Floor1b } = require("./fixtures/node_modules/floor/index.cjs");
-const { Rules1b } = require("./fixtures/node_modules/floor-rules/index.cjs");
 
 const BATCH = 100;
 

@@ -20,6 +20,8 @@ function freshModule() {
   for (const key of Object.keys(require.cache)) {
     if (key.includes("/dist/node/")) delete require.cache[key];
   }
+  // The API the entries share in a process (js/node/entry.js's API_KEY).
+  delete globalThis[Symbol.for(`mcp-cancel ${new URL("../dist/node/", import.meta.url).href}`)];
   const pkg = require("../dist/node/index.cjs");
   WebAssembly.Instance = RealInstance;
   return { pkg, memory: instance.exports.memory };

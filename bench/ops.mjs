@@ -1,16 +1,15 @@
 // Scenarios 1-3: mcp-cancel's CancellationSession and the pure-JS baseline side by side,
 // in one process, with tinybench. Each task function runs BATCH operations, so the
 // timer's own cost is spread over many; the figure is the median sample / BATCH.
-import { createRequire } from "node:module";
 
 import { Bench } from "tinybench";
 
 import { CancellationSession } from "mcp-cancel";
 
 import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
+// Scenario 1b's floor (../shared/floor's window table, as bench/floor/entry.js drives it).
+import { Floor1b } from "./fixtures/node_modules/floor/index.js";
 
-/** Scenario 1b's floor (../shared/floor's window table, as bench/floor/entry.js drives it). */
-const { Floor1b } = createRequire(import.meta.url)("./fixtures/node_modules/floor/index.cjs");
 const FLOOR_DELIVER = 0;
 
 const BATCH = 100;

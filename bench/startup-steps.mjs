@@ -1,21 +1,24 @@
 // Start-up by steps (issue #24's start-up row, taken apart): where the time of
 // `import` + the first `new CancellationSession()` + its first `track()` goes, in fresh
 // processes, for this package's Node build and the floors (bench/fixtures/node_modules/floor-rules
-// and floor), each loaded as it ships. Each is copied to a temporary folder with
-// `performance.now()` marks added (at the top of the ES module entry, after its `createRequire`,
-// at the bundle's first line and after it ran), and the copies run alternately:
+// and floor), each loaded as it ships: one ES module bundle that reads its .wasm. Each is
+// copied to a temporary folder with `performance.now()` marks added (at the bundle's first
+// line, after Node resolved, read, compiled and linked it, and at its last, after its top
+// level ran), and the copies run alternately:
 //
 //   node bench/startup-steps.mjs [--runs N] [other build folders…]
 //
-// An other build folder is a checkout with its own dist/node/index.cjs and pkg/web/ (as
-// bench/ab.mjs takes one). Medians in ms; a step moves by ±0.05 ms from run to run here, the
-// first one (Node's ES module loader) by more.
+// An other build folder is a checkout with its own dist/node/ and pkg/web/ (as bench/ab.mjs
+// takes one); one from before dist/node/index.mjs (an ES module entry that `createRequire`d
+// dist/node/index.cjs) is loaded that way, with a mark after the `createRequire`. Medians in
+// ms; a step moves by ±0.05 ms from run to run here, the first one (Node's ES module loader)
+// by more.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values, positionals } = parseArgs({ options: { runs: { type: "string", default: "31" } }, allowPositionals: true });
@@ -23,38 +26,47 @@ const runs = Number(values.runs);
 
 const mark = (name) => `globalThis.__steps.push([${JSON.stringify(name)}, performance.now()]);`;
 
-/** The ES module entry, marked: the same `createRequire` of the bundle as js/index.js. */
-function entry(bundle) {
-  return [
-    `globalThis.__steps = [["ES module entry", performance.now()]];`,
-    `import { createRequire } from "node:module";`,
-    `const require = createRequire(import.meta.url);`,
-    mark("createRequire"),
-    `const cjs = require(${JSON.stringify(bundle)});`,
-    mark("the bundle's top level"),
-    `export const { CancellationSession } = cjs;`,
-    "",
-  ].join("\n");
+/** `bundle` of the copy in `dir`, with a mark before its first line and after its last. */
+function markBundle(dir, bundle, first) {
+  const text = readFileSync(join(dir, bundle), "utf8");
+  writeFileSync(join(dir, bundle), `${first}${text}\n${mark("the bundle's top level")}\n`);
 }
 
 /**
- * A marked copy of a package whose ES module entry `createRequire`s one bundle, which reads
- * `wasm` (a path relative to the package, as the bundle finds it from its own folder).
+ * A marked copy of a package whose entry is the ES module bundle `bundle`, which reads `wasm`
+ * (paths relative to the package, as the bundle finds them).
  */
 function copy(label, from, bundle, wasm) {
   const dir = mkdtempSync(join(tmpdir(), "mcp-cancel-steps-"));
-  for (const f of [bundle, wasm]) cpSync(join(from, f), join(dir, f), { recursive: true });
-  writeFileSync(join(dir, bundle), mark("reading and compiling the bundle") + readFileSync(join(dir, bundle), "utf8"));
-  writeFileSync(join(dir, "entry.mjs"), entry(`./${bundle}`));
+  for (const f of [bundle, wasm, "package.json"]) cpSync(join(from, f), join(dir, f), { recursive: true });
+  markBundle(dir, bundle, `globalThis.__steps = [["resolving, reading, compiling and linking the bundle", performance.now()]];`);
+  return { label, dir, entry: join(dir, bundle) };
+}
+
+/** The same for a build from before dist/node/index.mjs: its ES module entry `createRequire`d dist/node/index.cjs. */
+function copyOld(label, from) {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-cancel-steps-"));
+  const bundle = "dist/node/index.cjs";
+  for (const f of [bundle, "pkg/web/mcp_cancel_bg.wasm"]) cpSync(join(from, f), join(dir, f), { recursive: true });
+  markBundle(dir, bundle, mark("createRequire and reading and compiling the CommonJS bundle"));
+  const entry = [
+    `globalThis.__steps = [["resolving, reading, compiling and linking the bundle", performance.now()]];`,
+    `import { createRequire } from "node:module";`,
+    `const cjs = createRequire(import.meta.url)("./${bundle}");`,
+    `export const { CancellationSession } = cjs;`,
+    "",
+  ].join("\n");
+  writeFileSync(join(dir, "entry.mjs"), entry);
   return { label, dir, entry: join(dir, "entry.mjs") };
 }
 
-const ours = (label, from) => copy(label, from, "dist/node/index.cjs", "pkg/web/mcp_cancel_bg.wasm");
+const ours = (label, from) =>
+  existsSync(join(from, "dist/node/index.mjs")) ? copy(label, from, "dist/node/index.mjs", "pkg/web/mcp_cancel_bg.wasm") : copyOld(label, from);
 const builds = [
   ours("mcp-cancel", root),
   ...positionals.map((p) => ours(basename(resolve(p)), resolve(p))),
-  copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), "index.cjs", "floor_rules_bg.wasm"),
-  copy("floor", join(root, "bench/fixtures/node_modules/floor"), "index.cjs", "floor_bg.wasm"),
+  copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), "index.js", "floor_rules_bg.wasm"),
+  copy("floor", join(root, "bench/fixtures/node_modules/floor"), "index.js", "floor_bg.wasm"),
 ];
 
 const probe = (file) => `

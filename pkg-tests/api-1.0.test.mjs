@@ -28,6 +28,9 @@ function freshPackage() {
     for (const key of Object.keys(require.cache)) {
       if (key.includes("/dist/node/")) delete require.cache[key];
     }
+    // The API the entries share in a process (js/node/entry.js's API_KEY): without it, a second
+    // load of the entry hands out the first one's.
+    delete globalThis[Symbol.for(`mcp-cancel ${new URL("../dist/node/", import.meta.url).href}`)];
     const pkg = require("../dist/node/index.cjs");
     assert.ok(instance?.exports.memory instanceof WebAssembly.Memory, "the glue made a wasm instance");
     return { pkg, memory: instance.exports.memory };

@@ -10,7 +10,6 @@ export const PACKAGE_FILES = Object.freeze(
     "LICENSE",
     "CHANGELOG.md",
     // The library (ESM; js/node/ is bundled into dist/node/ and not shipped as is).
-    "js/index.js",
     "js/index.d.ts",
     "js/browser.js",
     "js/session.js",
@@ -27,9 +26,11 @@ export const PACKAGE_FILES = Object.freeze(
     "js/edge-light.js",
     "js/compiled.js",
     "js/wasm.d.cts",
-    // The Node entry for require() (esbuild, minified) and its typings; createRelay()'s
-    // JavaScript, loaded by the entry the first time a relay is made (scripts/bundle-node.mjs);
-    // the source map of each (`node --enable-source-maps`).
+    // The Node entries for import and require() (esbuild, minified; scripts/bundle-node.mjs) and
+    // the latter's typings; createRelay()'s JavaScript, loaded by the entry the first time a
+    // relay is made; the source map of each (`node --enable-source-maps`).
+    "dist/node/index.mjs",
+    "dist/node/index.mjs.map",
     "dist/node/index.cjs",
     "dist/node/index.cjs.map",
     "dist/node/index.d.cts",

@@ -1,7 +1,11 @@
 // The Node build's JavaScript (scripts/build.sh runs it after the .wasm builds), by esbuild:
-//   dist/node/index.cjs  the Node entry (CommonJS; js/index.js re-exports it for ESM): js/node/entry.js
-//                        with the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in
-//                        the fetching init(), which Node does not use) and the shared js/*.js.
+//   dist/node/index.mjs  what `import … from "mcp-cancel"` loads in Node: js/node/entry.js with
+//                        the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in the
+//                        fetching init(), which Node does not use) and the shared js/*.js, as
+//                        one ES module (issue #24: no CommonJS loader started for an ESM
+//                        program, 1.6 ms of its start-up).
+//   dist/node/index.cjs  what `require("mcp-cancel")` loads: the same, as CommonJS. A process
+//                        that loads both gets one API (js/node/entry.js says how).
 //   dist/node/relay.cjs  what only createRelay() needs (js/relay.js and its readers), required by
 //                        the entry the first time a relay is made: a process that only guards a
 //                        transport does not compile it at start-up (issue #24: ~20 KB of the
@@ -51,17 +55,27 @@ const glueWithoutDocs = {
   },
 };
 
-await esbuild.build({
+// Loaded when first used, each from its own file: the relay's .wasm and glue, its JS, and
+// `debug` (DEBUG=mcp-cancel).
+const entry = {
   ...common,
   entryPoints: ["js/node/entry.js"],
-  outfile: "dist/node/index.cjs",
   plugins: [glueWithoutDocs],
-  // Loaded when first used, each from its own file: the relay's .wasm and glue, its JS, and
-  // `debug` (DEBUG=mcp-cancel).
   external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "debug"],
+};
+await esbuild.build({ ...entry, format: "esm", outfile: "dist/node/index.mjs" });
+// The entry finds its files from `import.meta.url`: in CommonJS, this file's URL.
+await esbuild.build({
+  ...entry,
+  outfile: "dist/node/index.cjs",
+  define: { "import.meta.url": "__mcpCancelUrl" },
+  banner: { js: 'var __mcpCancelUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 
-/** js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")` (loaded by then). */
+/**
+ * js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")`, which hands out the API
+ * of whichever entry loaded first (js/node/entry.js), its error classes with it.
+ */
 const errorsOfTheEntry = {
   name: "errors-of-the-entry",
   setup(build) {

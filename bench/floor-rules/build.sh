@@ -4,8 +4,8 @@
 # session's .wasm written for size (no_std, one table, numbers-only exports), built
 # opt-level 3 (its Cargo.toml says why) → wasm-bindgen --target web → `wasm-opt -O3
 # --low-memory-unused` (as scripts/build.sh), and wrapped as
-# bench/floor/build.sh wraps ../shared/floor's: an ES module entry that `createRequire`s one
-# CommonJS bundle (minified, as the package's), which reads the .wasm in one call and instantiates it with `initSync`. The
+# bench/floor/build.sh wraps ../shared/floor's: one minified ES module bundle (as the package's
+# dist/node/index.mjs), which reads the .wasm in one call and instantiates it with `initSync`. The
 # outputs are checked in, so `npm run bench` needs no second crate build; run this after
 # lib.rs changes:
 #   bash bench/floor-rules/build.sh        (from the project root)
@@ -22,13 +22,13 @@ CARGO_TARGET_DIR=${FLOOR_RULES_TARGET:-$tmp/target} cargo build --quiet --releas
 wasm-bindgen --target web --out-dir "$tmp/pkg" "${FLOOR_RULES_TARGET:-$tmp/target}/wasm32-unknown-unknown/release/floor_rules.wasm"
 wasm-opt -O3 --low-memory-unused --strip-producers --strip-debug "$tmp/pkg/floor_rules_bg.wasm" -o "$out/floor_rules_bg.wasm"
 cp "$tmp/pkg/floor_rules.js" "$tmp/glue.js"
-esbuild bench/floor-rules/entry.js --bundle --minify --platform=node --format=cjs --target=node20 --log-level=warning \
-  --log-override:empty-import-meta=silent --alias:floor-rules-glue="$tmp/glue.js" --outfile="$out/index.cjs"
-sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$out/index.cjs"
+esbuild bench/floor-rules/entry.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
+  --alias:floor-rules-glue="$tmp/glue.js" --outfile="$out/index.js"
+sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$out/index.js"
 # The floor of a documented first round trip (bench/floor-rules/documented.js): the same glue
 # and .wasm (read from the floor-rules fixture), its own bundle.
 doc=bench/fixtures/node_modules/floor-documented
-esbuild bench/floor-rules/documented.js --bundle --minify --platform=node --format=cjs --target=node20 --log-level=warning \
-  --log-override:empty-import-meta=silent --alias:floor-rules-glue="$tmp/glue.js" --outfile="$doc/index.cjs"
-sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$doc/index.cjs"
-echo "floor-rules fixture: $(wc -c <"$out/floor_rules_bg.wasm") B .wasm ($(gzip -9 -c "$out/floor_rules_bg.wasm" | wc -c) B gzip -9), $(wc -c <"$out/index.cjs") B index.cjs ($out)"
+esbuild bench/floor-rules/documented.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
+  --alias:floor-rules-glue="$tmp/glue.js" --outfile="$doc/index.js"
+sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$doc/index.js"
+echo "floor-rules fixture: $(wc -c <"$out/floor_rules_bg.wasm") B .wasm ($(gzip -9 -c "$out/floor_rules_bg.wasm" | wc -c) B gzip -9), $(wc -c <"$out/index.js") B index.js ($out)"

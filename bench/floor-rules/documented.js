@@ -1,4 +1,4 @@
-// The source of bench/fixtures/node_modules/floor-documented/index.cjs (bench/floor-rules/build.sh):
+// The source of bench/fixtures/node_modules/floor-documented/index.js (bench/floor-rules/build.sh):
 // the floor of a first round trip as mcp-cancel's README makes it with "The low-level API" (the
 // reported row beside start-up in bench/run.mjs): the .wasm of bench/floor-rules (every rule of
 // the session, written for size; the same file as the floor-rules fixture's) loaded as
@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import * as wasm from "floor-rules-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../floor-rules/floor_rules_bg.wasm`)) });
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("../floor-rules/floor_rules_bg.wasm", import.meta.url))) });
 
 const encoder = new TextEncoder();
 const memory = wasm.wasm_memory();

@@ -1,4 +1,4 @@
-// The source of bench/fixtures/node_modules/floor-rules/index.cjs (bench/floor-rules/build.sh):
+// The source of bench/fixtures/node_modules/floor-rules/index.js (bench/floor-rules/build.sh):
 // the .wasm of bench/floor-rules (every rule of the session, written for size) instantiated as
 // js/node/entry.js instantiates mcp-cancel's (read in one call, `new WebAssembly.Module`,
 // `initSync`), behind a CancellationSession whose constructor makes a session and whose
@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import * as wasm from "floor-rules-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/floor_rules_bg.wasm`)) });
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("./floor_rules_bg.wasm", import.meta.url))) });
 
 const TOOLS_CALL = 9;
 

@@ -1,4 +1,4 @@
-// The source of bench/fixtures/node_modules/floor/index.cjs (bench/floor/build.sh): the
+// The source of bench/fixtures/node_modules/floor/index.js (bench/floor/build.sh): the
 // floor's .wasm instantiated as js/node/entry.js instantiates mcp-cancel's (read in one call,
 // `new WebAssembly.Module`, `initSync`), behind a CancellationSession whose constructor makes
 // a table and whose track() is one numbers-only call; and `Floor1b`, the floor of scenario 1b
@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import * as wasm from "floor-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/floor_bg.wasm`)) });
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("./floor_bg.wasm", import.meta.url))) });
 
 const TOOLS_CALL = 7;
 

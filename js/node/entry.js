@@ -1,63 +1,83 @@
-// mcp-cancel for Node: the source of dist/node/index.cjs, which both `require("mcp-cancel")`
-// and `import … from "mcp-cancel"` load (js/index.js re-exports it), so a process has one
-// wasm instance and one set of error classes. The .wasm loads synchronously: no init().
-// The wasm-bindgen glue is the web build's (pkg/web/, ES module), bundled in: one file less
-// to load at start-up than the nodejs glue beside it, and the instance made here with
-// `initSync` from the .wasm read in one call (issue #24).
+// mcp-cancel for Node: the source of both Node entries (scripts/bundle-node.mjs), each one
+// file: dist/node/index.mjs, what `import … from "mcp-cancel"` loads (an ES module: no
+// CommonJS loader started for an ESM program, issue #24's "no CommonJS detour for ESM"), and
+// dist/node/index.cjs, what `require("mcp-cancel")` loads. A process that loads both has one
+// API: whichever loads first makes it (its wasm instance, its classes) and leaves it on
+// `globalThis` under `API_KEY`; the other hands out the same one. The .wasm loads
+// synchronously: no init(). The wasm-bindgen glue is the web build's (pkg/web/, ES module),
+// bundled in, and the instance made here with `initSync` from the .wasm read in one call.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
 import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
-import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
+import * as errors from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
 
-// `__dirname` is dist/node/ (this file is bundled into dist/node/index.cjs).
-const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${__dirname}/../../pkg/web/mcp_cancel_bg.wasm`)) });
+// Both bundles are in dist/node/ (in the CommonJS one, scripts/bundle-node.mjs defines
+// `import.meta.url` as its file's URL).
+const here = import.meta.url;
 
-// `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
-// caller gave no `onEvent` of its own. `debug` is loaded the first time a session is made
-// while DEBUG is set: loading it took longer than the rest of mcp-cancel's start-up.
-let debug;
+/**
+ * Where this copy of the package keeps its API on `globalThis`: one key per copy (its
+ * dist/node/ folder), so `import` and `require` of the same copy share one API and two
+ * copies (two installs, or two builds in a benchmark) stay apart, as two modules do.
+ * Tests that need a fresh instance delete it (pkg-tests/api-1.0.test.mjs, bench/memory.mjs).
+ */
+const API_KEY = Symbol.for(`mcp-cancel ${new URL(".", here).href}`);
 
-function withDefaultOnEvent(options) {
-  if (options !== null && typeof options === "object" && options.onEvent !== undefined) return options;
-  if (debug === undefined) {
-    if (!process.env.DEBUG) return options;
-    debug = require("debug")("mcp-cancel");
+/** `require` for what loads on first use (`debug`, the relay): not made at start-up. */
+let requireHere;
+const load = (id) => (requireHere ??= createRequire(here))(id);
+
+export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = (globalThis[API_KEY] ??= api());
+
+/**
+ * The package's API over a new wasm instance, with this bundle's error classes (the first
+ * entry of this copy to load makes it; its classes are the ones both entries export).
+ */
+function api() {
+  const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("../../pkg/web/mcp_cancel_bg.wasm", here))) });
+
+  // `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
+  // caller gave no `onEvent` of its own. `debug` is loaded the first time a session is made
+  // while DEBUG is set: loading it took longer than the rest of mcp-cancel's start-up.
+  let debug;
+  function withDefaultOnEvent(options) {
+    if (options !== null && typeof options === "object" && options.onEvent !== undefined) return options;
+    if (debug === undefined) {
+      if (!process.env.DEBUG) return options;
+      debug = load("debug")("mcp-cancel");
+    }
+    if (!debug.enabled) return options;
+    return { ...(options ?? {}), onEvent: (event) => debug("%s %o", event.type, event) };
   }
-  if (!debug.enabled) return options;
-  return { ...(options ?? {}), onEvent: (event) => debug("%s %o", event.type, event) };
+
+  /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
+  const CancellationSession = createSessionClass(() => wasmExports, constantsJson, withDefaultOnEvent);
+
+  // The relay's .wasm (pkg/relay-node/, the session's .wasm plus the relay) and its JavaScript
+  // (js/relay.js, dist/node/relay.cjs) load the first time a relay is made: a process that
+  // only guards a transport compiles neither. relay.cjs takes its error classes from
+  // `require("./index.cjs")`, which hands out this API's.
+  let relayWasm;
+  const relayBuild = () => (relayWasm ??= load("../../pkg/relay-node/mcp_cancel_relay.js"));
+  let relayFactory;
+
+  return {
+    CancellationSession,
+    guardTransport: createGuardTransport(CancellationSession),
+    /** A relay between client transports and one server transport (see the README and the typings). */
+    createRelay(options) {
+      relayFactory ??= load("./relay.cjs").createRelayFactory(
+        () => relayBuild().RelayCore,
+        () => JSON.parse(relayBuild().RelayCore.constantsJson()),
+      );
+      return relayFactory(options);
+    },
+    /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
+    async init() {},
+    ...errors,
+  };
 }
-
-/** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-export const CancellationSession = createSessionClass(() => wasmExports, constantsJson, withDefaultOnEvent);
-
-export const guardTransport = createGuardTransport(CancellationSession);
-
-// The relay's .wasm (pkg/relay-node/, the session's .wasm plus the relay) is loaded the first
-// time a relay is made: a process that only guards a transport never loads it.
-let relayWasm;
-function relayBuild() {
-  if (relayWasm === undefined) {
-    relayWasm = require("../../pkg/relay-node/mcp_cancel_relay.js");
-  }
-  return relayWasm;
-}
-
-// createRelay()'s JavaScript (js/relay.js) is dist/node/relay.cjs (scripts/bundle-node.mjs),
-// loaded the first time a relay is made, as its .wasm is: not compiled at start-up.
-let relayFactory;
-
-/** A relay between client transports and one server transport (see the README and the typings). */
-export function createRelay(options) {
-  relayFactory ??= require("./relay.cjs").createRelayFactory(
-    () => relayBuild().RelayCore,
-    () => JSON.parse(relayBuild().RelayCore.constantsJson()),
-  );
-  return relayFactory(options);
-}
-
-/** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
-export async function init() {}
-
-export { InvalidArgumentError, McpCancelError, UsageError };
