@@ -6,6 +6,7 @@
 // module instance per measurement, and prints one JSON line. The package does not export
 // its WebAssembly.Memory: the instance is caught as the glue creates it.
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const RealInstance = WebAssembly.Instance;
@@ -21,7 +22,7 @@ function freshModule() {
     if (key.includes("/dist/node/")) delete require.cache[key];
   }
   // The API the entries share in a process (js/node/entry.js's API_KEY).
-  delete globalThis[Symbol.for(`mcp-cancel ${new URL("../dist/node/", import.meta.url).href}`)];
+  delete globalThis[Symbol.for(`mcp-cancel ${fileURLToPath(new URL("../dist/node", import.meta.url))}`)];
   const pkg = require("../dist/node/index.cjs");
   WebAssembly.Instance = RealInstance;
   return { pkg, memory: instance.exports.memory };

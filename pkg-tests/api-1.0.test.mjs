@@ -3,6 +3,7 @@
 // memory, in a fresh instance of its Node build loaded for the test.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -30,7 +31,7 @@ function freshPackage() {
     }
     // The API the entries share in a process (js/node/entry.js's API_KEY): without it, a second
     // load of the entry hands out the first one's.
-    delete globalThis[Symbol.for(`mcp-cancel ${new URL("../dist/node/", import.meta.url).href}`)];
+    delete globalThis[Symbol.for(`mcp-cancel ${fileURLToPath(new URL("../dist/node", import.meta.url))}`)];
     const pkg = require("../dist/node/index.cjs");
     assert.ok(instance?.exports.memory instanceof WebAssembly.Memory, "the glue made a wasm instance");
     return { pkg, memory: instance.exports.memory };

@@ -64,13 +64,8 @@ const entry = {
   external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "debug"],
 };
 await esbuild.build({ ...entry, format: "esm", outfile: "dist/node/index.mjs" });
-// The entry finds its files from `import.meta.url`: in CommonJS, this file's URL.
-await esbuild.build({
-  ...entry,
-  outfile: "dist/node/index.cjs",
-  define: { "import.meta.url": "__mcpCancelUrl" },
-  banner: { js: 'var __mcpCancelUrl = require("node:url").pathToFileURL(__filename).href;' },
-});
+// The entry finds its files from `import.meta.filename`: in CommonJS, `__filename`.
+await esbuild.build({ ...entry, outfile: "dist/node/index.cjs", define: { "import.meta.filename": "__filename" } });
 
 /**
  * js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")`, which hands out the API

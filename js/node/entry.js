@@ -8,6 +8,8 @@
 // bundled in, and the instance made here with `initSync` from the .wasm read in one call.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
@@ -15,9 +17,11 @@ import * as errors from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
 
-// Both bundles are in dist/node/ (in the CommonJS one, scripts/bundle-node.mjs defines
-// `import.meta.url` as its file's URL).
-const here = import.meta.url;
+// This bundle's file (dist/node/index.mjs or index.cjs): `import.meta.filename` in Node ≥
+// 20.11, from `import.meta.url` before it; in the CommonJS bundle, `__filename`
+// (scripts/bundle-node.mjs defines it so). Paths, not URLs: no URL to parse at start-up.
+const here = import.meta.filename ?? fileURLToPath(import.meta.url);
+const dir = dirname(here);
 
 /**
  * Where this copy of the package keeps its API on `globalThis`: one key per copy (its
@@ -25,7 +29,7 @@ const here = import.meta.url;
  * copies (two installs, or two builds in a benchmark) stay apart, as two modules do.
  * Tests that need a fresh instance delete it (pkg-tests/api-1.0.test.mjs, bench/memory.mjs).
  */
-const API_KEY = Symbol.for(`mcp-cancel ${new URL(".", here).href}`);
+const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 
 /** `require` for what loads on first use (`debug`, the relay): not made at start-up. */
 let requireHere;
@@ -38,7 +42,7 @@ export const { CancellationSession, createRelay, guardTransport, init, InvalidAr
  * entry of this copy to load makes it; its classes are the ones both entries export).
  */
 function api() {
-  const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("../../pkg/web/mcp_cancel_bg.wasm", here))) });
+  const wasmExports = wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${dir}/../../pkg/web/mcp_cancel_bg.wasm`)) });
 
   // `DEBUG=mcp-cancel` (the `debug` package's convention): events go to stderr when the
   // caller gave no `onEvent` of its own. `debug` is loaded the first time a session is made
