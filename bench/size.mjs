@@ -12,7 +12,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const FILES = [
   ["pkg/web/mcp_cancel_bg.wasm", ".wasm (release, wasm-opt)"],
   ["pkg/web/mcp_cancel.js", "wasm-bindgen glue, web (ES module)"],
-  ["dist/node/index.cjs", "Node entry (esbuild bundle of js/ and the web glue)"],
+  ["dist/node/index.mjs", "Node entry for import (esbuild bundle of js/ and the web glue, ES module)"],
+  ["dist/node/index.cjs", "Node entry for require() (the same, CommonJS)"],
   ["js/browser.js", "browser entry"],
   ["js/session.js", "CancellationSession (shared)"],
   ["js/guard.js", "guardTransport (shared)"],

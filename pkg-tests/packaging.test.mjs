@@ -72,6 +72,16 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     assert.match(stdout, /ok node-cjs/);
   });
 
+  test("a Node without process.getBuiltinModule (before 20.16 / 22.3): import and require fail with a clear error", async () => {
+    const probes = [
+      ["--input-type=module", "-e", 'delete process.getBuiltinModule; await import("mcp-cancel");'],
+      ["-e", 'delete process.getBuiltinModule; require("mcp-cancel");'],
+    ];
+    for (const args of probes) {
+      await assert.rejects(run(process.execPath, args, { cwd: proj }), (e) => /mcp-cancel needs Node 20\.16 or later \(process\.getBuiltinModule\); this is Node v/.test(e.stderr), args.join(" "));
+    }
+  });
+
   test("a light install: no MCP SDK (npm ls --omit=dev), no command; createRelay loads the relay's .wasm", async (t) => {
     // Issue #25 item 3: a user who installs only the library gets no @modelcontextprotocol/*.
     const { stdout: tree } = await run("npm", ["ls", "--omit=dev", "--all", "--parseable", "--long"], { cwd: proj });

@@ -64,8 +64,13 @@ const entry = {
   external: ["../../pkg/relay-node/mcp_cancel_relay.js", "./relay.cjs", "debug"],
 };
 await esbuild.build({ ...entry, format: "esm", outfile: "dist/node/index.mjs" });
-// The entry finds its files from `import.meta.filename`: in CommonJS, `__filename`.
-await esbuild.build({ ...entry, outfile: "dist/node/index.cjs", define: { "import.meta.filename": "__filename" } });
+// The entry finds its files from `import.meta.filename` and `.dirname`: in CommonJS,
+// `__filename` and `__dirname`.
+await esbuild.build({
+  ...entry,
+  outfile: "dist/node/index.cjs",
+  define: { "import.meta.filename": "__filename", "import.meta.dirname": "__dirname" },
+});
 
 /**
  * js/relay.js's `./errors.js` is the entry's: `require("./index.cjs")`, which hands out the API

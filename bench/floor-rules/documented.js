@@ -8,10 +8,12 @@
 // the response through `shouldDropIncoming()` (the floor's `response()`, a negotiated protocol
 // version handed to the floor's `set_version()`, the floor's output drained). A measurement,
 // not a design: any other input is not handled.
-import { readFileSync } from "node:fs";
 import * as wasm from "floor-rules-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("../floor-rules/floor_rules_bg.wasm", import.meta.url))) });
+// As js/node/entry.js: Node's modules from `process.getBuiltinModule`, not `import`.
+const { readFileSync } = process.getBuiltinModule("node:fs");
+
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${import.meta.dirname}/../floor-rules/floor_rules_bg.wasm`)) });
 
 const encoder = new TextEncoder();
 const memory = wasm.wasm_memory();

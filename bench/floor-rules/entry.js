@@ -3,10 +3,12 @@
 // js/node/entry.js instantiates mcp-cancel's (read in one call, `new WebAssembly.Module`,
 // `initSync`), behind a CancellationSession whose constructor makes a session and whose
 // track() is one numbers-only call — the start-up probe's steps, as bench/floor/entry.js.
-import { readFileSync } from "node:fs";
 import * as wasm from "floor-rules-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("./floor_rules_bg.wasm", import.meta.url))) });
+// As js/node/entry.js: Node's modules from `process.getBuiltinModule`, not `import`.
+const { readFileSync } = process.getBuiltinModule("node:fs");
+
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${import.meta.dirname}/floor_rules_bg.wasm`)) });
 
 const TOOLS_CALL = 9;
 

@@ -4,10 +4,12 @@
 // a table and whose track() is one numbers-only call; and `Floor1b`, the floor of scenario 1b
 // (track → response, no signal) that bench/ops.mjs runs in the same rounds as mcp-cancel
 // (issue #24: a row not met is judged against its floor measured in the same run).
-import { readFileSync } from "node:fs";
 import * as wasm from "floor-glue";
 
-wasm.initSync({ module: new WebAssembly.Module(readFileSync(new URL("./floor_bg.wasm", import.meta.url))) });
+// As js/node/entry.js: Node's modules from `process.getBuiltinModule`, not `import`.
+const { readFileSync } = process.getBuiltinModule("node:fs");
+
+wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${import.meta.dirname}/floor_bg.wasm`)) });
 
 const TOOLS_CALL = 7;
 

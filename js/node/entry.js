@@ -6,22 +6,27 @@
 // `globalThis` under `API_KEY`; the other hands out the same one. The .wasm loads
 // synchronously: no init(). The wasm-bindgen glue is the web build's (pkg/web/, ES module),
 // bundled in, and the instance made here with `initSync` from the .wasm read in one call.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-
 import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
-import * as errors from "../errors.js";
+import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
 
-// This bundle's file (dist/node/index.mjs or index.cjs): `import.meta.filename` in Node ≥
-// 20.11, from `import.meta.url` before it; in the CommonJS bundle, `__filename`
-// (scripts/bundle-node.mjs defines it so). Paths, not URLs: no URL to parse at start-up.
-const here = import.meta.filename ?? fileURLToPath(import.meta.url);
-const dir = dirname(here);
+// Node's own modules come from `process.getBuiltinModule` (Node 20.16, 22.3), not from
+// `import`: an ES module that imports `node:fs` makes Node build the module's whole ES module
+// face (every export of `fs`, `fs.promises` with it), 1.2 ms of a process's start-up here,
+// and `node:module` 0.4 ms (issue #24, twentieth session). The engines field says so; an
+// older Node gets this error rather than a TypeError.
+if (typeof process.getBuiltinModule !== "function") {
+  throw new Error(`mcp-cancel needs Node 20.16 or later (process.getBuiltinModule); this is Node ${process.version}`);
+}
+const { readFileSync } = process.getBuiltinModule("node:fs");
+const { createRequire } = process.getBuiltinModule("node:module");
+
+// This bundle's file and folder (dist/node/): `import.meta.filename` and `.dirname`; in the
+// CommonJS bundle, `__filename` and `__dirname` (scripts/bundle-node.mjs defines them so).
+const here = import.meta.filename;
+const dir = import.meta.dirname;
 
 /**
  * Where this copy of the package keeps its API on `globalThis`: one key per copy (its
@@ -35,7 +40,11 @@ const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 let requireHere;
 const load = (id) => (requireHere ??= createRequire(here))(id);
 
-export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = (globalThis[API_KEY] ??= api());
+const shared = (globalThis[API_KEY] ??= api());
+export const { CancellationSession, createRelay, guardTransport, init } = shared;
+// The classes of the API this process uses (another entry's when that one loaded first).
+const { InvalidArgumentError: InvalidArgument, McpCancelError: McpCancel, UsageError: Usage } = shared;
+export { InvalidArgument as InvalidArgumentError, McpCancel as McpCancelError, Usage as UsageError };
 
 /**
  * The package's API over a new wasm instance, with this bundle's error classes (the first
@@ -82,6 +91,8 @@ function api() {
     },
     /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
     async init() {},
-    ...errors,
+    InvalidArgumentError,
+    McpCancelError,
+    UsageError,
   };
 }
