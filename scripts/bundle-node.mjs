@@ -3,7 +3,7 @@
 //                        the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in the
 //                        fetching init(), which Node does not use) and the shared js/*.js, as
 //                        one ES module (issue #24: no CommonJS loader started for an ESM
-//                        program, 1.6 ms of its start-up).
+//                        program, and no builtin's ES module face: js/node/entry.js).
 //   dist/node/index.cjs  what `require("mcp-cancel")` loads: the same, as CommonJS. A process
 //                        that loads both gets one API (js/node/entry.js says how).
 //   dist/node/relay.cjs  what only createRelay() needs (js/relay.js and its readers), required by
