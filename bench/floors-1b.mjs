@@ -13,7 +13,7 @@ import { Bench } from "tinybench";
 
 import { CancellationSession } from "../dist/node/index.mjs";
 import { Floor1b } from "./fixtures/node_modules/floor/index.js";
-import { Rules1b } from "./fixtures/node_modules/floor-rules/index.js";
+import { Rules1b } from "./fixtures/node_modules/floor-scenarios/index.js";
 import { fillerId, idSource } from "./ops.mjs";
 
 const BATCH = 100;

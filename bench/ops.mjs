@@ -9,6 +9,8 @@ import { CancellationSession } from "mcp-cancel";
 import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
 // Scenario 1b's floor (../shared/floor's window table, as bench/floor/entry.js drives it).
 import { Floor1b } from "./fixtures/node_modules/floor/index.js";
+// Scenario 3's floor (the rule set's, bench/floor-rules/scenarios.js).
+import { Rules3 } from "./fixtures/node_modules/floor-scenarios/index.js";
 
 const FLOOR_DELIVER = 0;
 
@@ -72,8 +74,8 @@ function signalScenarioJs(Pending, ids, inFlight, abort) {
 
 /**
  * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()?, floor()? }
- * with fresh state each (`jsLeakFree` for scenarios 1 and 2, `floor` for 1b: the floor of that
- * row, measured in the same rounds); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ * with fresh state each (`jsLeakFree` for scenarios 1 and 2, `floor` for 1b and 3: the floor
+ * of that row, measured in the same rounds); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
  */
 export function cases({ quick, Session = CancellationSession }) {
   const out = [];
@@ -223,6 +225,21 @@ export function cases({ quick, Session = CancellationSession }) {
               if (!signal.aborted) check(false, "js aborts the signal");
               const response = { jsonrpc: "2.0", id, result: {} };
               if (b.beforeResponse(response.id)) check(false, "js suppresses");
+            }
+          };
+        },
+        floor() {
+          const f = new Rules3();
+          for (let i = 0; i < inFlight - 1; i++) f.request({ jsonrpc: "2.0", id: fillerId(ids, i), method: METHOD, params: {} });
+          const next = idSource(ids);
+          return () => {
+            for (let i = 0; i < BATCH; i++) {
+              const id = next();
+              f.request({ jsonrpc: "2.0", id, method: METHOD, params: { name: "slow" } });
+              const signal = f.signal(id);
+              f.cancelled({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+              if (!signal.aborted) check(false, "the floor aborts the signal");
+              if (f.beforeSend({ jsonrpc: "2.0", id, result: {} }) !== undefined) check(false, "the floor suppresses");
             }
           };
         },

@@ -31,4 +31,10 @@ doc=bench/fixtures/node_modules/floor-documented
 esbuild bench/floor-rules/documented.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
   --alias:floor-rules-glue="$tmp/glue.js" --outfile="$doc/index.js"
 sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$doc/index.js"
+# The floors of scenarios 1b and 3 (bench/floor-rules/scenarios.js): the same glue and .wasm,
+# their own bundle (bench/floors-1b.mjs and bench/ops.mjs import it).
+scen=bench/fixtures/node_modules/floor-scenarios
+esbuild bench/floor-rules/scenarios.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
+  --alias:floor-rules-glue="$tmp/glue.js" --outfile="$scen/index.js"
+sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$scen/index.js"
 echo "floor-rules fixture: $(wc -c <"$out/floor_rules_bg.wasm") B .wasm ($(gzip -9 -c "$out/floor_rules_bg.wasm" | wc -c) B gzip -9), $(wc -c <"$out/index.js") B index.js ($out)"
