@@ -5,6 +5,8 @@
 // row's floor, holds only what that row's probe runs.
 import * as wasm from "floor-rules-glue";
 
+import { writeId } from "../floor/ascii.js";
+
 const { readFileSync } = process.getBuiltinModule("node:fs");
 
 wasm.initSync({ module: new WebAssembly.Module(readFileSync(`${import.meta.dirname}/../floor-rules/floor_rules_bg.wasm`)) });
@@ -141,11 +143,5 @@ function put(id, core) {
   if (scratchAt < 0) scratchAt = core.scratch();
   // A view over a grown memory is detached (byteLength 0).
   if (view === undefined || view.byteLength === 0) view = new Uint8Array(memory.buffer, scratchAt, 4096);
-  const n = id.length;
-  for (let i = 0; i < n; i++) {
-    const c = id.charCodeAt(i);
-    if (c > 0x7f) return encoder.encodeInto(id, view).written;
-    view[i] = c;
-  }
-  return n;
+  return writeId(id, view);
 }

@@ -6,6 +6,8 @@
 // (issue #24: a row not met is judged against its floor measured in the same run).
 import * as wasm from "floor-glue";
 
+import { writeId } from "./ascii.js";
+
 // As js/node/entry.js: Node's modules from `process.getBuiltinModule`, not `import`.
 const { readFileSync } = process.getBuiltinModule("node:fs");
 
@@ -37,7 +39,6 @@ export class Floor1b {
   }
 }
 
-const encoder = new TextEncoder();
 const memory = wasm.wasm_memory();
 const scratchAt = wasm.scratch_ptr();
 let view = new Uint8Array(memory.buffer, scratchAt, 1024);
@@ -45,11 +46,5 @@ let view = new Uint8Array(memory.buffer, scratchAt, 1024);
 function put(id) {
   // A view over a grown memory is detached (byteLength 0).
   if (view.byteLength === 0) view = new Uint8Array(memory.buffer, scratchAt, 1024);
-  const n = id.length;
-  for (let i = 0; i < n; i++) {
-    const c = id.charCodeAt(i);
-    if (c > 0x7f) return encoder.encodeInto(id, view).written;
-    view[i] = c;
-  }
-  return n;
+  return writeId(id, view);
 }
