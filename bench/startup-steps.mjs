@@ -99,10 +99,9 @@ try {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-// Every build's steps in order (an older build has one more), "—" where a build has none.
-const steps = [...new Set(times.flatMap((t) => [...t.keys()]))];
-const order = ["resolving, reading, compiling and linking the bundle", "createRequire and reading and compiling the CommonJS bundle"];
-steps.sort((a, b) => (order.includes(a) || order.includes(b) ? (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99) : 0));
+// Every build's steps in order, the build with most first (one from before the ES module entry
+// has one more), "—" where a build has none.
+const steps = [...new Set(times.toSorted((a, b) => b.size - a.size).flatMap((t) => [...t.keys()]))];
 console.log(`| step (ms, median of ${runs} processes) | ${builds.map((b) => b.label).join(" | ")} |`);
 console.log(`|---|${builds.map(() => "---:").join("|")}|`);
 // "in all": the last mark less the probe's start, in each process (the steps' sum, read whole).

@@ -99,7 +99,8 @@ export class Rules3 {
   #code(name) {
     let code = this.#codes.get(name);
     if (code === undefined) {
-      code = this.#core.method(encoder.encodeInto(name, new Uint8Array(memory.buffer, this.#core.scratch(), 4096)).written);
+      // The name through the scratch buffer, as a string id crosses.
+      code = this.#core.method(put(name, this.#core));
       this.#codes.set(name, code);
     }
     return code;
@@ -134,7 +135,6 @@ function packWords(id) {
   return true;
 }
 
-const encoder = new TextEncoder();
 const memory = wasm.wasm_memory();
 let scratchAt = -1;
 let view;

@@ -8,7 +8,7 @@
 // bundled in, and the instance made here with `initSync` from the .wasm read in one call.
 import * as wasm from "../../pkg/web/mcp_cancel.js";
 import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
-import { InvalidArgumentError, McpCancelError, UsageError } from "../errors.js";
+import * as ownErrors from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
 
@@ -40,11 +40,8 @@ const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 let requireHere;
 const load = (id) => (requireHere ??= createRequire(here))(id);
 
-const shared = (globalThis[API_KEY] ??= api());
-export const { CancellationSession, createRelay, guardTransport, init } = shared;
-// The classes of the API this process uses (another entry's when that one loaded first).
-const { InvalidArgumentError: InvalidArgument, McpCancelError: McpCancel, UsageError: Usage } = shared;
-export { InvalidArgument as InvalidArgumentError, McpCancel as McpCancelError, Usage as UsageError };
+// The API this process uses: this copy's, made by whichever entry loaded first (its classes too).
+export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = (globalThis[API_KEY] ??= api());
 
 /**
  * The package's API over a new wasm instance, with this bundle's error classes (the first
@@ -91,8 +88,8 @@ function api() {
     },
     /** Node loads the .wasm with the import: `init()` exists for code shared with browsers and resolves at once. */
     async init() {},
-    InvalidArgumentError,
-    McpCancelError,
-    UsageError,
+    InvalidArgumentError: ownErrors.InvalidArgumentError,
+    McpCancelError: ownErrors.McpCancelError,
+    UsageError: ownErrors.UsageError,
   };
 }
