@@ -755,14 +755,23 @@ function keyIn(map, id) {
 
 /**
  * Takes what `map` holds for request `id` (its key as `keyIn` finds it) out of it: the value,
- * or `undefined` when it holds none (the `take` and `takeInbound` hooks).
+ * or `undefined` when it holds none (the `take` and `takeInbound` hooks). A value is never
+ * `undefined`; `id` itself is tried first, so the common case is a `get` and a `delete`
+ * (string ids had a `has` before them: issue #24, scenario 3).
  * @param {Map<string | number, any>} map
  * @param {string | number} id
  */
 function takeFrom(map, id) {
-  const key = keyIn(map, id);
-  const value = map.get(key);
-  if (value !== undefined) map.delete(key);
+  let key = id;
+  let value = map.get(key);
+  if (value === undefined) {
+    // Not under `id` itself: a string id may be held under the core's spelling of it.
+    key = keyIn(map, id);
+    if (key === id) return undefined;
+    value = map.get(key);
+    if (value === undefined) return undefined;
+  }
+  map.delete(key);
   return value;
 }
 

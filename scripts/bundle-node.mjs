@@ -23,13 +23,14 @@ import * as esbuild from "esbuild";
 // its doc comments): `node --enable-source-maps` and debuggers show their lines; Node reads the
 // map only with that flag. The minifier renames classes and functions: the names that are part
 // of the API (the error classes', `CancellationSession`'s) are written in the classes
-// (`static name`).
+// (`static name`). `NO_MINIFY=1 node scripts/bundle-node.mjs` builds them unminified, for a CPU
+// profile with the functions' own names (never shipped: scripts/build.sh minifies).
 const common = {
   bundle: true,
   platform: "node",
   format: "cjs",
   target: "node20",
-  minify: true,
+  minify: !process.env.NO_MINIFY,
   sourcemap: "linked",
   logLevel: "warning",
   logOverride: { "empty-import-meta": "silent" },

@@ -207,12 +207,13 @@ impl<S: Sink> Session<S> {
     /// with a tombstone so that our response is suppressed; or why the cancel is ignored.
     /// A peer's cancel never creates a tombstone of ours.
     fn take_cancelled(&mut self, id: Key<'_>) -> Result<Inbound, Ignored> {
-        let handshake = self.handshake_method();
         let why = match self.store.inbound(id) {
             None if self.store.is_peer_cancelled(id) => Ignored::AlreadyCancelled,
             None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
-            Some((_, method, _)) if Some(method) == handshake => Ignored::Handshake,
+            // The handshake is `initialize` in every revision that has one (its code: no
+            // name compared; issue #24, scenario 3).
+            Some((_, Some(Method::Initialize), _)) if self.handshake_method().is_some() => Ignored::Handshake,
             Some((_, _, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
                 Ignored::TaskAugmented
             }

@@ -255,4 +255,13 @@ mod tests {
         assert_eq!(Revision::parse("2025-09-01"), None);
         assert_eq!(Revision::parse("2025-06-18 "), None);
     }
+
+    /// The peer's cancel of its handshake is told by the request's method code
+    /// (`take_cancelled` in `inbound`), which holds while every handshake is `initialize`.
+    #[test]
+    fn every_handshake_is_initialize() {
+        for r in Revision::ALL {
+            assert!(matches!(r.rules().handshake, None | Some("initialize")), "{r:?}");
+        }
+    }
 }

@@ -36,30 +36,33 @@ use super::keys::{Key, OwnedKey, Packed};
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// What a slot holds. Each namespace is a map of its own: the same id may be in several.
+/// They come in pairs, a record and what it becomes when it ends (`2k` and `2k + 1`), which
+/// hash alike ([`hash_class`]): a slot moves from one to the other by changing its index
+/// entry in place ([`Slots::rename`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Ns {
-    /// A free slot (on the free list).
-    Free,
     /// Our request in flight that is not in the window. `extra`: its extra or [`NONE`].
-    Outbound,
+    Outbound = 0,
     /// Our cancelled request, whose late messages are dropped. `link`: its stamp in the
     /// tombstones' [`Fifo`]; `extra`: its extra (a method's name, a progress token) or [`NONE`].
-    Tombstone,
+    Tombstone = 1,
     /// The peer's request in flight. `link`: its stamp; `extra`: a method's name or [`NONE`].
-    Inbound,
+    Inbound = 2,
     /// The peer's request it cancelled, until our response to it. `link`: its stamp; `extra`
     /// as [`Ns::Inbound`].
-    PeerCancelled,
+    PeerCancelled = 3,
     /// A progress token of our request in flight. `link`: the request's slot.
-    Token,
+    Token = 4,
     /// A progress token of a tombstone (its late progress is dropped). `link`: the tombstone's slot.
-    DeadToken,
+    DeadToken = 5,
     /// A task of ours (by task id). `link`: its [`Ns::TaskOf`] slot, or [`NONE`] when its
     /// request id names another request now; `extra`: a method's name or [`NONE`].
-    Task,
+    Task = 6,
     /// The task of our request (by request id). `link`: the task's slot.
-    TaskOf,
+    TaskOf = 7,
+    /// A free slot (on the free list; never in the index).
+    Free = 8,
 }
 
 const NAMESPACES: usize = 9;
@@ -169,6 +172,15 @@ fn put(slots: &mut Vec<Slot>, free: &mut u32, slot: Slot) -> u32 {
     }
 }
 
+/// The hash class of namespace `ns`: its pair's ([`Ns`]). Entries still compare their
+/// namespace, so the two of a pair stay maps of their own; a pair's namespaces hold few
+/// keys in common (the peer's request and its cancelled ones none: a new request takes its
+/// id out of the cancelled ones).
+#[inline]
+fn hash_class(ns: u32) -> u32 {
+    ns >> 1
+}
+
 /// The hash of an entry, for the index when it grows: from the entry alone (a text key's is
 /// in it); one function for every caller (one copy of the index's resize code; issue #24, size).
 #[inline]
@@ -231,7 +243,7 @@ fn is(slots: &[Slot], e: &Entry, ns: Ns, key: Key<'_>, k: Packed) -> bool {
 fn hash(hasher: &FixedState, ns: Ns, key: Key<'_>) -> u64 {
     match key {
         Key::Packed(p) => hash_packed(hasher, ns as u32, p),
-        Key::Text(text) => hash_text(hasher, ns, text),
+        Key::Text(text) => hash_text(hasher, ns as u32, text),
     }
 }
 
@@ -240,7 +252,7 @@ fn hash(hasher: &FixedState, ns: Ns, key: Key<'_>) -> u64 {
 #[inline]
 fn hash_packed(hasher: &FixedState, ns: u32, p: Packed) -> u64 {
     let mut h = hasher.build_hasher();
-    let high = u64::from(p.words()[2]) | u64::from(ns) << 32;
+    let high = u64::from(p.words()[2]) | u64::from(hash_class(ns)) << 32;
     h.write_u128(u128::from(p.low()) | u128::from(high) << 64);
     h.finish()
 }
@@ -248,9 +260,9 @@ fn hash_packed(hasher: &FixedState, ns: u32, p: Packed) -> u64 {
 /// [`hash`] of a string longer than a packed key: 8 bytes per write (foldhash's own `write`
 /// of a byte string is ~1.5 KB of wasm, for ids that are rare).
 #[inline(never)]
-fn hash_text(hasher: &FixedState, ns: Ns, text: &str) -> u64 {
+fn hash_text(hasher: &FixedState, ns: u32, text: &str) -> u64 {
     let mut h = hasher.build_hasher();
-    h.write_u64(ns as u64 | (text.len() as u64) << 8);
+    h.write_u64(u64::from(hash_class(ns)) | (text.len() as u64) << 8);
     for chunk in text.as_bytes().chunks(8) {
         let mut word = [0u8; 8];
         if let Some(w) = word.get_mut(..chunk.len()) {
@@ -446,24 +458,31 @@ impl Slots {
     pub(crate) fn remove(&mut self, s: u32) -> Slot {
         let Some(slot) = self.slots.get(s as usize).filter(|slot| slot.ns != Ns::Free) else { return FREE };
         let ns = slot.ns;
-        self.unlink_index(s);
+        // A namespace holds a key once: the entry of the slot's key in its namespace is the slot's.
+        if let Some(entry) = probe(&mut self.index, &self.slots, &self.hasher, ns, slot.key.as_key()) {
+            entry.remove();
+        }
         self.add_count(ns, -1);
         let free = Slot { link: self.free, ..FREE };
         self.free = s;
         ::core::mem::replace(self.slot_mut(s), free)
     }
 
-    /// Moves slot `s` to namespace `ns` (same key; `ns` must not hold it).
+    /// Moves slot `s` to namespace `ns`, same key: the other of its namespace's pair ([`Ns`]:
+    /// the peer's request to its cancelled ones), which must not hold the key. Its index
+    /// entry is changed in place: one probe, where a removal and an insertion were two
+    /// (issue #24, scenario 3).
     pub(crate) fn rename(&mut self, s: u32, ns: Ns) {
-        let old = self.slot(s).ns;
-        if old == Ns::Free {
-            return;
+        let Some(slot) = self.slots.get(s as usize).filter(|slot| slot.ns != Ns::Free) else { return };
+        let old = slot.ns;
+        debug_assert_eq!(hash_class(old as u32), hash_class(ns as u32), "{old:?} and {ns:?} hash alike");
+        let Some(i) = bucket(&self.index, &self.slots, &self.hasher, old, slot.key.as_key()) else { return };
+        if let Some(e) = self.index.get_bucket_mut(i) {
+            e.v = (ns as u32) << NS_SHIFT | (e.v & !(u32::MAX << NS_SHIFT));
         }
-        self.unlink_index(s);
         self.add_count(old, -1);
         self.add_count(ns, 1);
         self.slot_mut(s).ns = ns;
-        self.link_index(s);
     }
 
     /// The slots of namespace `ns`, in slab order (not its inline records: [`Self::inline`]).
@@ -491,14 +510,6 @@ impl Slots {
     fn link_index(&mut self, s: u32) {
         let (h, entry) = self.entry_of(s);
         self.index.insert_unique(h, entry, rehasher(&self.hasher));
-    }
-
-    fn unlink_index(&mut self, s: u32) {
-        let Some(slot) = self.slots.get(s as usize) else { return };
-        // A namespace holds a key once: the entry of the slot's key in its namespace is the slot's.
-        if let Some(entry) = probe(&mut self.index, &self.slots, &self.hasher, slot.ns, slot.key.as_key()) {
-            entry.remove();
-        }
     }
 }
 
@@ -639,6 +650,42 @@ mod tests {
         }
     }
 
+    /// A renamed entry keeps its place in the index (its pair's hash): it is found in its new
+    /// namespace only, also after the index grew and rehashed every entry from the entry alone.
+    #[test]
+    fn a_renamed_slot_is_found_in_its_new_namespace_across_growth() {
+        use crate::core::keys::str_key;
+        let mut slots = Slots::new(11);
+        let long = |n: i64| format!("a string id longer than twelve bytes {n}");
+        let mut held = Vec::new();
+        for n in 0..64 {
+            let s = slots.insert(Ns::Inbound, number_key(n), 1, 0, NONE);
+            let t = slots.insert(Ns::Inbound, str_key(&long(n)), 1, 0, NONE);
+            if n % 2 == 0 {
+                slots.rename(s, Ns::PeerCancelled);
+                slots.rename(t, Ns::PeerCancelled);
+            }
+            held.push((n, s, t));
+        }
+        // Growth: the index rehashes the renamed entries too.
+        for n in 1000..3000 {
+            slots.insert(Ns::Outbound, number_key(n), 1, 0, NONE);
+        }
+        for (n, s, t) in held {
+            let (now, not) =
+                if n % 2 == 0 { (Ns::PeerCancelled, Ns::Inbound) } else { (Ns::Inbound, Ns::PeerCancelled) };
+            assert_eq!(slots.find(now, number_key(n)), Some(s), "{n}");
+            assert_eq!(slots.find(now, str_key(&long(n))), Some(t), "{n}");
+            assert_eq!(slots.find(not, number_key(n)), None, "{n}");
+            assert_eq!(slots.find(not, str_key(&long(n))), None, "{n}");
+        }
+        assert_eq!((slots.count(Ns::Inbound), slots.count(Ns::PeerCancelled)), (64, 64));
+        // Removed from its new namespace, it is gone from both.
+        let s = slots.find(Ns::PeerCancelled, number_key(0)).unwrap_or(NONE);
+        assert_eq!(slots.remove(s).ns, Ns::PeerCancelled);
+        assert!(!slots.contains(Ns::PeerCancelled, number_key(0)) && !slots.contains(Ns::Inbound, number_key(0)));
+    }
+
     #[test]
     fn a_namespace_is_a_map_of_its_own() {
         let mut slots = Slots::new(3);
@@ -648,10 +695,15 @@ mod tests {
         assert_eq!(slots.find(Ns::Outbound, number_key(5)), Some(a));
         assert_eq!(slots.find(Ns::Tombstone, number_key(5)), Some(b));
         assert_eq!(slots.find(Ns::Inbound, number_key(5)), None);
+        let c = slots.insert(Ns::Inbound, number_key(5), 3, 0, NONE);
+        slots.rename(c, Ns::PeerCancelled);
+        assert_eq!(slots.find(Ns::Inbound, number_key(5)), None);
+        assert_eq!(slots.find(Ns::PeerCancelled, number_key(5)), Some(c));
+        assert_eq!((slots.count(Ns::Inbound), slots.count(Ns::PeerCancelled)), (0, 1));
+        assert_eq!(slots.remove(c).method, 3);
+        assert_eq!(slots.find(Ns::PeerCancelled, number_key(5)), None);
         slots.remove(a);
-        slots.rename(b, Ns::Outbound);
-        assert_eq!(slots.find(Ns::Outbound, number_key(5)), Some(b));
-        assert_eq!(slots.count(Ns::Tombstone), 0);
+        assert_eq!(slots.find(Ns::Tombstone, number_key(5)), Some(b));
         // A freed slot is taken again.
         assert_eq!(slots.insert(Ns::Inbound, number_key(6), 0, 0, NONE), a);
     }

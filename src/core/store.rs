@@ -509,10 +509,12 @@ impl Store {
         self.slots.contains(Ns::Inbound, key)
     }
 
-    /// The peer's request of `key`: its slot, its method's name, and whether it is task-augmented.
-    pub(crate) fn inbound(&self, key: Key<'_>) -> Option<(u32, &str, bool)> {
+    /// The peer's request of `key`: its slot, its method (`None`: one the method table does
+    /// not know), and whether it is task-augmented.
+    pub(crate) fn inbound(&self, key: Key<'_>) -> Option<(u32, Option<Method>, bool)> {
         let s = self.slots.find(Ns::Inbound, key)?;
-        Some((s, self.slot_name(s), self.slots.slot(s).flags & TASK != 0))
+        let slot = self.slots.slot(s);
+        Some((s, Method::from_code(u32::from(slot.method)), slot.flags & TASK != 0))
     }
 
     /// Records the peer's request (not in flight yet); past the capacity, the oldest is
