@@ -36,9 +36,11 @@ use super::keys::{Key, OwnedKey, Packed};
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// What a slot holds. Each namespace is a map of its own: the same id may be in several.
-/// They come in pairs, a record and what it becomes when it ends (`2k` and `2k + 1`), which
-/// hash alike ([`hash_class`]): a slot moves from one to the other by changing its index
-/// entry in place ([`Slots::rename`]).
+/// They come in pairs (`2k` and `2k + 1`) that hash alike ([`hash_class`]) — a record and
+/// what it becomes when it ends (our request and its tombstone, the peer's request and its
+/// cancelled one, a progress token and a dead one), and a task by its id and by its request
+/// — so that a slot moves to the other of its pair by changing its index entry in place
+/// ([`Slots::rename`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Ns {
