@@ -12,7 +12,7 @@
 //
 // `--stub-abort`: Node's `AbortController` replaced by a plain stand-in (StubController
 // below) for the whole run, baseline included. Scenarios 1-3 spend most of their time in
-// Node's `AbortController` and its `abort` event (~3.5 µs of scenario 3's ~4.8), which both
+// Node's `AbortController` and its `abort` event (~4 µs of scenario 3's ~4.8), which both
 // builds pay alike and whose cost moves by ±5% between runs with the process's state: a
 // change of 50 ns in what mcp-cancel itself does (JS and wasm) is lost in that. With the
 // stand-in, what is left is the bookkeeping, and such a change shows (issue #24, scenario 3).
