@@ -209,6 +209,16 @@ if (paired.overOneLineMs > 3) {
     whole <= 1.1 && inProcess <= 1.1,
   );
 }
+// Where the start-up row's time over the rule set's floor goes, in process (bench/least-js.mjs,
+// made from this build): this package's .wasm behind the least JavaScript the probe needs, the
+// same with the package's bundle compiled and never run, and the package.
+const overRules = (x) => (x / inside.rulesFloorOverOneLineMs).toFixed(2);
+target(
+  "import + first track() in process, taken apart against the rule set's floor (reported, same alternation)",
+  "(reference: what the .wasm, compiling the JS, and running it each cost)",
+  `the package's .wasm behind the least JS +${inside.leastJsOverOneLineMs.toFixed(2)} ms (${overRules(inside.leastJsOverOneLineMs)}× the floor's +${inside.rulesFloorOverOneLineMs.toFixed(2)}); with the package's bundle compiled, never run, +${inside.leastJsParsedOverOneLineMs.toFixed(2)} ms (${overRules(inside.leastJsParsedOverOneLineMs)}×); the package +${inside.overOneLineMs.toFixed(2)} ms (${overRules(inside.overOneLineMs)}×)`,
+  true,
+);
 // Issue #26, part 5: the bridge against mcp-remote, and one bridge --stdio instance.
 const added = (k) => remote.latency[k].addedP50Ms;
 target("added latency of `bridge --http` over a direct client, p50 of sequential `tools/call`", `≤ mcp-remote's (+${added("mcp-remote").toFixed(2)} ms)`, `+${added("bridge").toFixed(2)} ms`, added("bridge") <= added("mcp-remote"));

@@ -7,6 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
+import { LEAST_JS, LEAST_JS_PARSED, writeLeastJs } from "./least-js.mjs";
+
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 const FILES = [
@@ -101,7 +103,7 @@ export function startup(runs = 20) {
 export function pairedStartup(runs = 20) {
   // The probes' own figure, from `import` to the first `track()` returning inside the process
   // (what the probe prints), by probe: read beside the wall time of the same processes.
-  const inside = { a: [], o: [], w: [], r: [], d: [], f: [] };
+  const inside = { a: [], o: [], w: [], r: [], d: [], f: [], m: [], j: [] };
   let printed = NaN;
   const wall = (args, cwd = root) => {
     const t0 = process.hrtime.bigint();
@@ -132,6 +134,12 @@ export function pairedStartup(runs = 20) {
   // round trip's floor (the rule set's .wasm behind a class that does only what it needs).
   const withDocumented = ["--input-type=module", "-e", documentedProbe("mcp-cancel")];
   const withDocumentedFloor = ["--input-type=module", "-e", documentedProbe("floor-documented")];
+  // Where ours goes over the rule set's floor (bench/least-js.mjs, made from this build): its
+  // own .wasm behind the least JavaScript the probe needs, and the same with the package's
+  // bundle compiled and never run.
+  writeLeastJs();
+  const withLeastJs = ["--input-type=module", "-e", probe(LEAST_JS)];
+  const withLeastJsParsed = ["--input-type=module", "-e", probe(LEAST_JS_PARSED)];
   wall(withPackage);
   wall(bare);
   wall(withFloor);
@@ -140,6 +148,8 @@ export function pairedStartup(runs = 20) {
   wall(withRulesFloor, fixtures);
   wall(withDocumented, fixtures);
   wall(withDocumentedFloor, fixtures);
+  wall(withLeastJs, fixtures);
+  wall(withLeastJsParsed, fixtures);
   const diffs = [];
   const bares = [];
   const overFloor = [];
@@ -159,6 +169,8 @@ export function pairedStartup(runs = 20) {
       ["r", () => wall(withRulesFloor, fixtures)],
       ["d", () => wall(withDocumented, fixtures)],
       ["f", () => wall(withDocumentedFloor, fixtures)],
+      ["m", () => wall(withLeastJs, fixtures)],
+      ["j", () => wall(withLeastJsParsed, fixtures)],
     ];
     const t = {};
     for (let k = 0; k < order.length; k++) {
@@ -209,6 +221,8 @@ export function pairedStartup(runs = 20) {
       documentedOverOneLineMs: med(inside.d.map((x, k) => x - inside.o[k])),
       documentedFloorMs: med(inside.f),
       documentedFloorOverOneLineMs: med(inside.f.map((x, k) => x - inside.o[k])),
+      leastJsOverOneLineMs: med(inside.m.map((x, k) => x - inside.o[k])),
+      leastJsParsedOverOneLineMs: med(inside.j.map((x, k) => x - inside.o[k])),
     },
   };
 }

@@ -1,7 +1,8 @@
 // Start-up by steps (issue #24's start-up row, taken apart): where the time of
 // `import` + the first `new CancellationSession()` + its first `track()` goes, in fresh
-// processes, for this package's Node build and the floors (bench/fixtures/node_modules/floor-rules
-// and floor), each loaded as it ships: one ES module bundle that reads its .wasm. Each is
+// processes, for this package's Node build, its .wasm behind the least JavaScript with and without
+// the package's bundle parsed (bench/least-js.mjs), and the floors (bench/fixtures/node_modules/
+// floor-rules and floor), each loaded as it ships: one ES module bundle that reads its .wasm. Each is
 // copied to a temporary folder with `performance.now()` marks added (at the bundle's first
 // line, after Node resolved, read, compiled and linked it, and at its last, after its top
 // level ran), and the copies run alternately:
@@ -19,6 +20,8 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+
+import { LEAST_JS, LEAST_JS_PARSED, writeLeastJs } from "./least-js.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values, positionals } = parseArgs({ options: { runs: { type: "string", default: "31" } }, allowPositionals: true });
@@ -62,12 +65,20 @@ function copyOld(label, from) {
 
 const ours = (label, from) =>
   existsSync(join(from, "dist/node/index.mjs")) ? copy(label, from, "dist/node/index.mjs", "pkg/web/mcp_cancel_bg.wasm") : copyOld(label, from);
+// This build's .wasm behind the least JavaScript, and the same with the package's bundle
+// compiled and never run (bench/least-js.mjs): what the .wasm costs, and what compiling the
+// package's JavaScript costs before any of it runs.
+const leastJs = mkdtempSync(join(tmpdir(), "mcp-cancel-least-js-"));
+writeLeastJs(root, leastJs);
 const builds = [
   ours("mcp-cancel", root),
   ...positionals.map((p) => ours(basename(resolve(p)), resolve(p))),
+  copy("its .wasm, least JS", join(leastJs, LEAST_JS), "index.js", "mcp_cancel_bg.wasm"),
+  copy("+ its JS parsed", join(leastJs, LEAST_JS_PARSED), "index.js", "mcp_cancel_bg.wasm"),
   copy("floor-rules", join(root, "bench/fixtures/node_modules/floor-rules"), "index.js", "floor_rules_bg.wasm"),
   copy("floor", join(root, "bench/fixtures/node_modules/floor"), "index.js", "floor_bg.wasm"),
 ];
+rmSync(leastJs, { recursive: true, force: true });
 
 const IN_ALL = "in all";
 const probe = (file) => `

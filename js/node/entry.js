@@ -21,7 +21,6 @@ if (typeof process.getBuiltinModule !== "function") {
   throw new Error(`mcp-cancel needs Node 20.16 or later (process.getBuiltinModule); this is Node ${process.version}`);
 }
 const { readFileSync } = process.getBuiltinModule("node:fs");
-const { createRequire } = process.getBuiltinModule("node:module");
 
 // This bundle's file and folder (dist/node/): `import.meta.filename` and `.dirname`; in the
 // CommonJS bundle, `__filename` and `__dirname` (scripts/bundle-node.mjs defines them so).
@@ -36,9 +35,12 @@ const dir = import.meta.dirname;
  */
 const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 
-/** `require` for what loads on first use (`debug`, the relay): not made at start-up. */
+/**
+ * `require` for what loads on first use (`debug`, the relay): not made at start-up, and
+ * `node:module` not asked for until then (0.1 ms of a first `import` here, issue #24).
+ */
 let requireHere;
-const load = (id) => (requireHere ??= createRequire(here))(id);
+const load = (id) => (requireHere ??= process.getBuiltinModule("node:module").createRequire(here))(id);
 
 // The API this process uses: this copy's, made by whichever entry loaded first (its classes too).
 export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = (globalThis[API_KEY] ??= api());
