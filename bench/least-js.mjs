@@ -37,7 +37,9 @@ export function writeLeastJs(from = root, into = path.join(root, "bench", "fixtu
   const wasm = readFileSync(path.join(from, "pkg/web/mcp_cancel_bg.wasm"));
   const glue = readFileSync(path.join(from, "pkg/web/mcp_cancel.js"), "utf8");
   const tablesText = readFileSync(path.join(from, "pkg/web/mcp_cancel_tables.js"), "utf8");
-  const tables = JSON.parse(JSON.parse(tablesText.slice(tablesText.indexOf("=") + 1).trim().replace(/;$/, "")));
+  const json = /^export const constantsJson = (".*");$/m.exec(tablesText);
+  if (json === null) throw new Error("bench/least-js.mjs: no constantsJson in pkg/web/mcp_cancel_tables.js");
+  const tables = JSON.parse(JSON.parse(json[1]));
   const code = tables.methods.indexOf("tools/call") + 1;
   if (code === 0 || typeof tables.numberId !== "number") throw new Error("bench/least-js.mjs: the build's tables have no tools/call or numberId");
   // The glue's own set-up of the externref table (its offsets are wasm-bindgen's).

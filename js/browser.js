@@ -1,7 +1,6 @@
 // mcp-cancel for browsers and bundlers (ES module). Call `await init()` once before creating
 // a session: it fetches and compiles the .wasm that sits next to this build.
 import initWasm from "../pkg/web/mcp_cancel.js";
-import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
 import { createGuardTransport } from "./guard.js";
 import { createSessionClass } from "./session.js";
@@ -34,7 +33,7 @@ export function init(input) {
   return ready;
 }
 
-const Session = createSessionClass(() => wasmExports, constantsJson);
+const Session = createSessionClass(() => wasmExports);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {

@@ -5,7 +5,6 @@
 // (wrangler's "CompiledWasm" rule; Vercel's `?module`) and the session instantiates it,
 // synchronously, the first time one is made. No `init()` is needed.
 import * as wasm from "../pkg/web/mcp_cancel.js";
-import { constantsJson } from "../pkg/web/mcp_cancel_tables.js";
 import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
 import { createGuardTransport } from "./guard.js";
 import { createSessionClass } from "./session.js";
@@ -34,7 +33,7 @@ export function apiOver(wasmModule, how) {
     instantiated = true;
   }
 
-  const Session = createSessionClass(() => wasmExports, constantsJson);
+  const Session = createSessionClass(() => wasmExports);
 
   /** The same class as in Node and browsers; its .wasm is instantiated when the first one is made. */
   class CancellationSession extends Session {

@@ -13,6 +13,37 @@ import { InvalidArgumentError, UsageError } from "./errors.js";
 import { callerTag, cancelledMessage, codeOf, isObject, member, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
 import { NO_SETTINGS, sessionSettings, trackOptions } from "./options.js";
 import { readRecords } from "./records.js";
+import {
+  constantsJson,
+  EXITS_CLOSE_STREAM,
+  EXITS_SEND,
+  FIELDS_META_PROGRESS_TOKEN,
+  FIELDS_REASON,
+  FIELDS_TASK as TASK,
+  FIELDS_TASK_ID,
+  MAX_PEER_STRING,
+  MAX_WORDS_ID as CORE_MAX_WORDS_ID,
+  NO_STRING,
+  NUMBER_ID,
+  REASONS_ERROR as REASON_ERROR,
+  REASONS_NONE as REASON_NONE,
+  REASONS_OTHER as REASON_OTHER,
+  REASONS_TEXT as REASON_TEXT,
+  SCRATCH_BYTES,
+  TAGS_NUMBER as NUMBER,
+  TAGS_STRING as STRING,
+  VERDICTS_ABORTED as ABORTED,
+  VERDICTS_BUSY as BUSY,
+  VERDICTS_DROP as DROP,
+  VERDICTS_FAILED as FAILED,
+  VERDICTS_NEED_FIELDS as NEED,
+  VERDICTS_OPTIONS as OPTIONS,
+  VERDICTS_PASS as PASS,
+  VERDICTS_SETTLED as SETTLED,
+  VERDICTS_TRACKED as TRACKED,
+  VERDICTS_WATCHED as WATCHED,
+  WATCH_BIT,
+} from "../pkg/web/mcp_cancel_tables.js";
 import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.js";
 
 /**
@@ -21,13 +52,14 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
  *   numbers in and out (no glue function between): a session is a handle (`newSession` → a
  *   number, `freeSession`) that every other export takes first (src/wasm/exports.rs); a
  *   `u32` result crosses as wasm's `i32` (an address is read `>>> 0`, a `bool` as `!== 0`).
- * @param {string} constantsJson the core's tables, `SessionCore.constantsJson()` of this
- *   build's core as scripts/build.sh wrote it (pkg/web/mcp_cancel_tables.js: not in the
- *   session's `.wasm`, issue #24)
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
+ *
+ * The core's tables are pkg/web/mcp_cancel_tables.js (scripts/write-tables.mjs: not in the
+ * session's `.wasm`, issue #24), the same for every build: their numbers are imported above,
+ * and the rest (`constantsJson`) is parsed by the first session of any class.
  */
-export function createSessionClass(exports, constantsJson, adjustOptions = (o) => o) {
-  const env = { exports, wasm: undefined, memory: () => env.wasm.memory, constantsJson, adjustOptions, sessions: undefined };
+export function createSessionClass(exports, adjustOptions = (o) => o) {
+  const env = { exports, wasm: undefined, memory: () => env.wasm.memory, adjustOptions, sessions: undefined };
   return class CancellationSession extends Session {
     // Its name, whatever a minifier calls the class (the Node build is minified).
     static name = "CancellationSession";
@@ -93,7 +125,7 @@ class Session {
     env.sessions ??=
       typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => wasm.freeSession(h)) : { register() {}, unregister() {} };
     const { adjustOptions } = env;
-    wire ??= prepare(JSON.parse(env.constantsJson));
+    wire ??= prepare(JSON.parse(constantsJson));
     const watched = this.#watched;
     const inbound = this.#inbound;
     const w = wire;
@@ -124,7 +156,7 @@ class Session {
     this.#hooks = hooks;
     const given = adjustOptions(options);
     const s = given === undefined || given === null ? NO_SETTINGS : sessionSettings(given, w);
-    const exits = (s.send === undefined ? 0 : w.exits.send) | (s.closeStream === undefined ? 0 : w.exits.closeStream);
+    const exits = (s.send === undefined ? 0 : EXITS_SEND) | (s.closeStream === undefined ? 0 : EXITS_CLOSE_STREAM);
     const h = wasm.newSession(
       s.flags,
       s.tombstoneCapacity,
@@ -149,7 +181,7 @@ class Session {
     // The scratch buffer's address is asked for the first time a string needs it (`putId`,
     // `strings`): most sessions never do, and the first session of a process starts sooner
     // (issue #24).
-    const scratch = { core, memory: env.memory, at: 0, size: w.scratchBytes, view: new Uint8Array(0) };
+    const scratch = { core, memory: env.memory, at: 0, size: SCRATCH_BYTES, view: new Uint8Array(0) };
     this.#scratch = scratch;
     // The settings that are strings (their output, a protocol version's event, done now).
     if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.protocolVersion !== undefined) {
@@ -218,7 +250,7 @@ class Session {
     // The options' own error, once the core has found the id and the method right.
     if (v === OPTIONS) throw o.error;
     // As `fetch()`: a request whose signal already aborted is not tracked; its reason is thrown.
-    if (v === w.verdicts.aborted) throw thrown === undefined ? reasonOrUndefined(o.signal) : thrown.error;
+    if (v === ABORTED) throw thrown === undefined ? reasonOrUndefined(o.signal) : thrown.error;
     this.#tracked(core, id, o.signal);
   }
 
@@ -325,8 +357,8 @@ class Session {
     if (core === undefined) return false;
     const w = wire;
     const t = peerTag(w, token);
-    strings(this.#scratch, t === w.tags.string ? token : undefined);
-    return this.#output.after(core.wasm.progress(core.h, t, t === w.tags.number ? token : 0, S0)) === DROP;
+    strings(this.#scratch, t === STRING ? token : undefined);
+    return this.#output.after(core.wasm.progress(core.h, t, t === NUMBER ? token : 0, S0)) === DROP;
   }
 
   shouldDropIncoming(message) {
@@ -380,13 +412,13 @@ class Session {
     // Our response settled the peer's watched request (a fast path): release its controller.
     if (verdict & SETTLED) this.#hooks.takeInbound(message.id);
     const v = verdict & 0x1f;
-    if (v === w.verdicts.pass) {
-      this.#sentRequest = (verdict & w.verdicts.tracked) !== 0;
-      if (verdict & w.verdicts.watched) this.#tracked(core, message.id, signal);
+    if (v === PASS) {
+      this.#sentRequest = (verdict & TRACKED) !== 0;
+      if (verdict & WATCHED) this.#tracked(core, message.id, signal);
       return message;
     }
     // As `track()` and `fetch()`: a request whose signal already aborted is not sent.
-    if (v === w.verdicts.aborted) throw reasonOf(signal);
+    if (v === ABORTED) throw reasonOf(signal);
     return undefined;
   }
 
@@ -919,35 +951,19 @@ function filterBatch(batch, each) {
   return out.length === 0 ? undefined : out;
 }
 
-/** Tags and verdicts of the core (set from its `constantsJson()` on first use). */
-let NUMBER = -1;
-let STRING = -1;
-let DROP = -1;
-let NEED = -1;
-let SETTLED = 0;
-/** Added to what a core call returns when it left work for `Output.flush()`. */
-let BUSY = 0;
-let WATCHED = 0;
-let TRACKED = 0;
-let PASS = 0;
-let FAILED = -1;
-let OPTIONS = -1;
-/** The kinds of a cancel's reason as it crosses (`crossReason`). */
-let REASON_NONE = -1;
-let REASON_TEXT = -1;
-let REASON_ERROR = -1;
-let REASON_OTHER = -1;
+// The core's numbers this file compares with are its tables' constants (pkg/web/
+// mcp_cancel_tables.js, imported above under these names): `NUMBER` and `STRING` the tags of
+// an id, `DROP` … `OPTIONS` verdicts (`BUSY` is added to what a core call returns when it left
+// work for `Output.flush()`), `REASON_*` the kinds of a cancel's reason as it crosses
+// (`crossReason`), `NUMBER_ID` the `len` of an id that crosses as a number, `NO_STRING` the
+// length of an absent string argument (`strings`), `WATCH_BIT` added to `trackPlain`'s method
+// code when the request is watched.
 /** The members the core reads of our requests (`outgoing[code]` of any method but a cancel). */
-let REQUEST_READS = 0;
-let TASK = 0;
-let CANCELLED = -1;
-let NUMBER_ID = -1;
-/** The length of an absent string argument (`strings`). */
-let NO_STRING = -1;
-/** Added to `trackPlain`'s method code: the request is watched. */
-let WATCH_BIT = 0;
+const REQUEST_READS = FIELDS_META_PROGRESS_TOKEN | TASK | FIELDS_TASK_ID;
 /** The longest string id `packWords` packs: the core's `maxWordsId`, at most its 11 cases. */
-let MAX_WORDS_ID = 0;
+const MAX_WORDS_ID = Math.min(CORE_MAX_WORDS_ID, 11);
+/** The core's code of `notifications/cancelled` (set at the first session, from its tables). */
+let CANCELLED = -1;
 /** `{ code, message }` of a request that timed out (the core's `timeoutError`). */
 let TIMEOUT_ERROR;
 
@@ -957,29 +973,9 @@ let TIMEOUT_ERROR;
  */
 export const timeoutError = () => TIMEOUT_ERROR;
 
+/** The core's tables as the JS layer reads them (`tables`), from `constantsJson` parsed. */
 function prepare(c) {
   TIMEOUT_ERROR = c.timeoutError;
-  NUMBER = c.tags.number;
-  STRING = c.tags.string;
-  DROP = c.verdicts.drop;
-  NEED = c.verdicts.needFields;
-  SETTLED = c.verdicts.settled;
-  BUSY = c.verdicts.busy;
-  WATCHED = c.verdicts.watched;
-  TRACKED = c.verdicts.tracked;
-  PASS = c.verdicts.pass;
-  FAILED = c.verdicts.failed;
-  OPTIONS = c.verdicts.options;
-  REASON_NONE = c.reasons.none;
-  REASON_TEXT = c.reasons.text;
-  REASON_ERROR = c.reasons.error;
-  REASON_OTHER = c.reasons.other;
-  REQUEST_READS = c.fields.metaProgressToken | c.fields.task | c.fields.taskId;
-  TASK = c.fields.task;
-  NUMBER_ID = c.numberId;
-  NO_STRING = c.noString;
-  WATCH_BIT = c.watchBit;
-  MAX_WORDS_ID = Math.min(c.maxWordsId, 11);
   const t = tables(c);
   CANCELLED = t.codes.get(c.names.cancelled);
   return t;
@@ -1013,18 +1009,18 @@ function incoming(core, w, message, hooks, scratch, output) {
     }
   }
   const idTag = peerTag(w, id);
-  const name = code === 0 ? (method.length > w.maxPeerString ? method.slice(0, w.maxPeerString) : method) : undefined;
+  const name = code === 0 ? (method.length > MAX_PEER_STRING ? method.slice(0, MAX_PEER_STRING) : method) : undefined;
   const need = code >= 0 ? w.incoming[code] : 0;
   if (need === 0) {
-    strings(scratch, name, idTag === w.tags.string ? id : undefined);
-    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
+    strings(scratch, name, idTag === STRING ? id : undefined);
+    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === NUMBER ? id : 0, S1, 0, 0, 0, 0, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, false));
   }
   const r = readParams(w, message, need, true);
   const call = () => {
-    strings(scratch, name, idTag === w.tags.string ? id : undefined, r.argStr, r.reason, r.taskId, r.status);
-    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === w.tags.number ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task));
+    strings(scratch, name, idTag === STRING ? id : undefined, r.argStr, r.reason, r.taskId, r.status);
+    return output.after(core.wasm.message(core.h, 0, code, S0, idTag, idTag === NUMBER ? id : 0, S1, need, r.paramsTag, r.argTag, r.argNum, S2, r.reasonTag, S3, S4, S5, r.task));
   };
-  if ((need & w.fields.reason) === 0) return call();
+  if ((need & FIELDS_REASON) === 0) return call();
   // A message whose reason the core reads (a cancel): its output gets the peer's strings
   // back as they are (`Output.enter`).
   const outer = output.enter(r.argStr, undefined, r.reason, false);
@@ -1341,15 +1337,15 @@ function settledBy(verdict, id, settled) {
 
 function incomingResponse(core, w, id, message, settled, scratch, output) {
   const idTag = peerTag(w, id);
-  const idNum = idTag === w.tags.number ? id : 0;
-  const idStr = idTag === w.tags.string ? id : undefined;
+  const idNum = idTag === NUMBER ? id : 0;
+  const idStr = idTag === STRING ? id : undefined;
   let verdict =
-    idTag === w.tags.number
+    idTag === NUMBER
       ? output.after(core.wasm.responsePlain(core.h, id, NUMBER_ID, 0, 0, 0))
-      : idTag === w.tags.string
+      : idTag === STRING
         ? responseString(core, scratch, output, id)
         : output.after(core.wasm.response(core.h, idTag, idNum, NO_STRING, 0, NO_STRING, NO_STRING, NO_STRING, NO_STRING, NO_STRING, false, NaN));
-  if ((verdict & 0xff) !== w.verdicts.needFields) return settledBy(verdict, id, settled);
+  if ((verdict & 0xff) !== NEED) return settledBy(verdict, id, settled);
   // The core needs members of the result or error: read them (only those) and ask again.
   const r = readResponse(w, message, verdict >>> 8);
   strings(scratch, idStr, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion);
@@ -1378,8 +1374,8 @@ function outgoing(core, w, message, signal, scratch, output) {
     }
   }
   const idTag = callerTag(w, id);
-  const idNum = idTag === w.tags.number ? id : 0;
-  const idStr = idTag === w.tags.string ? id : undefined;
+  const idNum = idTag === NUMBER ? id : 0;
+  const idStr = idTag === STRING ? id : undefined;
   const name = code === 0 ? method : undefined;
   const need = code >= 0 ? w.outgoing[code] : 0;
   if (need === 0) {

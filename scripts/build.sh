@@ -52,11 +52,7 @@ echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as
 # a module of pkg/web/ that the JS entries import: the session's .wasm does not carry them (issue
 # #24, size and start-up), the relay's build writes them (`RelayCore.sessionConstantsJson()`).
-node -e '
-const { writeFileSync } = require("node:fs");
-const json = require("./pkg/relay-node/mcp_cancel_relay.js").RelayCore.sessionConstantsJson();
-JSON.parse(json);
-writeFileSync("pkg/web/mcp_cancel_tables.js", "// The core'"'"'s tables, SessionCore.constantsJson() of src/wasm/bindings.rs, written by scripts/build.sh.\nexport const constantsJson = " + JSON.stringify(json) + ";\n");'
+node scripts/write-tables.mjs
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
 # (scripts/bundle-node.mjs).
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs, js/relay.js -> dist/node/relay.cjs"

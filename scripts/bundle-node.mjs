@@ -11,7 +11,8 @@
 //                        transport does not compile it at start-up (issue #24: ~20 KB of the
 //                        entry's ~107 KB). Its error classes are the entry's own (one
 //                        `InvalidArgumentError` per process, for `instanceof`).
-// The core's tables go in as text: pkg/web/mcp_cancel_tables.js, which scripts/build.sh wrote.
+// The core's tables go in from pkg/web/mcp_cancel_tables.js (scripts/write-tables.mjs wrote it): their
+// text, and their numbers, which esbuild writes into the code that compares with them.
 import { readFile } from "node:fs/promises";
 
 import * as esbuild from "esbuild";

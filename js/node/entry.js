@@ -7,7 +7,6 @@
 // synchronously: no init(). The wasm-bindgen glue is the web build's (pkg/web/, ES module),
 // bundled in, and the instance made here with `initSync` from the .wasm read in one call.
 import * as wasm from "../../pkg/web/mcp_cancel.js";
-import { constantsJson } from "../../pkg/web/mcp_cancel_tables.js";
 import * as ownErrors from "../errors.js";
 import { createGuardTransport } from "../guard.js";
 import { createSessionClass } from "../session.js";
@@ -67,7 +66,7 @@ function api() {
   }
 
   /** The cancellation bookkeeping of one MCP connection (see the README and the typings). */
-  const CancellationSession = createSessionClass(() => wasmExports, constantsJson, withDefaultOnEvent);
+  const CancellationSession = createSessionClass(() => wasmExports, withDefaultOnEvent);
 
   // The relay's .wasm (pkg/relay-node/, the session's .wasm plus the relay) and its JavaScript
   // (js/relay.js, dist/node/relay.cjs) load the first time a relay is made: a process that
