@@ -50,8 +50,9 @@ wasm_build pkg/web mcp_cancel web
 wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as
-# a module of pkg/web/ that the JS entries import: the session's .wasm does not carry them (issue
-# #24, size and start-up), the relay's build writes them (`RelayCore.sessionConstantsJson()`).
+# a module of pkg/web/ that js/session.js imports, their text and each of their numbers as a
+# constant (scripts/write-tables.mjs): the session's .wasm does not carry them (issue #24, size
+# and start-up), the relay's build gives them (`RelayCore.sessionConstantsJson()`).
 node scripts/write-tables.mjs
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
 # (scripts/bundle-node.mjs).
