@@ -149,3 +149,50 @@ describe("the package's .wasm files", () => {
     });
   }
 });
+
+// scripts/build.sh (scripts/glue-decoder.mjs): the web glue makes its `TextDecoder` the first
+// time it decodes a text (a panic's message, for `console.error`), not when it is imported:
+// 0.2–0.3 ms of every process's first import in Node (issue #24, start-up).
+describe("the web glue's TextDecoder", () => {
+  test("is not made at import or instantiation, and decodes a panic's message when one comes", async () => {
+    const Decoder = globalThis.TextDecoder;
+    const error = console.error;
+    let made = 0;
+    const printed = [];
+    globalThis.TextDecoder = class extends Decoder {
+      constructor(...args) {
+        super(...args);
+        made++;
+      }
+    };
+    console.error = (...args) => printed.push(args.join(" "));
+    try {
+      let glue;
+      const imports = Object.assign(
+        {},
+        ...Object.values(
+          await importsOf(async () => {
+            glue = await import(`${pathToFileURL(path.join(repo, "pkg/web/mcp_cancel.js")).href}?decoder`);
+            glue.initSync({ module: new WebAssembly.Module(await readFile(path.join(repo, "pkg/web/mcp_cancel_bg.wasm"))) });
+          }),
+        ),
+      );
+      assert.equal(made, 0, "no TextDecoder made by importing and instantiating the glue");
+      // The import the core's panic hook calls with a message in its memory (`console.error`):
+      // the message written at the bottom of linear memory, which nothing else uses
+      // (`wasm-opt --low-memory-unused`).
+      const [name] = Object.keys(imports).filter((n) => n.startsWith("__wbg_error_"));
+      assert.ok(name !== undefined, "the glue imports console.error");
+      const memory = new Uint8Array(glue.initSync().memory.buffer);
+      const message = new TextEncoder().encode("panicked at é");
+      memory.set(message, 64);
+      imports[name](64, message.length);
+      imports[name](64, message.length);
+      assert.deepEqual(printed, ["panicked at é", "panicked at é"]);
+      assert.equal(made, 1, "one TextDecoder, made at the first message");
+    } finally {
+      globalThis.TextDecoder = Decoder;
+      console.error = error;
+    }
+  });
+});

@@ -47,6 +47,8 @@ wasm_build() {
 # wasm-bindgen's own switch back to multi-value (an environment variable) must not undo it.
 unset WASM_BINDGEN_MULTI_VALUE
 wasm_build pkg/web mcp_cancel web
+# The web glue makes its TextDecoder at first use, not at import (scripts/glue-decoder.mjs).
+node scripts/glue-decoder.mjs pkg/web/mcp_cancel.js
 wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as

@@ -22,6 +22,8 @@ CARGO_TARGET_DIR=${FLOOR_RULES_TARGET:-$tmp/target} cargo build --quiet --releas
 wasm-bindgen --target web --out-dir "$tmp/pkg" "${FLOOR_RULES_TARGET:-$tmp/target}/wasm32-unknown-unknown/release/floor_rules.wasm"
 wasm-opt -O3 --low-memory-unused --strip-producers --strip-debug "$tmp/pkg/floor_rules_bg.wasm" -o "$out/floor_rules_bg.wasm"
 cp "$tmp/pkg/floor_rules.js" "$tmp/glue.js"
+# Its decoder made at first use, as the package's glue (scripts/glue-decoder.mjs).
+node scripts/glue-decoder.mjs "$tmp/glue.js"
 esbuild bench/floor-rules/entry.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
   --alias:floor-rules-glue="$tmp/glue.js" --outfile="$out/index.js"
 sed -i "s#^// .*/glue\.js\$#// wasm-bindgen --target web glue of bench/floor-rules#" "$out/index.js"

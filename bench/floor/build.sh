@@ -18,6 +18,8 @@ CARGO_TARGET_DIR="$tmp/target" cargo build --quiet --release --target wasm32-unk
 wasm-bindgen --target web --out-dir "$tmp/pkg" "$tmp/target/wasm32-unknown-unknown/release/floor.wasm"
 wasm-opt -O3 "$tmp/pkg/floor_bg.wasm" -o "$out/floor_bg.wasm"
 cp "$tmp/pkg/floor.js" "$tmp/glue.js"
+# Its decoder made at first use, as the package's glue (scripts/glue-decoder.mjs).
+node scripts/glue-decoder.mjs "$tmp/glue.js"
 esbuild bench/floor/entry.js --bundle --minify --platform=node --format=esm --target=node20 --log-level=warning \
   --alias:floor-glue="$tmp/glue.js" --outfile="$out/index.js"
 # esbuild names each bundled file in a comment: the glue's temp path would change every build.
