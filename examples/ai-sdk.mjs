@@ -3,10 +3,9 @@ import { createMCPClient } from "@ai-sdk/mcp";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { guardTransport } from "mcp-cancel";
 
+const inner = new StdioClientTransport({ command: "mcp-server-everything", args: ["stdio"] }); // or any MCP SDK transport
 const mcp = await createMCPClient({
-  transport: guardTransport(new StdioClientTransport({ command: "mcp-server-everything", args: ["stdio"] }), {
-    onEvent: (event) => console.log("[mcp-cancel]", event.type, event.requestId ?? ""), // optional
-  }),
+  transport: guardTransport(inner, { onEvent: (event) => console.log("[mcp-cancel]", event.type, event.requestId ?? "") }),
 });
 const tools = await mcp.tools(); // what you pass to generateText/streamText with your abortSignal
 

@@ -1,4 +1,4 @@
-// README "The low-level API": a session driven by hand over a raw JSON-RPC pipe (here the
+// The low-level API, our direction: a session driven by hand over a raw JSON-RPC pipe (here the
 // SDK's stdio transport used as a plain message pipe, without the SDK Client).
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CancellationSession } from "mcp-cancel";

@@ -1,4 +1,4 @@
-// README "Use it (Node)": an SDK Client whose transport is guarded, one call aborted.
+// README "Quick start": an SDK Client whose transport is guarded, one call aborted.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { guardTransport } from "mcp-cancel";

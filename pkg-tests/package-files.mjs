@@ -4,11 +4,25 @@
 // or dropped from the package is a change to this list.
 export const PACKAGE_FILES = Object.freeze(
   [
-    // npm's own, and the docs.
+    // npm's own, and the documents a user reads.
     "package.json",
     "README.md",
     "LICENSE",
     "CHANGELOG.md",
+    "BENCHMARKS.md",
+    "CONTRIBUTING.md",
+    // The guides the README links to (docs/; the generated API reference, docs/api/, is not shipped).
+    "docs/README.md",
+    "docs/architecture.md",
+    "docs/bridge.md",
+    "docs/conformance.md",
+    "docs/faq.md",
+    "docs/hosts.md",
+    "docs/integrations.md",
+    "docs/low-level-api.md",
+    "docs/migrating-from-0.1.md",
+    "docs/reference.md",
+    "docs/spec-revisions.md",
     // The library (ESM; js/node/ is bundled into dist/node/ and not shipped as is).
     "js/index.d.ts",
     "js/browser.js",
