@@ -1,4 +1,4 @@
-// README "The Vercel AI SDK": createMCPClient over a guarded transport, a tool call aborted.
+// The Vercel AI SDK: createMCPClient over a guarded transport, a tool call aborted.
 import { createMCPClient } from "@ai-sdk/mcp";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { guardTransport } from "mcp-cancel";

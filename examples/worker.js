@@ -1,4 +1,4 @@
-// README "Use it in a Cloudflare Worker": no init(), the .wasm comes with the import.
+// A Cloudflare Worker: no init(), the .wasm comes with the import.
 import { CancellationSession } from "mcp-cancel";
 
 export default {

@@ -1,4 +1,4 @@
-// Recipe (README "LangChain"): @langchain/mcp-adapters 1.1.4's loadMcpTools() over an SDK 1.x
+// Recipe (docs/integrations.md "LangChain"): @langchain/mcp-adapters 1.1.4's loadMcpTools() over an SDK 1.x
 // Client whose transport is guarded, against the real server-everything over stdio.
 //
 // loadMcpTools(serverName, client) takes a Client you built (dist/tools.js:427), and each
@@ -30,7 +30,7 @@ const SLOW_ARGS = { duration: 1.6, steps: 8 };
 // microtask late), guard or not. That race is not the subject here.
 const ECHO = "echo";
 
-/** The recipe, line for line as in README "LangChain" (`transport`: any SDK 1.x transport). */
+/** The recipe, line for line as in docs/integrations.md "LangChain" (`transport`: any SDK 1.x transport). */
 async function withGuard(transport, onProgress) {
   const client = new Client({ name: "my-app", version: "1.0.0" });
   await client.connect(guardTransport(transport)); // transport: your StdioClientTransport, StreamableHTTPClientTransport, …

@@ -1,4 +1,4 @@
-// Recipe (README "mcp-use"): mcp-use 1.34.6's HttpConnector with
+// Recipe (docs/integrations.md "mcp-use"): mcp-use 1.34.6's HttpConnector with
 // `wrapTransport: (transport) => guardTransport(transport)`, against the real server-everything
 // in Streamable HTTP mode on 127.0.0.1.
 //
@@ -47,7 +47,7 @@ const cancelsOn = (wire) => out(wire).filter((m) => m.method === "notifications/
 const lastCallId = (wire) => out(wire).findLast((m) => m.method === "tools/call").id;
 const progressOf = (wire, token) => inbound(wire).filter((m) => m.method === "notifications/progress" && m.params.progressToken === token);
 
-/** The recipe, line for line as in README "mcp-use". */
+/** The recipe, line for line as in docs/integrations.md "mcp-use". */
 async function withGuard(url) {
   const connector = new HttpConnector(url, {
     wrapTransport: (transport) => guardTransport(transport),

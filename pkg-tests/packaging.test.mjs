@@ -39,7 +39,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
     await cp(fixtures, proj, { recursive: true });
     // The session checks the webpack and esbuild apps import (../../hosts/…, as in the repository).
     await cp(path.join(repo, "pkg-tests/hosts/session-checks.mjs"), path.join(tmp, "hosts/session-checks.mjs"));
-    // The README's browser example, served from the project root as printed.
+    // The hosts guide's browser example, served from the project root as printed.
     await cp(path.join(repo, "examples", "browser.html"), path.join(proj, "browser.html"));
     await writeFile(path.join(proj, "package.json"), JSON.stringify({ name: "packaging", private: true }));
     await installTarball(proj, tarball);
@@ -83,7 +83,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
   });
 
   test("a light install: no MCP SDK (npm ls --omit=dev), no command; createRelay loads the relay's .wasm", async (t) => {
-    // Issue #25 item 3: a user who installs only the library gets no @modelcontextprotocol/*.
+    // A user who installs only the library gets no @modelcontextprotocol/*.
     const { stdout: tree } = await run("npm", ["ls", "--omit=dev", "--all", "--parseable", "--long"], { cwd: proj });
     const installed = tree.split("\n").filter(Boolean).map((line) => line.split(":")[1]).filter(Boolean);
     t.diagnostic(`npm ls --omit=dev: ${installed.join(", ")}`);
@@ -258,7 +258,7 @@ describe("the packed npm package in tiny projects", { timeout: 180000 }, () => {
       assert.deepEqual(without.wasm, []);
     });
 
-    test("the README's browser example runs as printed", async () => {
+    test("the hosts guide's browser example (examples/browser.html) runs as printed", async () => {
       const base = await serve(proj, proj);
       const { text, errors } = await resultOf(`${base}/browser.html`);
       assert.deepEqual(errors, []);

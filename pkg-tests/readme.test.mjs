@@ -12,6 +12,8 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
+import { startDemoWeb } from "../demo/web.mjs";
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = promisify(execFile);
 
@@ -83,6 +85,20 @@ describe("README examples", () => {
     const out = await runExample("examples/ai-sdk.mjs");
     assert.match(out, /\[mcp-cancel\] cancel-sent 2/);
     assert.match(out, /tool call rejected: Request was aborted/);
+  });
+
+  test("the SDK 2.x Streamable HTTP example runs as printed against a URL: one cancel for the call, the call rejects", async (t) => {
+    const demo = await startDemoWeb({ port: 0 }); // server-everything in streamableHttp mode on a free port, behind a wire tap
+    t.after(() => demo.close());
+    const { stdout: out } = await run(process.execPath, [path.join(root, "examples/sdk2-http.mjs"), demo.serverUrl], { cwd: root, timeout: 60_000 });
+    assert.match(out, /\[mcp-cancel\] cancel-sent 1/);
+    assert.equal(out.match(/cancel-sent/g).length, 1);
+    assert.match(out, /call rejected: user pressed stop/);
+    // What reached the server: one notifications/cancelled, for the tool call's request id.
+    const posted = demo.wire.filter((r) => r.dir === "out").map((r) => r.message);
+    const callId = posted.find((m) => m.method === "tools/call").id;
+    const cancels = posted.filter((m) => m.method === "notifications/cancelled").map((m) => m.params);
+    assert.deepEqual(cancels, [{ requestId: callId, reason: "user pressed stop" }]);
   });
 
   test("the relay example runs as printed: two clients with the same ids, one cancel, for alice's request only", async () => {

@@ -6,7 +6,7 @@
 //     (track, cancel, the late response and progress dropped), under the `workerd` condition
 //     and under Vercel's `edge-light` (whose entry imports `.wasm?module`);
 //   - the default entry plus the `mcp-cancel/mcp_cancel_bg.wasm` subpath passed to `init()`;
-//   - the README's Worker example (examples/worker.js), as printed;
+//   - the hosts guide's Worker example (examples/worker.js), as printed;
 //   - a Worker that is an MCP client (the SDK's Client and Streamable HTTP transport, through
 //     guardTransport) aborts a call to a server in this process: the server receives exactly
 //     one `notifications/cancelled` for it.
@@ -288,7 +288,7 @@ describe("Cloudflare Workers (workerd, from the packed tarball, bundled as wrang
     assert.deepEqual(body.checks, EXPECTED);
   });
 
-  test("the README's Worker example (examples/worker.js) runs as printed", async () => {
+  test("the hosts guide's Worker example (examples/worker.js) runs as printed", async () => {
     assert.deepEqual(await getJson(url("readme")), {
       sent: [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "user pressed Cancel" } }],
       late: true,
