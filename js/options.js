@@ -4,9 +4,9 @@
 // become a timeout that never fires. Timeouts use the MCP TypeScript SDK's names and meanings
 // (`timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress`, in ms).
 //
-// Read here, in JS, and handed to the core as scalars (issue #24, start-up and size): reading
-// them from wasm took a crossing per member and ~6 KB of the `.wasm`, compiled at a process's
-// first session. This file only checks the types the API documents; what a setting means
+// Read here, in JS, and handed to the core as scalars, for start-up and size: reading them
+// from wasm would take a crossing per member and ~6 KB of the `.wasm`, compiled at a
+// process's first session. This file only checks the types the API documents; what a setting means
 // (its default, what a timeout does) is the core's: an absent number crosses as `NaN`, an
 // absent string or function as `undefined`, and the core puts its default in its place.
 
@@ -79,7 +79,7 @@ export function sessionSettings(options, w) {
 /**
  * Every setting absent, for the core to put its defaults in their place: what a session given
  * no options crosses with as it is (frozen; a first session without options runs none of this
- * file's functions, each one V8 compiles at its first call: issue #24, start-up), and what
+ * file's functions, each one V8 compiles at its first call, a start-up cost), and what
  * `settings` fills from the options given, in a copy.
  * @type {Readonly<Settings>}
  */

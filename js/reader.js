@@ -11,7 +11,7 @@
  */
 export function tables(c) {
   // A loop, not `map` with an arrow function: one function fewer to compile at a process's
-  // first session (issue #24, start-up).
+  // first session (start-up).
   const codes = new Map();
   for (let i = 0; i < c.methods.length; i++) codes.set(c.methods[i], i + 1);
   return { ...c, codes, last: { name: undefined, code: 0, name2: undefined, code2: 0 } };
@@ -21,9 +21,9 @@ export function tables(c) {
  * The core's code of the method named `name` (0: a name the core has no code for). The last
  * two names asked are remembered: most messages in a row have one of two methods (a client's
  * `tools/call` and its `notifications/cancelled` or `notifications/progress`; the same
- * method again), and comparing strings costs less than a `Map` lookup — scenario 3 (the
+ * method again), and comparing strings costs less than a `Map` lookup — bench scenario 3 (the
  * peer's request, then its cancel, names alternating) 7–12% less JS and wasm work per
- * request than with the last name alone, 1b (one name) the same (issue #24).
+ * request than with the last name alone, scenario 1b (one name) the same.
  * @param {any} w
  * @param {string} name
  */

@@ -55,7 +55,7 @@ import { isAborted, isListenable, offAbort, onAbort, reasonOf } from "./signals.
  * @param {(options: any) => any} [adjustOptions] the entry's default options (DEBUG)
  *
  * The core's tables are pkg/web/mcp_cancel_tables.js (scripts/write-tables.mjs: not in the
- * session's `.wasm`, issue #24), the same for every build: their numbers are imported above,
+ * session's `.wasm`, for its size), the same for every build: their numbers are imported above,
  * and the rest (`constantsJson`) is parsed by the first session of any class.
  */
 export function createSessionClass(exports, adjustOptions = (o) => o) {
@@ -83,8 +83,8 @@ export const SENT_REQUEST = Symbol("mcp-cancel.sentRequest");
 
 /**
  * The public API's methods, defined once at the top of this module (not in
- * `createSessionClass`: a class made in the factory was parsed again, all of it, when the
- * first session of a process was made — issue #24, start-up); each class `createSessionClass`
+ * `createSessionClass`: a class made in the factory is parsed again, all of it, when the
+ * first session of a process is made, a start-up cost); each class `createSessionClass`
  * makes extends it with its build's wasm instance and options.
  */
 class Session {
@@ -179,8 +179,8 @@ class Session {
     this.#sessions = env.sessions;
     this.#send = s.send;
     // The scratch buffer's address is asked for the first time a string needs it (`putId`,
-    // `strings`): most sessions never do, and the first session of a process starts sooner
-    // (issue #24).
+    // `strings`): most sessions never do, and the first session of a process starts
+    // sooner.
     const scratch = { core, memory: env.memory, at: 0, size: SCRATCH_BYTES, view: new Uint8Array(0) };
     this.#scratch = scratch;
     // The settings that are strings (their output, a protocol version's event, done now).
@@ -196,7 +196,7 @@ class Session {
     // The hot paths, without options: a known method with a number id, or with an ASCII
     // string id of up to `MAX_WORDS_ID` bytes as words; only numbers cross. Everything else
     // is `#trackOther`'s (this method stays small enough for V8 to inline into its caller,
-    // with `packWords`: issue #24, 1b).
+    // with `packWords`: bench scenario 1b).
     if (options === undefined && code > 0) {
       const v = typeof id === "number" ? core.wasm.trackPlain(core.h, code, id, NUMBER_ID, 0, 0, 0) : typeof id === "string" && packWords(id) ? core.wasm.trackPlain(core.h, code, 0, id.length, W0, W1, W2) : 1;
       if (v === 0) return;
@@ -500,11 +500,10 @@ class Session {
 }
 
 /**
- * Does the core's output (`SessionCore.takeOutput()`: records, oldest first) — what the wasm
- * layer did before issue #24 moved it here, in the same order and with the same guarantees
- * — and keeps the session's one timer armed for the core's next deadline. Every call into
- * the core that left output or a new next deadline says so (`BUSY` in what it returns):
- * `after()` flushes then, right after the call, before its caller goes on.
+ * Does the core's output (`SessionCore.takeOutput()`: records, oldest first), in the order
+ * the core made it (the wasm layer calls no JS), and keeps the session's one timer armed for
+ * the core's next deadline. Every call into the core that left output or a new next deadline
+ * says so (`BUSY` in what it returns): `after()` flushes then, right after the call, before its caller goes on.
  *
  * - Every queued record is taken before any callback runs: a callback may call the session,
  *   and that call's own flush sees only what it queued itself.
@@ -789,7 +788,7 @@ function keyIn(map, id) {
  * Takes what `map` holds for request `id` (its key as `keyIn` finds it) out of it: the value,
  * or `undefined` when it holds none (the `take` and `takeInbound` hooks). A value is never
  * `undefined`; `id` itself is tried first, so the common case is a `get` and a `delete`
- * (string ids had a `has` before them: issue #24, scenario 3).
+ * (no `has` before them: bench scenario 3 with string ids).
  * @param {Map<string | number, any>} map
  * @param {string | number} id
  */
@@ -986,7 +985,7 @@ function incoming(core, w, message, hooks, scratch, output) {
   const code = methodOf(w, method);
   if (code === -1) return incomingResponse(core, w, message.id, message, hooks.settledId, scratch, output);
   const id = message.id;
-  // The fast paths (numbers only, no hook, issue #24): a request with a known method that
+  // The fast paths (numbers only, no hook): a request with a known method that
   // needs no member but `params.task`, and a cancel with an object `params`, when the ids
   // cross as numbers. The core decides; `NEED` is "not taken" (the general path below).
   if (code > 0) {
@@ -1073,10 +1072,10 @@ function packed(id) {
  * core's `trackPlain`/`responsePlain` (nothing written to wasm memory), and remembers it as
  * `PACKED`: true when it did. A caller that may see the same id again calls `packed`;
  * `track` calls this (its id is most often new). Unrolled
- * by length (no loop: 1b with string ids, issue #24), the ASCII check once at the end over
- * every character, and kept under V8's size for inlining (460 bytes of bytecode, Node 20;
- * bench/inlining.mjs): with `track` small enough too, V8 inlines both into the caller (1b
- * with string ids 106 → 92 ns in the full benchmark run).
+ * by length (no loop: bench scenario 1b with string ids), the ASCII check once at the end over
+ * every character, and kept under V8's size for inlining (460 bytes of bytecode, Node 20):
+ * with `track` small enough too, V8 inlines both into the caller (scenario
+ * 1b with string ids: 92 ns, against 106 ns when they are not inlined).
  */
 function packWords(id) {
   const n = id.length;
@@ -1182,7 +1181,7 @@ function wellFormed(reason) {
 }
 
 /**
- * The fast path of a cancel of our request (issue #24, scenario 2): an id that crosses as
+ * The fast path of a cancel of our request (bench scenario 2): an id that crosses as
  * numbers (`crossId`), a well-formed string reason or none, a session with `send`. The core decides
  * (`cancelFast`); when it took the cancel, this does what the general path's hooks would,
  * in their order: send the `notifications/cancelled` (what `send` throws is dropped, as the
@@ -1270,7 +1269,7 @@ const ENCODER = new TextEncoder();
  * into the session's scratch buffer — or, when they may need more than its
  * `scratchBytes`, into a buffer the core makes for that call (`core.input`) — and leaves
  * each one's length in bytes in `S0`–`S5` (`NO_STRING` when absent) for the call, which
- * passes them in the same order: no string crosses as a string (issue #24). An unpaired
+ * passes them in the same order: no string crosses as a string. An unpaired
  * surrogate is written as U+FFFD, as any string crossing into wasm memory is.
  */
 function strings(scratch, a, b, c, d, e, f) {
@@ -1358,14 +1357,14 @@ function outgoing(core, w, message, signal, scratch, output) {
   const method = message.method;
   const code = methodOf(w, method);
   const id = message.id;
-  // Our response, when its id crosses as numbers: the fast path (issue #24).
+  // Our response, when its id crosses as numbers: the fast path.
   if (code === -1 && crossId(id)) {
     const v = output.after(core.wasm.sentResponse(core.h, X, LEN, W0, W1, W2));
     if (v !== NEED) return v;
   }
   // Our request with a known method, without a signal or with a live one, when the members
   // the core reads of it are absent (no progress token, not a task, no task id): `track`'s
-  // fast paths (issue #24); a refusal takes the general path, which throws what is wrong.
+  // fast paths; a refusal takes the general path, which throws what is wrong.
   if (code > 0 && id !== undefined && signal !== 2 && (w.outgoing[code] & ~REQUEST_READS) === 0) {
     const params = message.params;
     if (params?._meta?.progressToken === undefined && !isObject(params?.task) && typeof params?.taskId !== "string") {

@@ -3,7 +3,7 @@
 // Node 20 gives every AbortSignal a hidden class of its own, so a member read on a new
 // signal — `signal.aborted`, `signal.reason`, `signal.addEventListener` — misses V8's
 // inline caches and is looked up the slow way: ~450 ns for `aborted` alone, about a tenth
-// of tracking a request with a signal (BENCHMARKS.md, "The caller's signal"). For an
+// of tracking a request with a signal. For an
 // `AbortSignal` the package calls the prototypes' own getters and methods, as Node's own
 // internals do (members patched on the signal object itself are not consulted); anything
 // else — a polyfill, a signal of another realm, a mock built on `AbortSignal.prototype`, a
@@ -11,8 +11,8 @@
 // object that is not a real signal (they throw), and then its own members are used.
 
 // Read the first time a signal is looked at, not when this module loads: touching the global
-// `AbortSignal` makes Node load its abort_controller internals (~0.2 ms of start-up, issue
-// #24), and a caller with a signal has loaded them already.
+// `AbortSignal` makes Node load its abort_controller internals (~0.2 ms of start-up),
+// and a caller with a signal has loaded them already.
 let aborted;
 let reason;
 let Target;

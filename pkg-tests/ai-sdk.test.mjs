@@ -1,4 +1,4 @@
-// The Vercel AI SDK through guardTransport (issue #13): `createMCPClient({ transport:
+// The Vercel AI SDK through guardTransport: `createMCPClient({ transport:
 // guardTransport(inner) })`. The AI SDK never sends notifications/cancelled itself; it passes
 // each request's AbortSignal (the app's, or combined with its own timeout) to the
 // transport's send(), and the guard cancels the request when that signal aborts.

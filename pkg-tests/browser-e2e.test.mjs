@@ -1,4 +1,4 @@
-// Browser end-to-end (issue #4): the www/ page in headless Chromium, served by
+// Browser end-to-end: the www/ page in headless Chromium, served by
 // demo/web.mjs, against server-everything over Streamable HTTP (and, for the
 // 2026-07-28 stream close, an SDK 2.x server). What the server got is read from the demo's
 // wire tap, what the user saw from the page. Screenshots go to pkg-tests/artifacts/.

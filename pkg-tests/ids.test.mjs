@@ -1,5 +1,5 @@
-// Request ids of every shape through the core's tables and numbers-only entry points (issue
-// #24): counter ids in the window and past it, a request still in flight that the window
+// Request ids of every shape through the core's tables and numbers-only entry points:
+// counter ids in the window and past it, a request still in flight that the window
 // slides past, string ids written into wasm memory (short, at the packed-key edge, longer
 // than the scratch buffer, not ASCII, a lone surrogate), and wasm memory growing between
 // two calls. Each id: tracked, refused twice, cancelled with its own value on the wire,

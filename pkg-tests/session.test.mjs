@@ -545,7 +545,7 @@ describe("shouldDropIncoming / beforeSend on wire messages", () => {
 
 describe("the peer's requests, its cancels and our responses, with and without events", () => {
   // Without `onEvent`, messages whose ids cross as numbers (an integer, an ASCII string of
-  // up to 11 bytes) take the core's numbers-only entry points (issue #24); with it, or with
+  // up to 11 bytes) take the core's numbers-only entry points; with it, or with
   // any other id, the general one. What reaches the application and the wire is the same.
   const ids = [7, 0, -3, 2 ** 53 - 1, "req-1", "", "abcdefghijk", "abcdefghijkl", "é", 1.5];
   const reasons = [undefined, "stop", "é".repeat(10), "x".repeat(40)];

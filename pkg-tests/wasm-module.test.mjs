@@ -1,4 +1,4 @@
-// The package's .wasm files as Node compiles and instantiates them (issue #24, start-up):
+// The package's .wasm files as Node compiles and instantiates them (what start-up costs):
 // scripts/build.sh builds them with no export returning more than one value
 // (scripts/no-multivalue.mjs), since V8 compiles a wrapper per such signature when it compiles
 // the module, and gives every import of the JS glue as many parameters as its wasm signature
@@ -113,7 +113,7 @@ async function importsOf(load) {
 
 describe("the package's .wasm files", () => {
   // scripts/build.sh (scripts/no-multivalue.mjs): an export that returns more than one value
-  // costs a wrapper compiled per signature when Node compiles the module (issue #24, start-up).
+  // costs a wrapper compiled per signature when Node compiles the module (start-up).
   for (const file of ["pkg/web/mcp_cancel_bg.wasm", "pkg/relay-node/mcp_cancel_relay_bg.wasm"]) {
     test(`${file}: no export returns more than one value`, async () => {
       const { exports } = functionShapes(await readFile(path.join(repo, file)));
@@ -152,7 +152,7 @@ describe("the package's .wasm files", () => {
 
 // scripts/build.sh (scripts/glue-decoder.mjs): the web glue makes its `TextDecoder` the first
 // time it decodes a text (a panic's message, for `console.error`), not when it is imported:
-// 0.2–0.3 ms of every process's first import in Node (issue #24, start-up).
+// 0.2–0.3 ms of every process's first import in Node.
 describe("the web glue's TextDecoder", () => {
   test("is not made at import or instantiation, and decodes a panic's message when one comes", async () => {
     const Decoder = globalThis.TextDecoder;

@@ -11,8 +11,8 @@ pub(crate) use alloc::string::{String, ToString};
 pub(crate) use alloc::vec;
 pub(crate) use alloc::vec::Vec;
 
-/// A `str`'s owned copy, written once: `to_owned` inlined its allocation and copy into each
-/// of ~40 cold paths (error texts, reasons, ids; issue #24, size).
+/// A `str`'s owned copy, written once, for the `.wasm`'s size: `to_owned` inlines its
+/// allocation and copy into each of ~40 cold paths (error texts, reasons, ids).
 pub(crate) trait Owned {
     fn owned(&self) -> String;
 }

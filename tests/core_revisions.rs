@@ -631,7 +631,7 @@ fn a_poll_that_times_out_while_its_task_runs_cancels_the_task() {
 }
 
 /// The task ended while its poll waited, then the poll timed out: nothing to send, and the
-/// poll's caller is told of its timeout once (it was told twice).
+/// poll's caller is told of its timeout once, not twice.
 #[test]
 fn a_poll_that_times_out_after_its_task_ended_is_timed_out_once() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
@@ -646,7 +646,7 @@ fn a_poll_that_times_out_after_its_task_ended_is_timed_out_once() {
 }
 
 /// The task's `tasks/cancel` already went, then a poll timed out: no second `tasks/cancel`,
-/// and the poll's caller is told of its timeout once (it was told twice).
+/// and the poll's caller is told of its timeout once, not twice.
 #[test]
 fn a_poll_that_times_out_after_its_task_was_cancelled_is_timed_out_once() {
     let mut s = session(V2025_11_25, TransportKind::Messages);

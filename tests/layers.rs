@@ -1,5 +1,5 @@
-//! The import graph of `src/core` and `src/wasm` (issue #24, "layered, so the tree shows the
-//! design"): which module uses which, read from the source (`super::x`, `crate::core::x`,
+//! The import graph of `src/core` and `src/wasm` (layered, so that the tree shows the
+//! design): which module uses which, read from the source (`super::x`, `crate::core::x`,
 //! `use super::{x, y::z}`), and its cycles (strongly connected components).
 //!
 //! There is none, and this test fails when one appears: types at the bottom (ids, tables,
@@ -14,9 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-/// The cycles of the import graph that are allowed: none (issue #24 took the last one, five
-/// modules around one `impl Session` split across files, to none). A cycle is a set of
-/// modules (`core/x`, `wasm/x`).
+/// The cycles of the import graph that are allowed: none. A cycle is a set of modules
+/// (`core/x`, `wasm/x`).
 const KNOWN_CYCLES: &[&[&str]] = &[];
 
 /// Every module of `dir` (`src/<dir>/*.rs` but `mod.rs`) and the siblings it uses.

@@ -66,7 +66,7 @@ fn id_ref(id: &RequestId, step: usize) -> IdRef<'_> {
 }
 
 /// Ids: a few small ones (most collisions), and integers at the edges of the core's window
-/// of counter ids (issue #24: its growth to 1024 slots, the slide past a request still in
+/// of counter ids (its growth to 1024 slots, the slide past a request still in
 /// flight, which moves it to the hashed fallback, negatives, which never enter it, and ids in
 /// any order, so an empty window moves back down as a counter that wraps around does).
 fn id() -> impl Strategy<Value = RequestId> {
@@ -414,7 +414,7 @@ fn run(ops: Vec<Op>, events: bool) -> Result<(), TestCaseError> {
 
 /// Runs `ops` on the core and the model. `events`: the core reports events (the peer's
 /// forgotten requests are checked); without them, the peer's messages take the host's fast
-/// paths on every other step (issue #24: `handle_known_request`, `handle_cancelled_fast`,
+/// paths on every other step (`handle_known_request`, `handle_cancelled_fast`,
 /// `handle_outgoing_response_fast`), which queue nothing: the test does what a host does
 /// with their answers, and the outputs must be the same.
 fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), TestCaseError> {
@@ -651,7 +651,7 @@ proptest! {
         run(ops, true)?;
     }
 
-    /// The same without events: the peer's messages take the hosts' fast paths (issue #24).
+    /// The same without events: the peer's messages take the hosts' fast paths.
     #[test]
     fn the_fast_paths_follow_the_reference_model(ops in prop::collection::vec(op(), 1..60)) {
         run(ops, false)?;

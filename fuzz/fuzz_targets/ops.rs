@@ -40,7 +40,7 @@ enum Id {
     Str(u8),
 }
 
-/// Integer ids at the edges of the core's window of counter ids (issue #24): its first
+/// Integer ids at the edges of the core's window of counter ids: its first
 /// length, its growth, its most slots (1024), a slide past requests in flight, negatives; in
 /// any order, so the window also moves back down (a counter that wraps around).
 const EDGES: [i64; 16] = [15, 16, 17, 31, 1022, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 9000, -1, -2, 3];
@@ -48,10 +48,10 @@ const EDGES: [i64; 16] = [15, 16, 17, 31, 1022, 1023, 1024, 1025, 2047, 2048, 20
 impl Id {
     fn id(&self) -> RequestId {
         match self {
-            // Since issue #24, a number of 128 or more is an edge id (it was `n % 8`).
+            // A number of 128 or more is an edge id; below, one of eight small ids.
             Id::Num(n) if *n >= 128 => RequestId::Number(EDGES[usize::from(*n) % EDGES.len()]),
             Id::Num(n) => RequestId::Number(i64::from(*n % 8)),
-            // Since issue #24, a string of 128 or more is longer than the table's packed keys.
+            // A string of 128 or more is longer than the table's packed keys.
             Id::Str(s) if *s >= 128 => RequestId::String(format!("a-long-request-id-{}", s % 8)),
             Id::Str(s) => RequestId::String(format!("{}", s % 8)),
         }
@@ -104,7 +104,7 @@ fuzz_target!(|ops: Vec<Op>| {
     let inbound_capacity = 4;
     // Without events on a third of the inputs: the peer's messages then take the core's fast
     // paths on every other step (`handle_known_request`, `handle_cancelled_fast`,
-    // `handle_outgoing_response_fast`, issue #24), which queue nothing of their own.
+    // `handle_outgoing_response_fast`), which queue nothing of their own.
     let events = ops.len() % 3 != 0;
     let mut session =
         Session::new(Config { tombstone_capacity: capacity, inbound_capacity, events, ..Config::default() });
@@ -165,7 +165,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     }
                     reason => {
                         // Without events, every other step: the host's fast path of its own
-                        // cancel (`cancel_fast`, issue #24), which queues nothing; what it does
+                        // cancel (`cancel_fast`), which queues nothing; what it does
                         // not take goes to `cancel`. JS's bound of the reason's UTF-8 bytes:
                         // 3 × its UTF-16 length.
                         let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());

@@ -81,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
                 if let Backward::Downstream { link, id: Some(id), .. } = relay.handle_upstream(&m, now) {
                     if server_request {
                         // A request of the server's goes to one client with an id the relay
-                        // chose: a number from 1, never given before (issue #26 part 4).
+                        // chose: a number from 1, never given before.
                         assert!(matches!(id, RequestId::Number(n) if n >= 1), "a relay id for a server request: {id:?}");
                         assert!(server_ids.insert(id), "a relay id for a server request is never reused");
                     } else {

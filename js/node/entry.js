@@ -1,6 +1,6 @@
 // mcp-cancel for Node: the source of both Node entries (scripts/bundle-node.mjs), each one
 // file: dist/node/index.mjs, what `import … from "mcp-cancel"` loads (an ES module: no
-// CommonJS loader started for an ESM program, issue #24's "no CommonJS detour for ESM"), and
+// CommonJS loader started for an ESM program), and
 // dist/node/index.cjs, what `require("mcp-cancel")` loads. A process that loads both has one
 // API: whichever loads first makes it (its wasm instance, its classes) and leaves it on
 // `globalThis` under `API_KEY`; the other hands out the same one. The .wasm loads
@@ -14,7 +14,7 @@ import { createSessionClass } from "../session.js";
 // Node's own modules come from `process.getBuiltinModule` (Node 20.16, 22.3), not from
 // `import`: an ES module that imports `node:fs` makes Node build the module's whole ES module
 // face (every export of `fs`, `fs.promises` with it), 1.2 ms of a process's start-up here,
-// and `node:module` 0.4 ms (issue #24, twentieth session). The engines field says so; an
+// and `node:module` 0.4 ms. The engines field says so; an
 // older Node gets this error rather than a TypeError.
 if (typeof process.getBuiltinModule !== "function") {
   throw new Error(`mcp-cancel needs Node 20.16 or later (process.getBuiltinModule); this is Node ${process.version}`);
@@ -36,7 +36,7 @@ const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 
 /**
  * `require` for what loads on first use (`debug`, the relay): not made at start-up, and
- * `node:module` not asked for until then (0.1 ms of a first `import` here, issue #24).
+ * `node:module` not asked for until then (0.1 ms of a first `import` here).
  */
 let requireHere;
 const load = (id) => (requireHere ??= process.getBuiltinModule("node:module").createRequire(here))(id);

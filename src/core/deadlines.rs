@@ -170,8 +170,8 @@ impl Deadlines {
     /// they outnumber the live ones.
     pub fn tidy(&mut self, is_live: impl Fn(u32, (Millis, u64)) -> bool) {
         if self.heap.len() > 2 * self.live + SLACK {
-            // The live ones pushed again: `BinaryHeap::retain`'s rebuild was ~0.7 KB of the
-            // `.wasm` (issue #24, size); this runs once per ~`live` schedules.
+            // The live ones pushed again: `BinaryHeap::retain`'s rebuild is ~0.7 KB of the
+            // `.wasm`; this runs once per ~`live` schedules.
             for entry in ::core::mem::take(&mut self.heap).into_vec() {
                 let Reverse((at, seq, slot)) = entry;
                 if is_live(slot, (at, seq)) {

@@ -1,7 +1,7 @@
-//! Integers as decimal text, without `core::fmt` or a crate's digit tables (issue #24, size:
-//! the session's `.wasm` writes an integer as text only on cold paths — a request id in a
+//! Integers as decimal text, without `core::fmt` or a crate's digit tables (for size: the
+//! session's `.wasm` writes an integer as text only on cold paths — a request id in a
 //! message or an error's text, a task's cancel id, a panic's line — and `itoa`'s tables and
-//! code were ~1 KB of it).
+//! code would be ~1 KB of it).
 
 /// The decimal text of an integer, written on the stack: `Decimal::signed(-42).as_str()` is
 /// `"-42"`, as `Display` writes it.

@@ -264,8 +264,8 @@ pub enum Ignored {
     TaskAugmented,
 }
 
-// Not inlined: the copy of the event's kind into the event was made at each of ~40 places an
-// event is emitted (issue #24, size); events are built only when the host asked for them.
+// Not inlined, for size: inlined, the copy of the event's kind into the event is made at each
+// of ~40 places an event is emitted; events are built only when the host asked for them.
 impl<S, I> EventOf<S, I> {
     #[inline(never)]
     pub(crate) fn outbound(kind: EventKindOf<S, I>) -> Self {

@@ -135,8 +135,8 @@ impl From<String> for RequestId {
 /// from the low byte of the first word up, little-endian, its length in the high byte of the
 /// third (no `u128`: in wasm its every shift is several instructions). The session's table
 /// keys it so (no allocation, no byte compare), and a host can cross it as four numbers
-/// ([`PackedStr::from_words`]) instead of writing it into memory (issue #24: in V8 that
-/// halves what a string id costs to cross; `../shared/floor`'s measurement).
+/// ([`PackedStr::from_words`]) instead of writing it into memory (in V8 that
+/// halves what a string id costs to cross).
 ///
 /// Spec: a string [`RequestId`] (`RequestId = string | number`, schema of every revision);
 /// the same id as `RequestId::String` of its text, packed or not.
@@ -209,7 +209,7 @@ impl PackedStr {
         let len = self.0[2] >> 24;
         let bytes = buffer.get(..len as usize).unwrap_or_default();
         // The bytes of a `&str` or of ASCII: valid UTF-8, the default never taken (not
-        // `from_utf8_lossy`: its replacement path was 0.5 KB of the `.wasm`).
+        // `from_utf8_lossy`: its replacement path is 0.5 KB of the `.wasm`).
         ::core::str::from_utf8(bytes).unwrap_or_default()
     }
 
@@ -332,7 +332,7 @@ impl fmt::Display for InvalidRequestId {
 impl ::core::error::Error for InvalidRequestId {}
 
 /// `parts` one after the other, as one `String`: what `[…].concat()` gives, in a loop the
-/// `.wasm` holds once (`concat`'s generic copy was ~450 bytes, for error texts).
+/// `.wasm` holds once (`concat`'s generic copy is ~450 bytes, for error texts).
 pub(crate) fn concat(parts: &[&str]) -> String {
     let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for part in parts {

@@ -61,7 +61,7 @@ impl<S: Sink> Session<S> {
     /// [`Self::handle_request`] of a request with a method the core knows, and whether it
     /// is task-augmented (`params.task` is an object, 2025-11-25 §Tasks; read because
     /// [`Method::fields`] names [`MessageFields::TASK`](super::MessageFields::TASK) for it): the host's
-    /// fast path for a peer's request (issue #24), with what [`Self::handle_incoming`] does
+    /// fast path for a peer's request, with what [`Self::handle_incoming`] does
     /// for the same message. Returns `false` for a duplicate id.
     pub fn handle_known_request(&mut self, id: IdRef<'_>, method: Method, task: bool) -> bool {
         self.record_request(Key::of_ref(id), Some(method), method.name(), task)
@@ -176,7 +176,7 @@ impl<S: Sink> Session<S> {
         }
     }
 
-    /// [`Self::handle_cancelled`] for the host's fast path (issue #24): a peer's
+    /// [`Self::handle_cancelled`] for the host's fast path: a peer's
     /// `notifications/cancelled` whose `params` is an object and whose `params.requestId`
     /// is `id`, with no `reason` (`reason_bytes` `None`) or a string `reason` of at most
     /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
@@ -212,7 +212,7 @@ impl<S: Sink> Session<S> {
             None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             // The handshake is `initialize` in every revision that has one (its code: no
-            // name compared; issue #24, scenario 3).
+            // name compared, on bench scenario 3's path).
             Some((_, Some(Method::Initialize), _)) if self.handshake_method().is_some() => Ignored::Handshake,
             Some((_, _, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
                 Ignored::TaskAugmented
@@ -232,7 +232,7 @@ impl<S: Sink> Session<S> {
         verdict
     }
 
-    /// [`Self::handle_outgoing_response`] for the host's fast path (issue #24): also
+    /// [`Self::handle_outgoing_response`] for the host's fast path: also
     /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
     /// without queuing [`Output::InboundSettled`](super::Output::InboundSettled) — the host
     /// releases what it holds for it.

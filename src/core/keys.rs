@@ -66,7 +66,7 @@ pub(crate) fn number_packed(n: i64) -> Packed {
     Packed::new([n as u32, ((n as u64) >> 32) as u32, NUMBER_TAG])
 }
 
-/// Not inlined: its packing was copied into ~70 callers (issue #24, size; the hot paths
+/// Not inlined, for size: inlined, its packing is copied into ~70 callers (the hot paths
 /// take packed words, `PackedStr::from_words`).
 #[inline(never)]
 pub(crate) fn str_key(id: &str) -> Key<'_> {
@@ -83,7 +83,7 @@ pub(crate) fn text_key(id: StrId<'_>) -> Key<'_> {
 
 impl<'a> Key<'a> {
     /// The key of `id` (nothing allocated). Not inlined: ~60 callers on the general paths
-    /// each had a copy (issue #24, size).
+    /// would each have a copy (for size).
     #[inline(never)]
     pub(crate) fn of(id: &'a RequestId) -> Self {
         match id {

@@ -63,7 +63,7 @@ pub use wire::{
 /// The relay's maps keyed by request id: hashbrown's hash map with foldhash, seeded per
 /// session ([`Config::hash_seed`]) — the hasher of the session's own table too (`slots`).
 ///
-/// Why this hasher: SipHash (std's default) was ~15% of the cost of a request in flight,
+/// Why this hasher: SipHash (std's default) is ~15% of the cost of a request in flight,
 /// and ids are short. The trade-off is flooding: the peer chooses the ids of its requests,
 /// and foldhash does not claim resistance to crafted collisions. What bounds the damage:
 /// the peer's requests, and its cancelled ones, are each held in bounded numbers

@@ -165,8 +165,8 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::track`] of a request with the integer id `n` (within ±2^53 − 1, the ids a
     /// JSON number holds exactly), a known `method`, no progress token, no task, the
-    /// session's timeouts, and `watch` ([`TrackRequest::watch`]). The common case (issue
-    /// #24): with no timeout to arm (none by default, or the handshake) and no task that the
+    /// session's timeouts, and `watch` ([`TrackRequest::watch`]). The common case: with no
+    /// timeout to arm (none by default, or the handshake) and no task that the
     /// id names, it is one insert into the window of counter ids; anything else takes the
     /// general path, with the same outcome. Spec: as [`Self::track`].
     ///
@@ -213,7 +213,7 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
     /// response (result or error) whose id is the integer `n`, with nothing read yet. The
-    /// common case (issue #24): the response to a plain request — no task, no timer, not the
+    /// common case: the response to a plain request — no task, no timer, not the
     /// handshake, no 2026-07-28 tasks extension to read a `resultType` for — completes it
     /// with one lookup-and-remove: [`Verdict::Pass`] (deliver it). Anything else takes the
     /// general path, with the same outcome: [`Verdict::Drop`] for a late response,
@@ -529,7 +529,7 @@ impl<S: Sink> Session<S> {
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close)
     }
 
-    /// [`Self::cancel`] for the host's fast path (issue #24): our request `id` cancelled by
+    /// [`Self::cancel`] for the host's fast path: our request `id` cancelled by
     /// its caller with no reason (`reason_bytes` `None`) or a string reason of at most
     /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
     ///

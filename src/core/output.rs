@@ -138,7 +138,7 @@ pub enum Output {
 /// Where a [`Session`](super::Session)'s output goes, record by record, in the order the
 /// session makes it: [`Queue`] (the default: [`Session::poll_output`](super::Session::poll_output)
 /// drains it), or the wasm layer's writer, which writes each record for its JS class as it
-/// comes — no owned copy of an id or a text is made for it (issue #24, the `.wasm`'s size).
+/// comes — no owned copy of an id or a text is made for it (for the `.wasm`'s size).
 /// Every method but [`Self::is_empty`] and [`Self::take_settled`] is one [`Output`]; what
 /// each means is said there. Sealed: implemented in this crate only.
 pub trait Sink: sealed::Sealed {

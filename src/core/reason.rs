@@ -62,8 +62,8 @@ impl Reason {
     /// - anything else → [`Reason::Text`].
     #[must_use]
     pub fn from_stringified(text: &str) -> Self {
-        // The first ':' found byte by byte (`split_once`'s searcher was 0.4 KB of the `.wasm`,
-        // issue #24); an ASCII byte is a character boundary.
+        // The first ':' found byte by byte (`split_once`'s searcher is 0.4 KB of the
+        // `.wasm`); an ASCII byte is a character boundary.
         let (name, message) = match text.bytes().position(|b| b == b':') {
             Some(at) => {
                 let rest = text.get(at + 1..).unwrap_or_default();

@@ -176,7 +176,7 @@ impl Revision {
     #[must_use]
     pub fn negotiated(version: &str) -> (Revision, bool) {
         // Dates compared as numbers, one pass over the revisions (not a string compare per
-        // revision: issue #24, the `.wasm`'s size).
+        // revision, for the `.wasm`'s size).
         let Some(date) = date_of(version) else { return (Revision::LATEST, false) };
         let mut newest = Revision::V2024_11_05;
         for r in Revision::ALL {

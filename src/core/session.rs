@@ -366,7 +366,7 @@ impl<S: Sink> Session<S> {
         }
     }
 
-    /// [`Self::settle`] of a watched request: one copy for its ~17 callers (issue #24, size).
+    /// [`Self::settle`] of a watched request: one copy for its ~17 callers (for size).
     #[inline(never)]
     fn settle_watched(&mut self, id: &RequestId) {
         if self.store.task_of(Key::of(id)).is_none() {

@@ -1,8 +1,8 @@
 //! [`Slots`]: everything the session keeps by id, in one table — our requests that are not
 //! in the window of counter ids, tombstones, the peer's requests and the ones it cancelled,
-//! progress tokens, tasks — as slots of one slab, found through one index (issue #24, size:
-//! one copy of the hash table's code for every kind of id and record, where each map of its
-//! own was one more copy).
+//! progress tokens, tasks — as slots of one slab, found through one index (for the `.wasm`'s
+//! size: one copy of the hash table's code for every kind of id and record, where each map of
+//! its own would be one more copy).
 //!
 //! A slot is 28 bytes in wasm: its key (an id packed into 12 bytes, or a longer string's
 //! text), the namespace it is in ([`Ns`]), a method code, flags, and two numbers whose
@@ -10,9 +10,9 @@
 //! control byte: the packed key (of a text key, its hash), the namespace, and the slot — or,
 //! for a record that is a method code and flags only (our plain requests out of the window),
 //! the record itself, with no slot ([`Found::Inline`]). So a probe compares keys in the index
-//! and reads no slot for a packed key, and the hot path of string ids is one probe (issue
-//! #24, 1b: what a table of its own for those requests was, without a second copy of the
-//! table's code). What a record has beyond that (a method's name the method table does not
+//! and reads no slot for a packed key, and the hot path of string ids is one probe (bench
+//! scenario 1b: as fast as a table of its own for those requests, without a second copy of
+//! the table's code). What a record has beyond that (a method's name the method table does not
 //! know, a task id, a progress token, a timer) is an `Extra` (`requests`), in a slab of its
 //! own, by `extra`.
 //!
@@ -95,8 +95,8 @@ pub(crate) enum Found {
 }
 
 /// An entry of the index (16 bytes in wasm): a key, its namespace, and the slot it is in or
-/// the record itself. A packed key is compared here, with no slot to read through (issue
-/// #24, 1b with string ids: what a table of its own for our plain requests did).
+/// the record itself. A packed key is compared here, with no slot to read through (bench
+/// scenario 1b with string ids: as fast as a table of its own for our plain requests).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// The packed key; of a text key, [`TEXT`] and the key's hash (the text is the slot's).
@@ -184,7 +184,7 @@ fn hash_class(ns: u32) -> u32 {
 }
 
 /// The hash of an entry, for the index when it grows: from the entry alone (a text key's is
-/// in it); one function for every caller (one copy of the index's resize code; issue #24, size).
+/// in it); one function for every caller (one copy of the index's resize code, for size).
 #[inline]
 fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
     move |e| {
@@ -197,7 +197,7 @@ fn rehasher(hasher: &FixedState) -> impl Fn(&Entry) -> u64 + Copy + '_ {
 }
 
 /// The bucket of `key` in `ns` in the index: the one probe of every lookup and change but an
-/// insertion's ([`Slots::insert_new`], [`Slots::insert`]), written once (issue #24, size: each
+/// insertion's ([`Slots::insert_new`], [`Slots::insert`]), written once (for size: each
 /// of hashbrown's ways to find an entry is a probe loop of its own in the `.wasm`).
 #[inline(never)]
 fn bucket(
@@ -318,7 +318,7 @@ impl Slots {
     }
 
     /// [`Self::lookup`] in a namespace with keys: the probe, written once (not inlined into
-    /// its ~20 callers: issue #24, size).
+    /// its ~20 callers, for size).
     #[inline(never)]
     fn find_in_index(&self, ns: Ns, key: Key<'_>) -> Option<Found> {
         let i = bucket(&self.index, &self.slots, &self.hasher, ns, key)?;
@@ -354,7 +354,7 @@ impl Slots {
 
     /// Puts `key` in `ns` unless it is there, with no extra: as a slot, or (`inline`, a packed
     /// key only) in the index itself. Whether it was put. One probe of the index (written
-    /// once, not inlined into its callers: issue #24, size).
+    /// once, not inlined into its callers, for size).
     #[inline(never)]
     pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, inline: bool) -> bool {
         let (slots, hasher) = (&self.slots, &self.hasher);
@@ -379,7 +379,7 @@ impl Slots {
     /// Takes what `ns` holds for `key` out when `take` accepts its method code, flags and
     /// whether it has an extra (an inline record has none): its method code and flags (a slot
     /// is freed). One probe of the index; `take` a function, not a closure, so that every
-    /// caller shares one copy of this (issue #24, size).
+    /// caller shares one copy of this (for size).
     #[inline(never)]
     pub(crate) fn remove_if(&mut self, ns: Ns, key: Key<'_>, take: fn(u8, u16, bool) -> bool) -> Option<(u8, u16)> {
         if self.count(ns) == 0 {
@@ -418,14 +418,14 @@ impl Slots {
 
     /// Takes the inline record of packed key `p` out of `ns`: its method code and flags;
     /// `None` when `ns` has none for `p` (nothing, or a slot). The hot path of a response
-    /// (issue #24, 1b): one probe, no slot read.
+    /// (bench scenario 1b): one probe, no slot read.
     #[inline(never)]
     pub(crate) fn take_inline(&mut self, ns: Ns, p: Packed) -> Option<(u8, u16)> {
         if self.count(ns) == 0 {
             return None;
         }
-        // Its own probe, for a packed key only: the hot path (issue #24, 1b with string ids:
-        // [`bucket`]'s made it 4% slower).
+        // Its own probe, for a packed key only: the hot path (bench scenario 1b with string
+        // ids: [`bucket`]'s makes it 4% slower).
         let h = hash_packed(&self.hasher, ns as u32, p);
         let entry = self.index.find_entry(h, |e| e.key == p && e.ns() == ns as u32).ok()?;
         let v = entry.get().v;
@@ -472,8 +472,8 @@ impl Slots {
 
     /// Moves slot `s` to namespace `ns`, same key: the other of its namespace's pair ([`Ns`]:
     /// the peer's request to its cancelled ones), which must not hold the key. Its index
-    /// entry is changed in place: one probe, where a removal and an insertion were two
-    /// (issue #24, scenario 3).
+    /// entry is changed in place: one probe, where a removal and an insertion would be
+    /// two (bench scenario 3).
     pub(crate) fn rename(&mut self, s: u32, ns: Ns) {
         let Some(slot) = self.slots.get(s as usize).filter(|slot| slot.ns != Ns::Free) else { return };
         let old = slot.ns;
@@ -543,7 +543,7 @@ impl Fifo {
         let oldest = if slots.count(ns) > self.capacity { self.pop_oldest(slots, ns) } else { None };
         if self.order.len() > self.capacity + SLACK {
             // Each pair once round, the live ones back in order: `VecDeque::retain`'s own
-            // code was ~0.5 KB of the `.wasm` (issue #24, size).
+            // code is ~0.5 KB of the `.wasm`.
             for _ in 0..self.order.len() {
                 if let Some((s, stamp)) = self.order.pop_front() {
                     if is_live(slots, ns, s, stamp) {

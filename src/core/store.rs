@@ -237,8 +237,8 @@ impl Store {
                     return true;
                 }
             }
-            // The hot path of string ids: one probe, the record in the index (issue #24, 1b
-            // with string ids).
+            // The hot path of string ids: one probe, the record in the index (bench
+            // scenario 1b with string ids).
             IdRef::Str(StrId::Packed(p)) => {
                 let key = Key::Packed(Packed::new(p.words()));
                 return self.slots.insert_new(Ns::Outbound, key, code_of(request.method), request.flags(), true);
@@ -344,8 +344,8 @@ impl Store {
     /// then (`inbound` true) the peer's requests. The ids are borrowed: nothing is allocated.
     ///
     /// Loops over each table, not a chain of iterators: the chain, its `collect` and the
-    /// ids of every record made on the way were 1.9 KB of the `.wasm`'s gzip for
-    /// [`Session::close`](super::Session::close), its only caller (issue #24).
+    /// ids of every record made on the way are 1.9 KB of the `.wasm`'s gzip for
+    /// [`Session::close`](super::Session::close), its only caller.
     pub(crate) fn each_watched(&self, mut each: impl FnMut(IdRef<'_>, bool)) {
         for (n, r) in self.window.iter() {
             if r.watched {

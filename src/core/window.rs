@@ -1,6 +1,6 @@
 //! [`Window`]: the records of the ids MCP clients choose for their own requests — every SDK
 //! numbers them with a counter (0, 1, 2, …) — in a ring indexed by `id - base`: no hash, no
-//! allocation per entry, one index per lookup (issue #24).
+//! allocation per entry, one index per lookup.
 //!
 //! The window holds some records, never all: a caller looks an id up here first and in its
 //! table (`slots::Slots`) second, and puts a record here only when the id is

@@ -10,8 +10,8 @@
 //! every consequence comes out of its one output queue, which the JS layer takes as records
 //! ([`SessionCore::take_output`]) and does. This layer calls no JS: a call that leaves output
 //! or a new next deadline says so (`code::BUSY` in what it returns) and the JS layer's
-//! `flush()` runs right after it (issue #24, size: the hooks, the timer's closure and the
-//! events' objects were a third of the `.wasm`; a callback into JS, 0.8 KB more).
+//! `flush()` runs right after it (for size: hooks, a timer's closure and events' objects
+//! built in wasm would be a third of the `.wasm`; a callback into JS, 0.8 KB more).
 
 use crate::prelude::*;
 
@@ -50,7 +50,7 @@ pub(super) mod code {
     /// Added to what every entry point that may leave work returns when its call did: output
     /// to take ([`super::SessionCore::take_output`]) or a changed next deadline to arm the
     /// timer for ([`super::SessionCore::next_deadline`]). The JS layer's `flush()` does both,
-    /// right after the call returns, before anything else (issue #24: the core calls no JS).
+    /// right after the call returns, before anything else (the core calls no JS).
     pub const BUSY: u32 = 0x4000_0000;
 
     /// `BUSY` when `busy`.
@@ -157,8 +157,8 @@ pub(super) const NO_STRING: u32 = u32::MAX;
 /// The strings of one call to a general entry point, read in the order of its arguments:
 /// JS wrote their UTF-8 one after the other into the session's scratch buffer (or the
 /// call's input buffer, [`SessionCore::input_at`]) and passes each one's length in bytes,
-/// or `NO_STRING`. Nothing is copied or allocated to cross them (issue #24: no string
-/// argument, so no glue that allocates one in wasm memory per string).
+/// or `NO_STRING`. Nothing is copied or allocated to cross them (no string argument, so
+/// no glue that allocates one in wasm memory per string).
 struct Strings<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -182,14 +182,14 @@ impl<'a> Strings<'a> {
 impl State {
     /// Whether the call just made left work for the JS layer's `flush()`: output to do, or
     /// the timer to re-arm for a changed next deadline (`code::BUSY`). Read inside the call's
-    /// own borrow; written once, not inlined into every entry point (issue #24, size).
+    /// own borrow; written once, not inlined into every entry point (for the `.wasm`'s size).
     #[inline(never)]
     fn busy(&self) -> bool {
         self.busy_hot()
     }
 
-    /// [`Self::busy`] inlined, for the entry points of 1b (`trackPlain`, `responsePlain`):
-    /// a call there costs 1b with number ids ~3 ns (7%).
+    /// [`Self::busy`] inlined, for the entry points of bench scenario 1b (`trackPlain`,
+    /// `responsePlain`): a call there costs scenario 1b with number ids ~3 ns (7%).
     #[inline(always)]
     fn busy_hot(&self) -> bool {
         self.core.has_output() || self.core.poll_timeout() != self.armed
@@ -226,7 +226,7 @@ struct Buffers {
 pub struct SessionCore {
     state: State,
     /// Where the strings of a call are: beside the session, so that a call reads them while
-    /// it changes the session (no buffer taken out and put back at each call: issue #24, size).
+    /// it changes the session (no buffer taken out and put back at each call, for size).
     buffers: Buffers,
     /// What the last refused call refused (see [`SessionCore::take_error`]).
     refusal: Option<Refusal>,
@@ -492,7 +492,7 @@ impl SessionCore {
     }
 
     /// `track(id, method)` of a plain request — a known method, no options but a signal —
-    /// with its id as numbers only: the hot path (issue #24). The id is `num` when `len` is
+    /// with its id as numbers only: the hot path. The id is `num` when `len` is
     /// `NUMBER_ID` (`constants_json().numberId`: the caller's number as JS has it), else an
     /// ASCII string of `len` bytes — up to [`PackedStr::MAX_BYTES`] (11) as three
     /// little-endian words `w0`–`w2` (bytes 0–3 in `w0`, byte 0 lowest; see
@@ -533,8 +533,8 @@ impl SessionCore {
                 return None;
             }
             // Each kind of string id written out, not through one helper giving a `StrId`: with
-            // the variant known here the words path is inlined for it (a helper put 1b with
-            // string ids 3-8 ns slower in an A/B).
+            // the variant known here the words path is inlined for it (a helper puts bench
+            // scenario 1b with string ids 3-8 ns slower in an A/B).
             let tracked = if len as usize <= PackedStr::MAX_BYTES {
                 let id = PackedStr::from_words(len, w0, w1, w2)?;
                 track_plain_str(&mut st.core, StrId::Packed(id), method, watch)
@@ -618,8 +618,8 @@ impl SessionCore {
     /// (`method_code`) and whose id crossed as numbers (an integer `num`
     /// when `len` is `constants_json().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
     /// [`Self::track_plain`]), with `task` the `params.task` member the core's tables name
-    /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (issue
-    /// #24, scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
+    /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (bench
+    /// scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
     /// changed — a method that needs more members than `task`, an id that did not cross —
     /// call `message`.
     #[allow(clippy::too_many_arguments)] // numbers only: the id crosses as five of them
@@ -666,7 +666,7 @@ impl SessionCore {
     /// `reason_bytes` `0` when it has no reason, else `1 +` an upper bound of its string
     /// reason's length in bytes of UTF-8 (any other reason: call `cancel`):
     /// decided as they would, queuing no output ([`Session::cancel_fast`]), the fast path of
-    /// scenario 2 (issue #24). `0` (pass): cancelled — JS sends `notifications/cancelled`
+    /// bench scenario 2. `0` (pass): cancelled — JS sends `notifications/cancelled`
     /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
     /// the request's own signal and releases its listener (what the `cancelled` and `settled`
     /// records would make JS do); `2` (`NEED_FIELDS` with no field): not taken,
@@ -693,7 +693,7 @@ impl SessionCore {
 
     /// Our response (a message with `id` and no `method`) to the peer's request whose id
     /// crossed as numbers (as [`Self::peer_request`]): as [`Self::message`] would, the
-    /// fast path of our responses (issue #24). `0` (pass): send it; `1` (drop): the peer
+    /// fast path of our responses. `0` (pass): send it; `1` (drop): the peer
     /// cancelled that request, do not send it; with `SETTLED` added when the request was
     /// watched — JS releases its controller itself, no `inboundSettled` record is queued;
     /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `message`.
@@ -820,7 +820,7 @@ impl SessionCore {
     }
 
     /// `watchPlain(true, …)` of the peer's request whose id crossed as numbers (as
-    /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (issue #24, scenario 3 with
+    /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (bench scenario 3 with
     /// string ids: the id does not cross as a string). `1`: watched; `0`: the peer has no
     /// such request in flight; `2`: not taken, nothing changed (call `watchPlain`).
     pub fn watch_peer_request(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
@@ -941,7 +941,7 @@ impl SessionCore {
 
 impl SessionCore {
     /// Everything the JS reader needs to know to read a message for the core, defined
-    /// here once, as JSON text. Not in the session's `.wasm` (issue #24, size and start-up):
+    /// here once, as JSON text. Not in the session's `.wasm` (for its size and start-up):
     /// scripts/build.sh takes it from the relay's build (`RelayCore.sessionConstantsJson()`)
     /// into pkg/web/mcp_cancel_tables.js, which the JS entries import, so a session's first
     /// use makes no wasm call for it:
@@ -1001,7 +1001,7 @@ pub(super) const WATCH_BIT: u32 = 0x100;
 /// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
 /// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
 /// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id. One copy for
-/// the peer's fast paths and our cancel's (issue #24, size; each is microseconds of JS).
+/// the peer's fast paths and our cancel's (for size; each is microseconds of JS).
 #[inline(never)]
 fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'static>> {
     if len == NUMBER_ID {
@@ -1035,7 +1035,7 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
             || message.progress_token.to_request_id().is_ok())
 }
 
-/// `text`, owned: one copy for the response's five members (issue #24, size: `.map(str::owned)`
+/// `text`, owned: one copy for the response's five members (for size: `.map(str::owned)`
 /// at each of them is 83 bytes gzip more).
 #[inline(never)]
 fn owned(text: Option<&str>) -> Option<String> {
@@ -1043,7 +1043,7 @@ fn owned(text: Option<&str>) -> Option<String> {
 }
 
 /// A request id from a tagged member whose string crossed as bytes (`Strings`). One copy for
-/// its six callers (issue #24, size).
+/// its six callers (for the `.wasm`'s size).
 #[inline(never)]
 fn id_of(tag: u32, number: f64, string: Option<&str>) -> Result<RequestId, crate::core::InvalidRequestId> {
     peer_value(tag, number, string).to_request_id()

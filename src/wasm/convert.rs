@@ -8,9 +8,9 @@ use crate::core::{float, PeerValue};
 
 #[wasm_bindgen]
 extern "C" {
-    /// `performance.now()`, in ms: a float, read with no second import call (issue #24:
-    /// returned as a JS value, it needed wasm-bindgen's `number_get` import and the
-    /// externref table's code, 0.4 KB of the `.wasm`'s gzip).
+    /// `performance.now()`, in ms: a float, read with no second import call (returned
+    /// as a JS value, it would need wasm-bindgen's `number_get` import and the externref
+    /// table's code, 0.4 KB of the `.wasm`'s gzip).
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> f64;
 }
@@ -48,8 +48,8 @@ pub mod tag {
 // `.wasm` has no other use of it.
 pub const MAX_PEER_STRING: u32 = 1024;
 
-/// A member the JS reader tagged, as a [`PeerValue`]. One copy for its ten callers (issue
-/// #24, size).
+/// A member the JS reader tagged, as a [`PeerValue`]. One copy for its ten callers (for
+/// the `.wasm`'s size).
 #[inline(never)]
 pub fn peer_value(tag: u32, number: f64, string: Option<&str>) -> PeerValue<'_> {
     match (tag, string) {

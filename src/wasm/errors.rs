@@ -3,7 +3,7 @@
 //! returns `verdicts.failed` and keeps a [`Refusal`], which the JS class takes as a record
 //! (`SessionCore.takeError()`, read as the output's records are) and throws. The texts and
 //! codes are the core's (and this module's, for what only this layer refuses); no JS value
-//! crosses, and no JS error is built in wasm (issue #24: building them here, through `Reflect`, was ~1 KB of the
+//! crosses, and no JS error is built in wasm (building them here, through `Reflect`, costs ~1 KB of the
 //! `.wasm` and three import signatures).
 
 use crate::prelude::*;
@@ -36,7 +36,7 @@ pub(super) enum Subject {
     Core(RequestId),
 }
 
-// Each constructor written once (issue #24, size): they were inlined into every refusing path.
+// Each constructor written once, not inlined into every refusing path (for the `.wasm`'s size).
 impl Refusal {
     /// `InvalidArgumentError` `code` about `subject`.
     #[inline(never)]

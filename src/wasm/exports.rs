@@ -1,4 +1,4 @@
-//! The `.wasm`'s entry points (issue #24, size): one function per method of [`SessionCore`],
+//! The `.wasm`'s entry points: one function per method of [`SessionCore`],
 //! each taking the session's handle first and the method's numbers after it, as the JS
 //! layer's `CancellationSession` calls them (`core.wasm.trackPlain(core.h, …)`,
 //! js/session.js). [`new_session`] makes a session and gives its handle (a `u32`, never `0`),
@@ -9,8 +9,8 @@
 //! (nothing done: a peer's message passes, a caller's call is refused, a fast path sends the
 //! JS layer to its general path).
 //!
-//! Not a wasm-bindgen class: a class's every method checked a null pointer, counted a
-//! reference up and down and borrowed a cell of its own, each with a path that throws, on
+//! Not a wasm-bindgen class, for size: a class's every method checks a null pointer, counts a
+//! reference up and down and borrows a cell of its own, each with a path that throws, on
 //! top of the session's own borrow: 2.5 KB of the `.wasm` (1.2 KB gzip) that one borrow of
 //! the table replaces.
 
@@ -21,7 +21,7 @@ use super::sessions;
 
 /// Defines each entry point: `js_name => fn method(arguments) -> type, none: value;`.
 /// `[hot]` before `fn`: the session is found inline (`sessions::with_hot`), for the two
-/// entry points of scenario 1b.
+/// entry points of bench scenario 1b (a plain request's track and response).
 macro_rules! entry_points {
     ($(
         $(#[$doc:meta])*

@@ -59,11 +59,11 @@ fn start() {
 
 /// The allocator of the `.wasm`: rlsf's TLSF (allocation and free in constant time) with its
 /// options set for code size, `SmallGlobalTlsf` (a reallocation is an allocation, a copy and a
-/// free) — in place of talc, which it replaced at 420 bytes gzip less with the scenarios at
-/// 0.92–1.07× in an A/B and the memory per request in flight within a byte (issue #24;
-/// BENCHMARKS.md "Core v2, sixteenth session"); talc had replaced the standard library's
-/// dlmalloc at 2.6 KiB gzip less. Its memory comes from `memory.grow`. Single-threaded: the
-/// package's `.wasm` is built without the `atomics` feature, and rlsf's wasm lock does nothing.
+/// free): measured against talc, 420 bytes gzip less with the bench scenarios at 0.92–1.07×
+/// in an A/B and the memory per request in flight within a byte; talc itself is 2.6 KiB
+/// gzip less than the standard library's dlmalloc. Its memory comes from `memory.grow`.
+/// Single-threaded: the package's `.wasm` is built without the `atomics` feature, and rlsf's
+/// wasm lock does nothing.
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
 static ALLOCATOR: rlsf::SmallGlobalTlsf = rlsf::SmallGlobalTlsf::new();

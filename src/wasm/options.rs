@@ -7,8 +7,8 @@
 //! timeout's fraction of a ms is rounded up, and the bounds hold whatever JS passes (no
 //! value makes a capacity or a reason limit larger than the core allows, or traps).
 //!
-//! Reading the options object from wasm took a crossing per member and ~6 KB of the
-//! `.wasm`, compiled at a process's first session (issue #24, size and start-up).
+//! Reading the options object from wasm would take a crossing per member and ~6 KB of the
+//! `.wasm`, compiled when a process makes its first session (size and start-up).
 
 use crate::prelude::*;
 
@@ -92,8 +92,8 @@ impl Scalars {
 
 /// The timeouts of `flags` and two durations in ms (`NaN`: not given); `None` when none of
 /// `timeout`, `maxTotalTimeout`, `resetTimeoutOnProgress` was given. Inlined into its two
-/// callers: a function of its own was one more wasm function compiled at a process's first
-/// session (V8 compiles each on its first call, ~50 µs each here; issue #24, start-up).
+/// callers: a function of its own is one more wasm function compiled when a process makes its
+/// first session (V8 compiles each on its first call, ~50 µs each here, a start-up cost).
 #[must_use]
 #[inline]
 pub fn timeout(flags: u32, timeout_ms: f64, max_total_ms: f64) -> Option<Timeout> {

@@ -1,9 +1,9 @@
 //! [`Records`]: the session's [`Sink`], which writes each output, as the core makes it, as a
 //! record of numbers and UTF-8 for `SessionCore.takeOutput()` — no owned copy of an id or a
-//! text, no queue of Rust values, no JSON (issue #24, the `.wasm`'s size). The JS class reads
+//! text, no queue of Rust values, no JSON (each would add to the `.wasm`'s size). The JS class reads
 //! the records with [`schema`] (js/records.js, `constantsJson().records`) into the objects it
 //! acts on (sends the cancel, aborts or releases a request's JS objects, calls `onTimeout`
-//! and `onEvent`), the same objects as the JSON of earlier versions parsed to.
+//! and `onEvent`).
 //!
 //! A record is its kind (a byte: its index in `records.kinds`), then its fields in the order
 //! `records.fields[kind]` lists them; an event's are its type (a byte: its index in

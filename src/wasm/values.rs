@@ -11,7 +11,7 @@ extern "C" {
     /// `Reflect.set`, with its result (a boolean) as a JS value: js-sys's `Reflect::set`
     /// returns it as a `bool`, an import of a signature (three values in, a number out) that
     /// no other import has — V8 compiles a wrapper per import signature when it instantiates
-    /// the module (issue #24, start-up). Caught: a setter of an object may throw.
+    /// the module, which adds to start-up. Caught: a setter of an object may throw.
     #[wasm_bindgen(js_namespace = Reflect, js_name = set, catch)]
     fn reflect_set(target: &JsValue, key: &JsValue, value: &JsValue) -> Result<JsValue, JsValue>;
 }
