@@ -1,4 +1,4 @@
-// README "Proxies and gateways": two clients share one server through createRelay; their
+// docs/bridge.md, createRelay(): two clients share one server through the relay; their
 // request ids are the same, and one cancel reaches the server for the right request only.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

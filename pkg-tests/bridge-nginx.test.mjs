@@ -1,5 +1,5 @@
-// Many instances (issue #26, part 3): two `mcp-cancel bridge --stdio` instances behind a real
-// nginx (Debian's package; scripts/setup.sh --test installs it), configured by the README's
+// Many instances: two `mcp-cancel bridge --stdio` instances behind a real
+// nginx (Debian's package; scripts/setup.sh --test installs it), configured by docs/bridge.md's
 // examples/nginx-mcp.conf with only its ports changed:
 //
 //   10 SDK 1.x clients ─HTTP─▶ nginx ─map $http_mcp_session_id─▶ bridge --instance a ─stdio─▶ server-everything
@@ -28,7 +28,7 @@ import { INITIALIZE, rawRequest, runBridge, startStdioBridge } from "./bridge-he
 import { sleep, until } from "./helpers.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** The README's nginx configuration (a conf.d file), which this test runs. */
+/** docs/bridge.md's nginx configuration (a conf.d file), which this test runs. */
 export const NGINX_CONF = path.join(ROOT, "examples/nginx-mcp.conf");
 const EVERYTHING_COMMAND = `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`;
 const LONG = "trigger-long-running-operation";
@@ -80,7 +80,7 @@ function replaceExactly(text, from, to, times) {
 }
 
 /**
- * nginx in the foreground with the README's configuration, its bridges' ports put in for 3001
+ * nginx in the foreground with docs/bridge.md's configuration, its bridges' ports put in for 3001
  * and 3002, listening on a free loopback port; its pid, logs and temp files in a temp dir.
  * Stopped when the test ends. Returns its URL and its access log's lines
  * (`status method upstream_addr session_id`).

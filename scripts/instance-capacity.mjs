@@ -1,5 +1,5 @@
-// How far one `mcp-cancel bridge --stdio` instance goes (issue #26, part 3), roughly: the
-// figures of the README's "Many instances" note. Not part of `npm test` or `npm run bench`.
+// How far one `mcp-cancel bridge --stdio` instance goes, roughly: the
+// figures of docs/bridge.md, "Latency and capacity". Not part of `npm test` or `npm run bench`.
 //
 //   node scripts/instance-capacity.mjs [--sessions 100] [--clients 1,20,50] [--seconds 5]
 //
