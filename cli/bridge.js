@@ -4,7 +4,9 @@
 //   mcp-cancel bridge --http <url>          stdio in (this process), Streamable HTTP out
 //   mcp-cancel bridge --stdio "<command>"   Streamable HTTP in (any number of clients, 2025-era
 //                                           in sessions and 2026-07-28 without), one child
-//                                           process out, shared by all of them
+//                                           process out, shared by all of them; with
+//                                           --child-per-session one per session
+//                                           (cli/children.js)
 //
 // Each side keeps its revision's cancellation rules: a stdio client's notifications/cancelled
 // reaches a 2026-07-28 HTTP server as a closed request stream, ids of many HTTP clients never
@@ -29,6 +31,7 @@ import {
   servedHostnames,
   TOKEN_VARIABLE,
 } from "./gate.js";
+import { SessionChildren } from "./children.js";
 import { StreamStore } from "./resume.js";
 
 /** Who the bridge is, in the handshake it makes with the child itself (for 2026-07-28 clients). */
@@ -69,7 +72,7 @@ const USAGE = `usage:
   mcp-cancel bridge --stdio "<command>" [--port 3000] [--host 127.0.0.1] [options]
       Streamable HTTP in (http://<host>:<port>/mcp, any number of clients: 2025-03-26 ..
       2025-11-25 in sessions, 2026-07-28 without), the command's stdio out (one child
-      process, shared)
+      process, shared; or one per session with --child-per-session)
 
 options:
   --timeout <ms>             cancel a request upstream (and answer its client -32001) after <ms>
@@ -102,13 +105,28 @@ options:
                              upstream (default ${DEFAULT_SESSION_TTL}, an hour; 0: never). Keep it above
                              your longest call: a call in flight does not keep a session alive
 
+--stdio, one server process per session:
+  --child-per-session        run the command once per session instead of once for all: each
+                             session's process keeps that client's state (its capabilities,
+                             roots, log level, subscriptions) and sends its requests
+                             (elicitation, sampling, roots/list) to that client only. Started
+                             at the session's initialize; ended with the session (DELETE,
+                             --session-ttl, or its client vanished: a stream of it closed and
+                             --resume-grace later it has no request open and has sent none):
+                             stdin closed, SIGTERM 2 s later, SIGKILL 2 s after that. At most
+                             --max-sessions processes at once, those still ending included.
+                             2026-07-28 requests (no session, no per-client state) share one
+                             process, started at the first. A process that exits ends its
+                             session (404: the client opens a new one), not the bridge
+
 --stdio behind a load balancer (several bridges, one name each):
   --instance <name>          begin every session id this bridge issues with "<name>." (1-32 of
                              A-Z a-z 0-9 _ -), so that a load balancer in front of several
                              bridges sends a session's later requests, its cancels included, to
                              the one that holds it (e.g. an nginx map on $http_mcp_session_id)
 
-Exit status: 0 when the client side ends, 1 when the server side fails or ends, 2 on a usage error.
+Exit status: 0 when the client side ends, 1 when the server side fails or ends (the shared
+child process; with --child-per-session a process's end is its session's), 2 on a usage error.
 `;
 
 /** Exit statuses. */
@@ -146,6 +164,7 @@ export async function main(args) {
         "resume-grace": { type: "string" },
         "session-ttl": { type: "string" },
         instance: { type: "string" },
+        "child-per-session": { type: "boolean" },
         verbose: { type: "boolean" },
         help: { type: "boolean" },
       },
@@ -222,7 +241,7 @@ async function httpOut(parsed, relayOptions) {
 }
 
 /** The options only `--stdio` takes (who may reach the child, how much, and its session ids). */
-const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "max-requests", "request-timeout", "resume-grace", "session-ttl", "instance"];
+const STDIO_ONLY = ["port", "host", "allow-host", "allow-origin", "auth-token", "max-body", "max-sessions", "max-requests", "request-timeout", "resume-grace", "session-ttl", "instance", "child-per-session"];
 
 /**
  * The `--stdio` front door's settings from the command line, or a usage problem (a string).
@@ -269,7 +288,10 @@ function frontDoor(parsed) {
   return { port, host, hostnames: servedHostnames(host, extraHosts), origins, token, maxBody, maxSessions, maxRequests, requestTimeout, resumeGrace, sessionTtl, instance };
 }
 
-/** Streamable HTTP in, a child process's stdio out (shared by every HTTP client). */
+/**
+ * Streamable HTTP in, a child process's stdio out: one child shared by every HTTP client, or
+ * one per session with --child-per-session (cli/children.js).
+ */
 async function stdioOut(parsed, relayOptions) {
   if ((parsed.header ?? []).length > 0) return usage("--header is for --http");
   const command = parsed.stdio.trim();
@@ -277,39 +299,28 @@ async function stdioOut(parsed, relayOptions) {
   const door = frontDoor(parsed);
   if (typeof door === "string") return usage(door);
 
-  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
-  // The command line as a shell would run it (quotes, arguments), as `npx` users write it.
-  const shell = process.platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", command] } : { command: "/bin/sh", args: ["-c", `exec ${command}`] };
-  // The child gets this process's environment, as a command run from this shell would;
-  // not the bridge's own token.
-  const env = { ...process.env };
-  delete env[TOKEN_VARIABLE];
-  const upstream = new StdioClientTransport({ ...shell, env, stderr: "inherit" });
-  /** The session id of each client of the relay (its `link`), for the events. */
-  const sessionOfLink = new Map();
-  const onEvent = relayOptions.onEvent;
-  const withSession =
-    onEvent === undefined ? relayOptions : { ...relayOptions, onEvent: (event) => onEvent(event.link === undefined ? event : { ...event, session: sessionOfLink.get(event.link) }) };
-  const { relay, finished } = relayTo(upstream, withSession, "the server process ended");
+  const spawn = await childTransports(command);
+  const perSession = parsed["child-per-session"] === true;
+  const servers = perSession ? new SessionChildren({ spawn, relayOptions, resumeGrace: door.resumeGrace, say }) : sharedChild(spawn(), relayOptions);
   try {
-    await relay.start();
+    await servers.start();
   } catch (error) {
     say(`could not start "${command}": ${error.message}`);
     return FAILED;
   }
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
 
   /**
-   * The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of the relay:
-   * `{ transport, client, store }` (the SDK transport, the relay's handle, its StreamStore).
+   * The HTTP clients' sessions (2025 revisions: Mcp-Session-Id), each a client of a relay:
+   * `{ transport, client, store }` (the SDK transport, the relay's handle, its StreamStore)
+   * and what `exchange()` keeps of its HTTP requests.
    */
   const sessions = new Map();
   /** A new session id: a random UUID, after "<instance>." with --instance. */
   const newSessionId = door.instance === undefined ? randomUUID : () => `${door.instance}.${randomUUID()}`;
   /** Sessions being opened (an initialize in progress): they count against the cap. */
   let opening = 0;
-  /** 2026-07-28 requests in flight (their response streams open): at most --max-requests. */
-  let modernInFlight = 0;
+  const serveModern = modernDoor(door, servers);
   async function handle(req, res, readJsonBody) {
     // "/mcp" as it nearly always comes; anything else through the URL parser ("/mcp?x", …).
     if (req.url !== "/mcp" && new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") return jsonError(res, 404, -32000, "Not found: the MCP endpoint is /mcp");
@@ -323,7 +334,7 @@ async function stdioOut(parsed, relayOptions) {
     }
     // Which revision the request belongs to and whether it needs a session: the core's
     // answer (2025-era: a session, or initialize to open one; 2026-07-28: none).
-    const entry = relay.classifyHttp({ method: req.method, headers: req.headers, body, serveModern: true });
+    const entry = servers.classify({ method: req.method, headers: req.headers, body, serveModern: true });
     if (entry.entry === "modern") return serveModern(entry.version, req, res, body);
     if (entry.entry !== "session" && entry.entry !== "open-session") {
       return jsonError(res, entry.status ?? 400, entry.code ?? -32000, entry.message ?? "Bad Request", {}, entry.data);
@@ -331,7 +342,7 @@ async function stdioOut(parsed, relayOptions) {
     if (known !== undefined) {
       // Heard from: its time to live starts again.
       known.client.heard();
-      return exchange(known, req, res, body);
+      return exchange(known, req, res, body, servers);
     }
     if (typeof sessionId === "string") {
       // A session of another instance: the load balancer sent it to the wrong one.
@@ -339,12 +350,13 @@ async function stdioOut(parsed, relayOptions) {
       const elsewhere = owner !== undefined && owner !== door.instance ? ` (this is instance ${door.instance}; the session id names instance ${owner})` : "";
       return jsonError(res, 404, -32001, `Session not found${elsewhere}`);
     }
-    if (sessions.size + opening >= door.maxSessions) {
+    // Children still ending count too: --max-sessions bounds the processes at once.
+    if (sessions.size + opening + servers.ending() >= door.maxSessions) {
       return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most sessions (${door.maxSessions}, --max-sessions)`, { "retry-after": "5" });
     }
     opening++;
+    const session = {};
     try {
-      const session = {};
       // A stream closed without a resume is kept for one grace (and a second, for a resume
       // racing the cancel), then dropped.
       session.store = new StreamStore({
@@ -358,48 +370,111 @@ async function stdioOut(parsed, relayOptions) {
         eventStore: session.store,
         onsessioninitialized: (id) => {
           sessions.set(id, session);
-          sessionOfLink.set(session.client.link, id);
+          servers.named(session, id);
         },
       });
-      session.client = relay.connect(session.transport, {
-        streamableHttp: true,
-        resumeGrace: door.resumeGrace,
-        ...(door.sessionTtl > 0 ? { idleTtl: door.sessionTtl } : {}),
-      });
+      try {
+        await servers.open(session, { streamableHttp: true, resumeGrace: door.resumeGrace, ...(door.sessionTtl > 0 ? { idleTtl: door.sessionTtl } : {}) });
+      } catch (error) {
+        return jsonError(res, 502, -32000, `Bad Gateway: could not start the server process: ${error.message}`);
+      }
       const { transport } = session;
       const disconnect = transport.onclose;
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-        sessionOfLink.delete(session.client.link);
         session.store.clear();
         disconnect?.();
+        servers.closed(session);
       };
       await transport.start();
-      await exchange(session, req, res, body);
+      await exchange(session, req, res, body, servers);
     } finally {
       opening--;
+      servers.opened(session);
     }
   }
 
-  /**
-   * A 2026-07-28 request (or notification): no session; the relay's client for it lives as
-   * long as its response stream. Its `server/discover` is the relay's to answer, from the
-   * handshake the relay makes with the child first when no 2025-era client has. Its answer
-   * is made a 2026-07-28 one by the core (`relay.modernAnswer`); its response stream
-   * closing before the answer is its cancel (`streamClosed`: the core sends the child's
-   * revision's cancel). A notification is accepted (202) and not forwarded.
-   */
-  async function serveModern(version, req, res, body) {
+  const app = gate({ hostnames: door.hostnames, origins: door.origins, token: door.token, maxBody: door.maxBody, handle, say });
+  const server = await listen(door, app);
+  if (server === undefined) {
+    await servers.close();
+    return FAILED;
+  }
+  announce(door, server, command, perSession);
+  const status = await Promise.race([servers.finished, clientSideSignal()]);
+  for (const { transport } of sessions.values()) await transport.close().catch(() => {});
+  server.closeAllConnections?.();
+  await new Promise((resolve) => server.close(resolve));
+  await servers.close();
+  return status;
+}
+
+/**
+ * A maker of stdio client transports for `command`, run as a shell would run it (quotes,
+ * arguments), as `npx` users write it. The child gets this process's environment, as a
+ * command run from this shell would; not the bridge's own token.
+ */
+async function childTransports(command) {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const shell = process.platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", command] } : { command: "/bin/sh", args: ["-c", `exec ${command}`] };
+  const env = { ...process.env };
+  delete env[TOKEN_VARIABLE];
+  return () => new StdioClientTransport({ ...shell, env, stderr: "inherit" });
+}
+
+/**
+ * The server side of `bridge --stdio` without --child-per-session: one child and its relay,
+ * every session and every 2026-07-28 request a client of it; the child's end is the bridge's
+ * (`finished`). cli/children.js is the same interface with a child per session.
+ */
+function sharedChild(upstream, relayOptions) {
+  /** The session id of each client of the relay (its `link`), for the events. */
+  const sessionOfLink = new Map();
+  const onEvent = relayOptions.onEvent;
+  const withSession =
+    onEvent === undefined ? relayOptions : { ...relayOptions, onEvent: (event) => onEvent(event.link === undefined ? event : { ...event, session: sessionOfLink.get(event.link) }) };
+  const { relay, finished } = relayTo(upstream, withSession, "the server process ended");
+  return {
+    finished,
+    start: () => relay.start(),
+    classify: (request) => relay.classifyHttp(request),
+    ending: () => 0,
+    open: async (session, connectOptions) => {
+      session.client = relay.connect(session.transport, connectOptions);
+    },
+    named: (session, id) => sessionOfLink.set(session.client.link, id),
+    opened: () => {},
+    closed: (session) => sessionOfLink.delete(session.client.link),
+    lost: () => {},
+    modern: async () => relay,
+    close: () => relay.close().catch(() => {}),
+  };
+}
+
+/**
+ * The handler of 2026-07-28 requests (and notifications): no session; the relay's client for
+ * one lives as long as its response stream. Its `server/discover` is the relay's to answer,
+ * from the handshake the relay makes with the child first when no 2025-era client has. Its
+ * answer is made a 2026-07-28 one by the core (`relay.modernAnswer`); its response stream
+ * closing before the answer is its cancel (`streamClosed`: the core sends the child's
+ * revision's cancel). A notification is accepted (202) and not forwarded.
+ */
+function modernDoor(door, servers) {
+  /** 2026-07-28 requests in flight (their response streams open): at most --max-requests. */
+  let inFlight = 0;
+  return async function serveModern(version, req, res, body) {
     if (body.id === undefined) {
       res.writeHead(202).end();
       return;
     }
-    if (modernInFlight >= door.maxRequests) {
+    if (inFlight >= door.maxRequests) {
       return jsonError(res, 503, -32000, `Service Unavailable: this bridge holds its most 2026-07-28 requests in flight (${door.maxRequests}, --max-requests)`, { "retry-after": "1" });
     }
-    modernInFlight++;
-    res.once("close", () => modernInFlight--);
+    inFlight++;
+    res.once("close", () => inFlight--);
+    let relay;
     try {
+      relay = await servers.modern();
       await relay.handshake(CLIENT_INFO);
     } catch (error) {
       return jsonError(res, 502, -32000, `Bad Gateway: ${error.message}`);
@@ -411,55 +486,63 @@ async function stdioOut(parsed, relayOptions) {
       client.disconnect();
     });
     stream.onmessage?.(body);
-  }
+  };
+}
 
-  /**
-   * One HTTP exchange of `session`: the SDK transport answers it; when its response stream
-   * closes before its end (the client went away), the relay is told which requests it
-   * carried (`streamClosed`: the core decides what that means: a cancel, a resume grace, or
-   * nothing). A GET with Last-Event-ID resumes a stream (the store tells the relay).
-   */
-  function exchange(session, req, res, body) {
-    const messages = Array.isArray(body) ? body : body === undefined ? [] : [body];
-    const ids = messages.flatMap((m) => (m !== null && typeof m === "object" && (typeof m.id === "string" || typeof m.id === "number") ? [m.id] : []));
-    const current = { ids, stream: undefined };
-    const resumed = req.method === "GET" ? session.store.streamOf(req.headers["last-event-id"]) : undefined;
-    res.once("close", () => {
-      const stream = current.stream;
-      if (stream !== undefined && !session.store.holds(stream, current)) return; // a resume took it over
-      if (res.writableFinished) {
-        if (stream !== undefined) session.store.ended(stream);
-        return;
-      }
-      const carried = stream !== undefined ? session.store.idsOf(stream) : resumed !== undefined ? [] : ids;
-      if (stream !== undefined) session.store.lost(stream);
-      for (const id of carried) session.client.streamClosed(id);
-    });
-    return session.store.exchange(current, () => session.transport.handleRequest(req, res, body));
-  }
-  const app = gate({ hostnames: door.hostnames, origins: door.origins, token: door.token, maxBody: door.maxBody, handle, say });
+/**
+ * One HTTP exchange of `session`: the SDK transport answers it; when its response stream
+ * closes before its end (the client went away), the relay is told which requests it carried
+ * (`streamClosed`: the core decides what that means: a cancel, a resume grace, or nothing)
+ * and the server side that a stream was lost (`servers.lost`). A GET with Last-Event-ID
+ * resumes a stream (the store tells the relay). `session.open` counts its exchanges open,
+ * `session.lastExchange` is when the latest began (performance.now()).
+ */
+function exchange(session, req, res, body, servers) {
+  const messages = Array.isArray(body) ? body : body === undefined ? [] : [body];
+  const ids = messages.flatMap((m) => (m !== null && typeof m === "object" && (typeof m.id === "string" || typeof m.id === "number") ? [m.id] : []));
+  const current = { ids, stream: undefined };
+  const resumed = req.method === "GET" ? session.store.streamOf(req.headers["last-event-id"]) : undefined;
+  session.open = (session.open ?? 0) + 1;
+  session.lastExchange = performance.now();
+  res.once("close", () => {
+    session.open--;
+    const stream = current.stream;
+    if (stream !== undefined && !session.store.holds(stream, current)) return; // a resume took it over
+    if (res.writableFinished) {
+      if (stream !== undefined) session.store.ended(stream);
+      return;
+    }
+    const carried = stream !== undefined ? session.store.idsOf(stream) : resumed !== undefined ? [] : ids;
+    if (stream !== undefined) session.store.lost(stream);
+    for (const id of carried) session.client.streamClosed(id);
+    servers.lost(session);
+  });
+  return session.store.exchange(current, () => session.transport.handleRequest(req, res, body));
+}
+
+/** The HTTP server of `--stdio`, listening; undefined (said on stderr) when it cannot listen. */
+async function listen(door, app) {
   const server = http.createServer(serverOptions(door.requestTimeout), app);
   try {
     await new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen(door.port, door.host, resolve);
     });
+    return server;
   } catch (error) {
     say(`cannot listen on ${door.host}:${door.port}: ${error.message}`);
-    await relay.close().catch(() => {});
-    return FAILED;
+    return undefined;
   }
+}
+
+/** What `--stdio` serves and how, on stderr (the tests read the "listening on" line). */
+function announce(door, server, command, perSession) {
   const address = server.address();
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   say(`listening on http://${shown}:${address.port}/mcp, relaying to "${command}"${door.instance === undefined ? "" : `; instance ${door.instance} (session ids ${door.instance}.*)`}`);
   say(`answering Host ${door.hostnames.join(", ")}; Origin ${door.origins.length > 0 ? door.origins.join(", ") : "none (no --allow-origin)"}; ${door.token === undefined ? "no token" : "a bearer token required"}`);
   say(`a request whose stream closed is cancelled after ${door.resumeGrace} ms without a resume; ${door.sessionTtl > 0 ? `a session with no request for ${door.sessionTtl} ms is ended` : "sessions never expire"}`);
-  const status = await Promise.race([finished, clientSideSignal()]);
-  for (const { transport } of sessions.values()) await transport.close().catch(() => {});
-  server.closeAllConnections?.();
-  await new Promise((resolve) => server.close(resolve));
-  await relay.close().catch(() => {});
-  return status;
+  if (perSession) say(`one server process per session (at most ${door.maxSessions}), started at its initialize and ended with it; 2026-07-28 requests share one, started at the first`);
 }
 
 /**

@@ -1,5 +1,5 @@
 // The front door of `mcp-cancel bridge --stdio`: what an HTTP request must pass before
-// anything of it reaches the relay or the child process (issue #26, part 6).
+// anything of it reaches the relay or the child process.
 //
 //   1. Host    the SDK's hostHeaderValidation: 403 unless the Host header's hostname is one
 //              the bridge serves (its listen address, localhost, 127.0.0.1, [::1], and each
@@ -100,12 +100,12 @@ export function jsonError(res, status, code, message, headers = {}, data = undef
  * order, then `handle(req, res, readJsonBody)`, where `readJsonBody()` is check 4.
  *
  * The checks are connect-style middleware (the SDK's `hostHeaderValidation`, the `cors`
- * package, the origin and token checks here), called in a row; no framework in between.
- * (It was an express app. Express's per-request work — its router, a new prototype set on
- * each `req` and `res` — and raw-body's iconv-lite decoding were the largest costs of the
- * bridge's own code: without them its CPU per call fell by a fifth to two fifths, by load;
- * BENCHMARKS.md, "One bridge's throughput and its floors".) The SDK's host check answers through the one express
- * method it uses, `res.status(n).json()` (see {@link refusal}).
+ * package, the origin and token checks here), called in a row; no framework in between:
+ * express's per-request work — its router, a new prototype set on each `req` and `res` —
+ * and raw-body's iconv-lite decoding would be the largest costs of the bridge's own code
+ * (without them its CPU per call is a fifth to two fifths lower, by load).
+ * The SDK's host check answers through the one express method it uses,
+ * `res.status(n).json()` (see {@link refusal}).
  *
  * @param {object} options
  * @param {string[]} options.hostnames from {@link servedHostnames}

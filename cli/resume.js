@@ -1,4 +1,4 @@
-// Resumable response streams for `mcp-cancel bridge --stdio` (issue #26, part 2): what a
+// Resumable response streams for `mcp-cancel bridge --stdio`: what a
 // 2025-era client needs to resume a response stream that closed under it (Streamable HTTP,
 // 2025-03-26 .. 2025-11-25, "Resumability and Redelivery": a GET with `Last-Event-ID`), and
 // what tells the relay's core that a stream closed or was resumed. What that means for the

@@ -14,7 +14,7 @@ export const CLI = path.join(ROOT, "cli/main.js");
 /**
  * Waits for a `bridge --stdio` process's "listening on <url>" line on stderr (bounded by
  * `timeoutMs`): its URL, and what it has written to stderr so far (a function: it keeps
- * reading). Shared by the bridge tests, bench/remote.mjs and scripts/instance-capacity.mjs.
+ * reading). Shared by the bridge tests, bench/bridge-load.mjs and scripts/instance-capacity.mjs.
  */
 export function listening(child, timeoutMs = 20_000) {
   let text = "";

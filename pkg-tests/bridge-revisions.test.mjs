@@ -1,4 +1,4 @@
-// `mcp-cancel bridge --stdio` serves every revision on one /mcp (issue #26, part 1): 2025-era
+// `mcp-cancel bridge --stdio` serves every revision on one /mcp: 2025-era
 // clients in sessions (initialize, Mcp-Session-Id) and 2026-07-28 clients without one, each
 // request naming its revision in its `_meta`. Which revision a request belongs to, and what
 // it needs, is the core's answer (`classify_http` in src/core/relay.rs, `relay.classifyHttp()`);

@@ -1,4 +1,4 @@
-// `mcp-cancel bridge --stdio` is safe by default (issue #26, part 6): every hostile request
+// `mcp-cancel bridge --stdio` is safe by default: every hostile request
 // gets the right status and nothing of it reaches the child, whose wire (the stdio tap) is
 // read after each; the SDK client still gets through.
 //

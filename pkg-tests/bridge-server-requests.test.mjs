@@ -1,5 +1,5 @@
-// `mcp-cancel bridge --stdio` and the server's own requests with several clients (issue #26,
-// part 4), every assertion on the child's stdio wire (pkg-tests/peers/stdio-tap.mjs) and on
+// `mcp-cancel bridge --stdio` and the server's own requests with several clients,
+// every assertion on the child's stdio wire (pkg-tests/peers/stdio-tap.mjs) and on
 // what each client's handler saw:
 //
 //   SDK 1.x client A (sampling handler) ─┐

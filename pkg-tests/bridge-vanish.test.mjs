@@ -1,4 +1,4 @@
-// `mcp-cancel bridge --stdio` and clients that vanish without a word (issue #26, part 2),
+// `mcp-cancel bridge --stdio` and clients that vanish without a word,
 // every assertion on the child's stdio wire (pkg-tests/peers/stdio-tap.mjs):
 //
 //   SDK 1.x client (a child process, SIGKILLed mid-call) ─┐

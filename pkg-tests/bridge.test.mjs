@@ -1,4 +1,4 @@
-// `mcp-cancel bridge` (issue #14) with real peers, every assertion on the server's wire:
+// `mcp-cancel bridge` with real peers, every assertion on the server's wire:
 //
 //   SDK client ─stdio─▶ bridge --http ─Streamable HTTP─▶ server-everything (2025-11-25)
 //                                                     ─▶ an SDK 2.x server (2026-07-28)

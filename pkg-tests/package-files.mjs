@@ -76,6 +76,7 @@ export const CLI_PACKAGE_FILES = Object.freeze(
     "README.md",
     "main.js",
     "bridge.js",
+    "children.js",
     "gate.js",
     "resume.js",
     "conformance/main.js",

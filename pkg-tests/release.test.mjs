@@ -1,4 +1,4 @@
-// A release a user can trust (issue #25, item 4), checked on the packed tarball: one version
+// A release a user can trust, checked on the packed tarball: one version
 // in every file that names it (the commands' package, cli/, too); publint and "are the types wrong" (attw) clean; and
 // `npm publish --dry-run` lists exactly the intended files (pkg-tests/package-files.mjs),
 // with the tarball's size reported. About 5 s: nothing here installs or builds.
