@@ -15,7 +15,7 @@
 // Node's `AbortController` and its `abort` event (~4 µs of scenario 3's ~4.8), which both
 // builds pay alike and whose cost moves by ±5% between runs with the process's state: a
 // change of 50 ns in what mcp-cancel itself does (JS and wasm) is lost in that. With the
-// stand-in, what is left is the bookkeeping, and such a change shows (issue #24, scenario 3).
+// stand-in, what is left is the bookkeeping, and such a change shows.
 // The figures are not the scenarios' (nothing is compared with the baseline's real cost).
 //
 // The other build is loaded from `<dir>/dist/node/index.cjs` (its Node entry, with its

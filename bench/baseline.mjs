@@ -84,7 +84,7 @@ export class SdkStylePending {
  * a signal reused for many requests (an agent's "stop" button) keeps one closure per request
  * it ever tracked, and Node 20 keeps a signal of `AbortSignal.any()` that has a listener in
  * a strong set until the listener is removed, aborted or not (~1.2 KB per request, never
- * freed: BENCHMARKS.md). The reference for what in scenarios 1 and 2 is Node's cost of
+ * freed). The reference for what in scenarios 1 and 2 is Node's cost of
  * doing it right (`removeEventListener`) rather than mcp-cancel's own.
  */
 export class LeakFreePending extends SdkStylePending {

@@ -7,12 +7,6 @@ import { Bench } from "tinybench";
 import { CancellationSession } from "mcp-cancel";
 
 import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
-// Scenario 1b's floor (../shared/floor's window table, as bench/floor/entry.js drives it).
-import { Floor1b } from "./fixtures/node_modules/floor/index.js";
-// Scenario 3's floor (the rule set's, bench/floor-rules/scenarios.js).
-import { Rules3 } from "./fixtures/node_modules/floor-scenarios/index.js";
-
-const FLOOR_DELIVER = 0;
 
 const BATCH = 100;
 const RING = 4096;
@@ -73,9 +67,9 @@ function signalScenarioJs(Pending, ids, inFlight, abort) {
 }
 
 /**
- * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()?, floor()? }
- * with fresh state each (`jsLeakFree` for scenarios 1 and 2, `floor` for 1b and 3: the floor
- * of that row, measured in the same rounds); `mcp()` uses `Session` (this package's, or another build's for bench/ab.mjs).
+ * The cases of scenarios 1-3: { scenario, label, ids, inFlight, mcp(), js(), jsLeakFree()? }
+ * with fresh state each (`jsLeakFree` for scenarios 1 and 2); `mcp()` uses `Session` (this
+ * package's, or another build's for bench/ab.mjs).
  */
 export function cases({ quick, Session = CancellationSession }) {
   const out = [];
@@ -140,18 +134,6 @@ export function cases({ quick, Session = CancellationSession }) {
               const id = next();
               b.track(id, METHOD);
               if (b.onResponse(id) !== DELIVER) check(false, "js delivers");
-            }
-          };
-        },
-        floor() {
-          const f = new Floor1b();
-          for (let i = 0; i < inFlight - 1; i++) f.track(fillerId(ids, i));
-          const next = idSource(ids);
-          return () => {
-            for (let i = 0; i < BATCH; i++) {
-              const id = next();
-              f.track(id);
-              if (f.response(id) !== FLOOR_DELIVER) check(false, "the floor delivers");
             }
           };
         },
@@ -228,21 +210,6 @@ export function cases({ quick, Session = CancellationSession }) {
             }
           };
         },
-        floor() {
-          const f = new Rules3();
-          for (let i = 0; i < inFlight - 1; i++) f.request({ jsonrpc: "2.0", id: fillerId(ids, i), method: METHOD, params: {} });
-          const next = idSource(ids);
-          return () => {
-            for (let i = 0; i < BATCH; i++) {
-              const id = next();
-              f.request({ jsonrpc: "2.0", id, method: METHOD, params: { name: "slow" } });
-              const signal = f.signal(id);
-              f.cancelled({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
-              if (!signal.aborted) check(false, "the floor aborts the signal");
-              if (f.beforeSend({ jsonrpc: "2.0", id, result: {} }) !== undefined) check(false, "the floor suppresses");
-            }
-          };
-        },
       });
     }
   }
@@ -265,16 +232,7 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
       bench.add(`${key}|js`, c.js(), { async: false });
       if (c.jsLeakFree) bench.add(`${key}|jsLeakFree`, c.jsLeakFree(), { async: false });
       await bench.run();
-      const tasks = [...bench.tasks];
-      // The floor in a run of its own, right after: added to the same run it moved the
-      // baseline's figures (its JS at 1 in flight measured 2x slower in one full run).
-      if (c.floor) {
-        const floor = new Bench({ time, warmupTime: 150, iterations: 32 });
-        floor.add(`${key}|floor`, c.floor(), { async: false });
-        await floor.run();
-        tasks.push(...floor.tasks);
-      }
-      for (const task of tasks) {
+      for (const task of bench.tasks) {
         const r = task.result;
         if (r.state !== "completed") throw new Error(`${task.name}: ${r.state} ${r.error ?? ""}`);
         const ns = (r.latency.p50 * 1e6) / BATCH;
@@ -289,16 +247,13 @@ export async function runOps({ quick = false, rounds = 2, time = 400, log = cons
     const row = { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
     const leakFreeNs = best.get(`${key}|jsLeakFree`);
     if (leakFreeNs !== undefined) Object.assign(row, { leakFreeNs, leakFreeRatio: mcpNs / leakFreeNs });
-    const floorNs = best.get(`${key}|floor`);
-    if (floorNs !== undefined) Object.assign(row, { floorNs, floorRatio: floorNs / jsNs, overFloor: mcpNs / floorNs });
     return row;
   });
   for (const r of rows) {
     log(
       `  ${r.scenario.padEnd(3)} ${r.label.padEnd(52)} ${r.ids.padEnd(6)} ${String(r.inFlight).padStart(6)} in flight: ` +
         `mcp-cancel ${r.mcpNs.toFixed(0).padStart(6)} ns/op, JS ${r.jsNs.toFixed(0).padStart(6)} ns/op, ×${r.ratio.toFixed(2)}` +
-        (r.leakFreeNs === undefined ? "" : `; leak-free JS ${r.leakFreeNs.toFixed(0)} ns/op, ×${r.leakFreeRatio.toFixed(2)}`) +
-        (r.floorNs === undefined ? "" : `; floor ${r.floorNs.toFixed(0)} ns/op (×${r.floorRatio.toFixed(2)} the JS), mcp-cancel ×${r.overFloor.toFixed(2)} the floor`),
+        (r.leakFreeNs === undefined ? "" : `; leak-free JS ${r.leakFreeNs.toFixed(0)} ns/op, ×${r.leakFreeRatio.toFixed(2)}`),
     );
   }
   return rows;

@@ -1,5 +1,5 @@
 // A process's resource use as Linux's /proc reports it, for the bridge benches
-// (bench/bridge-load.mjs, bench/bridge-floor.mjs, scripts/instance-capacity.mjs).
+// (bench/bridge-load.mjs, scripts/instance-capacity.mjs).
 import { readFileSync } from "node:fs";
 
 /** CPU time (user + system) of process `pid` in ms, from /proc (clock ticks of 10 ms). */

@@ -1,4 +1,4 @@
-// The relay's added latency (issue #14): an SDK 1.x Client calls `tools/call` on an
+// The relay's added latency: an SDK 1.x Client calls `tools/call` on an
 // in-process McpServer through one hop, sequentially, the hop being either a plain pipe (each
 // message handed to the other side's transport as it is) or createRelay (each message
 // through the relay's core: ids and progress tokens mapped, both sides' sessions kept).

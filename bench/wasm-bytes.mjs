@@ -1,13 +1,13 @@
-// Where the bytes of the session's .wasm are (issue #24, "the twiggy report in BENCHMARKS.md
-// before and after"): the release build (`cargo build --release --target
-// wasm32-unknown-unknown`, no features: what `import "mcp-cancel"` loads) through
-// `wasm-bindgen --keep-debug` and `wasm-opt -O3 -g`, then `twiggy top` (names kept, so sizes
-// are a little above the shipped, stripped file), each function or data item counted once
-// under the module it belongs to. The "before" column is the same report of 7acc0d8 (the
-// core before v2), kept in bench/wasm-bytes-7acc0d8.json. Needs `twiggy` (`cargo install
-// twiggy`); without it the report says so and the bench goes on.
+// Where the bytes of the session's .wasm are: the release build (`cargo build --release
+// --target wasm32-unknown-unknown --no-default-features`: what `import "mcp-cancel"` loads)
+// through `wasm-bindgen --keep-debug` and `wasm-opt -O3 -g`, then `twiggy top` (names kept, so
+// the total is a little above the shipped, stripped file), each function or data item counted
+// once under the module it belongs to. Needs `twiggy` (`scripts/setup.sh --bench` installs
+// it); without it the report says so and the bench goes on.
+//
+//   node bench/wasm-bytes.mjs
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,11 +62,6 @@ export function wasmBytes() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The same report of 7acc0d8. */
-export function wasmBytesBefore() {
-  return JSON.parse(readFileSync(path.join(root, "bench/wasm-bytes-7acc0d8.json"), "utf8"));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(wasmBytes(), null, 2));

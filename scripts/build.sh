@@ -11,12 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-# Start from empty output folders: files of an earlier build must not ship (pkg/node/: the
-# nodejs glue and its copy of the .wasm, which the Node entry loaded before issue #24).
+# Start from empty output folders: files of an earlier build must not ship (pkg/node/ too: no
+# step builds it, and a checkout may still hold a nodejs glue and .wasm there from an older layout).
 rm -rf pkg/node pkg/web pkg/relay-node
 # One .wasm: `wasm_build <out-dir> <out-name> <wasm-bindgen target> [cargo args...]`. The steps
 # of `wasm-pack build` (its output was byte for byte the same) with two steps of our own, both
-# for start-up (issue #24; each script says why): scripts/no-multivalue.mjs between cargo and
+# for start-up (each script says why): scripts/no-multivalue.mjs between cargo and
 # wasm-bindgen (no export returns multi-value, so V8 compiles no wrapper per signature when the
 # module is compiled), and scripts/import-arity.mjs on the JS glue (no second wrapper per
 # import signature when it is instantiated).
@@ -32,7 +32,7 @@ wasm_build() {
   node scripts/no-multivalue.mjs "$linked"
   wasm-bindgen --target "$target" --out-dir "$out" --out-name "$name" "$linked"
   # Each `catch` import declared with its parameters: no second wasm-to-JS wrapper per
-  # signature when the module is instantiated (issue #24, start-up; the script says why).
+  # signature when the module is instantiated (start-up; the script says why).
   node scripts/import-arity.mjs "$out/$name.js"
   # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
   # raw, 0.25% gzip, no other pass); no producers, debug or target-features sections (nothing
@@ -41,7 +41,7 @@ wasm_build() {
   # starts at 1 MiB and its stack grows down from there: reaching the low 1 KiB would take a
   # stack of ~1 MiB, an overflow already), so a constant added to an address can be folded into
   # the load's or store's offset (Binaryen's OptimizeAddedConstants; what Emscripten does when
-  # its data starts above 1 KiB): the session's .wasm 187 B gzip smaller (issue #24).
+  # its data starts above 1 KiB): the session's .wasm 187 B gzip smaller.
   wasm-opt -O3 --low-memory-unused --converge --strip-producers --strip-debug --strip-target-features "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
 }
 # wasm-bindgen's own switch back to multi-value (an environment variable) must not undo it.
@@ -53,8 +53,8 @@ wasm_build pkg/relay-node mcp_cancel_relay nodejs --features relay
 echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # The core's tables (`SessionCore.constantsJson()`: methods, members to read, verdicts, tags) as
 # a module of pkg/web/ that js/session.js imports, their text and each of their numbers as a
-# constant (scripts/write-tables.mjs): the session's .wasm does not carry them (issue #24, size
-# and start-up), the relay's build gives them (`RelayCore.sessionConstantsJson()`).
+# constant (scripts/write-tables.mjs): the session's .wasm does not carry them (size and
+# start-up), the relay's build gives them (`RelayCore.sessionConstantsJson()`).
 node scripts/write-tables.mjs
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
 # (scripts/bundle-node.mjs).

@@ -1,11 +1,10 @@
 // Makes a wasm-bindgen `--target web` glue file create its `TextDecoder` the first time it
 // decodes a text, not when the module is evaluated:
 //   node scripts/glue-decoder.mjs <glue.js>…      (rewrites each file in place)
-// The glue made one at its top level and decoded nothing with it once: 0.22–0.29 ms of every
-// process's first import in Node 20 here (issue #24, start-up), for a decoder the session's glue
-// uses only to print a panic's message. scripts/build.sh runs this on pkg/web/mcp_cancel.js (so the
-// Node bundles and the browser and worker builds get it), and bench/floor/build.sh and
-// bench/floor-rules/build.sh on their glue, so the start-up floors are loaded as the package is.
+// wasm-bindgen's glue makes one at its top level and decodes nothing with it: 0.22–0.29 ms of
+// every process's first import in Node 20 here, for a decoder the session's glue uses only to
+// print a panic's message. scripts/build.sh runs this on pkg/web/mcp_cancel.js (so the Node bundles and
+// the browser and worker builds get it).
 // A glue of another shape (a wasm-bindgen upgrade) is an error here, not a file left as it was.
 import { readFileSync, writeFileSync } from "node:fs";
 

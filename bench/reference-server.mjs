@@ -1,16 +1,16 @@
-// The floors of `bridge --stdio`'s throughput (issue #26, part 5): a Streamable HTTP MCP
-// endpoint with the `echo` tool (server-everything's: `Echo: <message>`) answered in this
-// process, run as its own process as the bridge is, so that bench/bridge-floor.mjs drives it
-// with the same 50 SDK 1.x clients and reads its CPU time the same way.
+// The reference servers beside `bridge --stdio`'s throughput (bench/bridge-load.mjs): a
+// Streamable HTTP MCP endpoint with the `echo` tool (server-everything's: `Echo: <message>`)
+// answered in this process, run as a process of its own as the bridge is, so the same clients
+// drive it and its CPU time is read the same way.
 //
-//   node bench/floor-server.mjs bare   (a) Node's `http` alone: each POST's JSON-RPC body
+//   node bench/reference-server.mjs bare   Node's `http` alone: each POST's JSON-RPC body
 //                                          parsed and answered directly, on an SSE response
 //                                          stream as the SDK's transport answers (so the
 //                                          clients' work is the same); `initialize` gets a
 //                                          session id, notifications 202, GET 405 (the spec's
 //                                          "no standalone stream"), DELETE 200. No checks, no
 //                                          validation: the least an MCP endpoint on Node does.
-//   node bench/floor-server.mjs sdk    (b) the MCP SDK 1.x as its docs show it: node:http, a
+//   node bench/reference-server.mjs sdk    the MCP SDK 1.x as its docs show it: node:http, a
 //                                          StreamableHTTPServerTransport and an McpServer per
 //                                          session, the tool in process; the body parsed here
 //                                          and handed to `handleRequest` (as the bridge does).
@@ -52,7 +52,7 @@ function bare() {
     if (body.method === "initialize") {
       const id = randomUUID();
       sessions.add(id);
-      return sse(res, { "mcp-session-id": id }, { jsonrpc: "2.0", id: body.id, result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "floor-bare", version: "0.0.0" } } });
+      return sse(res, { "mcp-session-id": id }, { jsonrpc: "2.0", id: body.id, result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "reference-bare", version: "0.0.0" } } });
     }
     if (!sessions.has(req.headers["mcp-session-id"])) return res.writeHead(404).end();
     if (body.method === "tools/call" && body.params?.name === "echo") return sse(res, {}, { jsonrpc: "2.0", id: body.id, result: echoResult(body.params.arguments?.message) });
@@ -73,7 +73,7 @@ async function sdk() {
       if (body?.method !== "initialize") return res.writeHead(typeof sessionId === "string" ? 404 : 400).end();
       const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => sessions.set(id, created) });
       created.onclose = () => created.sessionId !== undefined && sessions.delete(created.sessionId);
-      const server = new McpServer({ name: "floor-sdk", version: "0.0.0" });
+      const server = new McpServer({ name: "reference-sdk", version: "0.0.0" });
       server.registerTool("echo", { description: "Echoes back the input string", inputSchema: { message: z.string() } }, async ({ message }) => echoResult(message));
       await server.connect(created);
       transport = created;
@@ -84,11 +84,11 @@ async function sdk() {
 
 const server = mode === "bare" ? bare() : mode === "sdk" ? await sdk() : undefined;
 if (server === undefined) {
-  process.stderr.write("usage: node bench/floor-server.mjs bare|sdk\n");
+  process.stderr.write("usage: node bench/reference-server.mjs bare|sdk\n");
   process.exit(2);
 }
 server.keepAliveTimeout = 5000;
-server.listen(0, "127.0.0.1", () => process.stderr.write(`floor-server ${mode}: listening on http://127.0.0.1:${server.address().port}/mcp\n`));
+server.listen(0, "127.0.0.1", () => process.stderr.write(`reference-server ${mode}: listening on http://127.0.0.1:${server.address().port}/mcp\n`));
 process.once("SIGTERM", () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));
