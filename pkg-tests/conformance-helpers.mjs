@@ -15,6 +15,8 @@ export const PY1 = `${repo}.venv/mcp-1.30.0/bin/python`;
 export const SERVER_PY = `${repo}pkg-tests/peers/server.py`;
 export const NODE_SERVER = `${NODE} ${repo}pkg-tests/peers/node-server.mjs`;
 export const SLOW = ["--tool", "slow", "--arguments", '{"ms":1200}'];
+/** The peers' tool that elicits (pkg-tests/peers/node-server.mjs and server.py). */
+export const NESTED = ["--nested-tool", "ask"];
 
 /**
  * Runs the command; resolves with its exit code, stdout (parsed when --json), stderr.

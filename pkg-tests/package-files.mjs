@@ -85,5 +85,6 @@ export const CLI_PACKAGE_FILES = Object.freeze(
     "conformance/server-runner.js",
     "conformance/connection.js",
     "conformance/report.js",
+    "conformance/ci.js",
   ].sort(),
 );

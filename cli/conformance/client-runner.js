@@ -11,6 +11,8 @@
 // `cancel-received` / `cancel-ignored` events); the suite only records what arrived. A client
 // reports the errors its application saw (e.g. `client.onerror`) as one line on stderr,
 // `{"conformance":{"errors":["…"]}}`; without it, "late answer not surfaced" is not observable.
+// Where a scenario has the server send the client a request (`elicit`), the session tracks
+// it as ours and sends its cancel, so a late answer is recorded as dropped by the session.
 
 import { spawn } from "node:child_process";
 
@@ -32,6 +34,8 @@ const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 /** 2026-07-28: the error for a request whose version the server does not support. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The id of the suite's own elicitation/create (a string, apart from every id the client numbers). */
+const ELICITATION_ID = "conformance-elicitation-1";
 
 /**
  * What the suite's server speaks, in words (for the report's header).
@@ -94,6 +98,12 @@ export async function runClientSuite(client, scenarios, options, onResult = () =
  * @throws {SetupError} when the client command cannot be started
  */
 export async function runClientScenario(scenario, client, options) {
+  const startedAt = performance.now();
+  const outcome = await runClientScenarioOnce(scenario, client, options);
+  return { ...outcome, durationMs: Math.round(performance.now() - startedAt) };
+}
+
+async function runClientScenarioOnce(scenario, client, options) {
   const server = new SuiteServer(scenario, options.protocolVersion);
   // A revision fixed by --protocol-version: a scenario outside it is n/a without a client.
   const why = server.revision !== undefined ? outside(scenario, server.revision) : undefined;
@@ -164,8 +174,14 @@ class SuiteServer {
     this.session = new CancellationSession({
       role: "server",
       ...(this.discoverEra ? { protocolVersion: DISCOVER_ERA } : {}),
+      // The cancel of the suite's own request (an elicitation) goes on the wire as the session makes it.
+      send: (message) => this.write(message, "session"),
       onEvent: (event) => this.events.push({ at: this.now(), event }),
     });
+    /** The client's capabilities from initialize. */
+    this.clientCapabilities = undefined;
+    /** The suite's elicitation: when it was sent and cancelled, or why it was not sent. */
+    this.elicitation = undefined;
   }
 
   now() {
@@ -283,6 +299,7 @@ class SuiteServer {
 
   initialize(id, params) {
     this.connected = true;
+    this.clientCapabilities = params?.capabilities ?? {};
     const offered = params?.protocolVersion;
     // The legacy negotiation: the offered revision when the server speaks it, else its own.
     const version = this.pinned ?? (HANDSHAKE_REVISIONS.includes(offered) ? offered : NEWEST_HANDSHAKE);
@@ -299,12 +316,14 @@ class SuiteServer {
     const slow = { name: "slow", description: "Reports progress every 100 ms for 10 s; stops when cancelled.", inputSchema: { type: "object", properties: {} } };
     if (this.behaviour.tasks) slow.execution = { taskSupport: "optional" };
     const fast = { name: "fast", description: "Answers at once.", inputSchema: { type: "object", properties: {} } };
-    return [slow, fast];
+    const ask = { name: "ask", description: "Asks the user (elicitation/create), cancels the question 200 ms later, answers 1 s later.", inputSchema: { type: "object", properties: {} } };
+    return this.behaviour.elicit ? [slow, fast, ask] : [slow, fast];
   }
 
   callTool(id, params) {
     const name = params?.name;
     if (name === "fast") return this.respond(id, { result: { content: [{ type: "text", text: "fast" }] } });
+    if (name === "ask" && this.behaviour.elicit) return this.elicit(id);
     if (name !== "slow") return this.respond(id, { error: { code: -32602, message: `Unknown tool: ${name}` } });
     if (params?.task !== undefined && this.behaviour.tasks && !this.discoverEra) return this.createTask(id, params);
     const token = params?._meta?.progressToken;
@@ -333,6 +352,30 @@ class SuiteServer {
     });
   }
 
+  /**
+   * The tool `ask`: sends the client an elicitation/create (tracked by the session, as the
+   * suite's own request), cancels it through the session after `cancelAfterMs`, and answers
+   * the call after `resultAfterMs`, past the time the client's user would have answered.
+   */
+  elicit(id) {
+    const { cancelAfterMs, resultAfterMs } = this.behaviour.elicit;
+    const finish = (text) => this.later(resultAfterMs, () => this.respond(id, { result: { content: [{ type: "text", text }] } }));
+    if (this.clientCapabilities?.elicitation === undefined) {
+      this.elicitation = { skipped: "the client declares no elicitation capability" };
+      return finish("ask: the client cannot elicit");
+    }
+    const params = { message: "conformance: a question the server withdraws before you answer", requestedSchema: { type: "object", properties: { answer: { type: "string" } } } };
+    const request = { jsonrpc: "2.0", id: ELICITATION_ID, method: "elicitation/create", params };
+    this.session.track(ELICITATION_ID, "elicitation/create", { params });
+    this.elicitation = { sentAt: this.now() };
+    this.write(request);
+    this.later(cancelAfterMs, () => {
+      this.elicitation.cancelAt = this.now();
+      this.session.cancel(ELICITATION_ID, "conformance: the server no longer needs the answer");
+    });
+    finish("ask: withdrawn");
+  }
+
   createTask(id, params) {
     const now = new Date().toISOString();
     const task = { taskId: `conformance-task-${this.tasks.size + 1}`, status: "working", createdAt: now, lastUpdatedAt: now, ttl: params.task?.ttl ?? 60000, pollInterval: 1000 };
@@ -355,14 +398,16 @@ class SuiteServer {
       stderr: stderr.trim() ? stderr.trim().split("\n").slice(-8) : undefined,
       exit: exit.killed ? `killed: ${exit.killed}` : exit.signal ? `exited on ${exit.signal}` : `exited with code ${exit.code} at +${exit.at} ms`,
     };
+    this.exitAt = exit.at;
     const why = this.revision !== undefined ? outside(scenario, this.revision) : undefined;
     if (why !== undefined) return this.notApplicable(scenario, why, evidence);
     const ctx = { server: this, stderr };
+    const timestamp = new Date().toISOString();
     const checks = this.connected
-      ? scenario.checks.map((check) => ({ ...check, ...evaluate(check, ctx) }))
-      : scenario.checks.map((check) => ({ ...check, status: "n/a", detail: "the client never connected" }));
+      ? scenario.checks.map((check) => ({ ...check, ...evaluate(check, ctx), timestamp }))
+      : scenario.checks.map((check) => ({ ...check, status: "n/a", detail: "the client never connected", timestamp }));
     if (!this.connected) {
-      checks.push({ id: "client-connected", name: "ClientConnected", description: "The client connected (initialize; in 2026-07-28 a request of that revision).", level: "MUST", status: "fail", detail: `${this.neverConnected()} (${evidence.exit})` });
+      checks.push({ id: "client-connected", name: "ClientConnected", description: "The client connected (initialize; in 2026-07-28 a request of that revision).", level: "MUST", status: "fail", detail: `${this.neverConnected()} (${evidence.exit})`, timestamp });
     }
     const status = checks.some((c) => c.status === "fail") ? "fail" : checks.some((c) => c.status === "pass") ? "pass" : "n/a";
     const shown = checks.filter((c) => c.status === status);
@@ -371,7 +416,8 @@ class SuiteServer {
 
   /** The result of a scenario that does not apply to this run's revision. */
   notApplicable(scenario, why, evidence) {
-    return { ...this.about(scenario), status: "n/a", summary: why, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: why })), ...this.record(), ...evidence };
+    const timestamp = new Date().toISOString();
+    return { ...this.about(scenario), status: "n/a", summary: why, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: why, timestamp })), ...this.record(), ...evidence };
   }
 
   about(scenario) {
@@ -421,10 +467,24 @@ const CHECKS = {
     const report = clientReport(ctx.stderr);
     if (report === undefined) return na('not observable: the client reports no errors (print {"conformance":{"errors":[…]}} on stderr)');
     if (report.length === 0) return pass(`the client reported no error after ${late} late message(s)`);
-    // Each error cut on its own, so every one of them shows (a late answer's error quotes
-    // the whole answer).
-    const shown = report.map((e) => JSON.stringify(String(e).length > 120 ? `${String(e).slice(0, 120)}…` : e));
-    return fail(`the client's error handler got ${report.length}: ${shown.join(", ")}`);
+    return fail(`the client's error handler got ${report.length}: ${report.map((e) => JSON.stringify(String(e))).join(", ")}`);
+  },
+
+  noAnswerAfterCancel({ method }, ctx) {
+    const e = ctx.server.elicitation;
+    if (e === undefined) return fail(`the client never called the tool ${ctx.server.scenario.context?.tool}, so no ${method} was sent`);
+    if (e.skipped) return na(`not observable: ${e.skipped}`);
+    const answers = ctx.server.wire.filter((r) => r.dir === "in" && r.message.method === undefined && r.message.id === ELICITATION_ID);
+    const cancelled = ctx.server.wire.find((r) => r.dir === "out" && r.message.method === "notifications/cancelled" && r.message.params?.requestId === ELICITATION_ID);
+    if (e.cancelAt === undefined) return na(`the ${method} was not cancelled: the client exited first`);
+    const before = answers.filter((r) => r.at <= e.cancelAt);
+    if (before.length > 0) return na(`the client answered the ${method} at +${before[0].at - e.sentAt} ms, before the cancel: nothing to judge`);
+    if (cancelled === undefined) return fail(`the suite's session sent no cancel for the ${method}`);
+    const after = answers.filter((r) => r.at > cancelled.at);
+    const watched = (ctx.server.exitAt ?? ctx.server.now()) - cancelled.at;
+    if (after.length === 0) return pass(`no answer to the ${method} in ${watched} ms after its cancel (the cancel went out ${cancelled.at - e.sentAt} ms after it)`);
+    const m = after[0].message;
+    return fail(`the client answered the cancelled ${method} ${after[0].at - cancelled.at} ms after the cancel: ${m.error ? `error ${m.error.code} ${JSON.stringify(m.error.message)}` : `result ${JSON.stringify(m.result)}`}${after[0].dropped ? " (dropped by the session)" : ""}`);
   },
 
   tasksCancelReceived({ count }, ctx) {

@@ -23,6 +23,31 @@ export const DISCOVER_ERA = "2026-07-28";
 /** The first id the suite numbers its own requests from (scenarios choose 0, "", 7, "8" themselves). */
 const FIRST_ID = 1000;
 
+/** The requests a server sends a client while it handles a client's request (its nested requests). */
+export const NESTED_METHODS = Object.freeze(["elicitation/create", "sampling/createMessage", "roots/list"]);
+
+/**
+ * The suite's answer, as a client, to a request the server sends it: a declined elicitation,
+ * a one-line sampling answer, no roots, an empty ping result; "Method not found" for the rest.
+ *
+ * @param {string} method
+ * @returns {{ result: any } | { error: { code: number, message: string } }}
+ */
+export function clientAnswer(method) {
+  switch (method) {
+    case "ping":
+      return { result: {} };
+    case "roots/list":
+      return { result: { roots: [] } };
+    case "elicitation/create":
+      return { result: { action: "decline" } };
+    case "sampling/createMessage":
+      return { result: { role: "assistant", content: { type: "text", text: "conformance" }, model: "mcp-cancel-conformance", stopReason: "endTurn" } };
+    default:
+      return { error: { code: -32601, message: `Method not found: ${method}` } };
+  }
+}
+
 /**
  * A key for a request id that keeps `"1"` and `1` apart (a `Map` would too; the key is
  * also printed).
@@ -40,7 +65,9 @@ export function idKey(id) {
  * Call order: `start()`, then `handshake()` (or, for the initialize scenario, `request()` of
  * `initialize` yourself), then any number of `request()` / `cancel()` / `writeRaw()` /
  * `ping()`, then `close()`. Every message crossing the transport is in `wire`, with the time
- * since `start()`, and whether the session dropped it.
+ * since `start()`, and whether the session dropped it. A request the server sends is answered
+ * at once (`clientAnswer()`, through the session) unless `hold(record)` claims it for the
+ * scenario, which answers it later with `answer()`.
  */
 export class Connection {
   /**
@@ -78,6 +105,10 @@ export class Connection {
     this.sendFailures = new Map();
     /** Listeners for every message that arrives. @type {Set<(record: any) => void>} */
     this.listeners = new Set();
+    /** The client capabilities declared in the handshake (a scenario sets them before it). */
+    this.capabilities = {};
+    /** Whether a request from the server is the scenario's to answer (else it is answered at once). @type {(record: any) => boolean} */
+    this.hold = () => false;
 
     const http = target.kind === "http";
     this.session = new CancellationSession({
@@ -165,7 +196,7 @@ export class Connection {
 
   /** The `initialize` params the suite sends. */
   initializeParams() {
-    return { protocolVersion: this.offered, capabilities: {}, clientInfo: CLIENT_INFO };
+    return { protocolVersion: this.offered, capabilities: this.capabilities, clientInfo: CLIENT_INFO };
   }
 
   /**
@@ -194,7 +225,7 @@ export class Connection {
    * @param {string} method
    * @param {any} params
    * @param {{ id?: string | number, progressToken?: string | number, timeoutMs?: number }} [options]
-   * @returns {{ id: string | number, method: string, sentAt: number, progressToken?: string | number, response: Promise<any> }}
+   * @returns {{ id: string | number, method: string, params: any, sentAt: number, progressToken?: string | number, response: Promise<any> }}
    *   `response` resolves with the first response (a result or an error, whether the session dropped it or not),
    *   or `undefined` after `timeoutMs` or when the connection closed
    */
@@ -203,7 +234,7 @@ export class Connection {
     if (progressToken !== undefined) meta.progressToken = progressToken;
     if (this.offered === DISCOVER_ERA) {
       meta["io.modelcontextprotocol/protocolVersion"] = DISCOVER_ERA;
-      meta["io.modelcontextprotocol/clientCapabilities"] ??= {};
+      meta["io.modelcontextprotocol/clientCapabilities"] ??= this.capabilities;
       meta["io.modelcontextprotocol/clientInfo"] ??= CLIENT_INFO;
     }
     const fullParams = Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params;
@@ -237,7 +268,7 @@ export class Connection {
       this.session.shouldDropResponse(id);
       this.waiting.get(key)?.resolve(undefined);
     });
-    return { id, method, sentAt, progressToken, response };
+    return { id, method, params, sentAt, progressToken, response };
   }
 
   /**
@@ -271,6 +302,29 @@ export class Connection {
     const at = this.now();
     await this.#write(message, "probe");
     return at;
+  }
+
+  /**
+   * Answers a request the server sent, through the session: when the server cancelled it,
+   * `beforeSend()` says to send nothing, and nothing is sent — unless `past`, when the answer
+   * goes out anyway, marked as sent on purpose past the session (a late answer a scenario
+   * sends to see what the server makes of it).
+   *
+   * @param {string | number} id the server's request id
+   * @param {{ result: any } | { error: any }} body
+   * @param {{ past?: boolean }} [options]
+   * @returns {Promise<string>} what happened, in words
+   */
+  async answer(id, body, { past = false } = {}) {
+    const message = { jsonrpc: "2.0", id, ...body };
+    const out = this.session.beforeSend(message);
+    if (out !== undefined) {
+      await this.#write(out, "suite");
+      return "sent through the session";
+    }
+    if (!past) return "not sent: the session suppressed it (the server cancelled the request)";
+    await this.#write(message, "probe");
+    return "sent past the session, which suppressed it (the server had cancelled the request)";
   }
 
   /**
@@ -355,6 +409,9 @@ export class Connection {
       this.waiting.get(key)?.resolve(message);
     }
     for (const listener of this.listeners) listener(record);
+    if (typeof message.method === "string" && (typeof message.id === "string" || typeof message.id === "number") && !this.hold(record)) {
+      this.answer(message.id, clientAnswer(message.method)).catch((error) => this.transportErrors.push(describe(error)));
+    }
   }
 }
 

@@ -1,11 +1,15 @@
 // `mcp-cancel conformance`: checks an MCP server's (`--server`, `--url`) or client's
 // (`--client`) cancellation, scenario by scenario (scenarios.js), through mcp-cancel's
-// CancellationSession. Prints a table (or `--json`); exit code 0 when nothing failed, 1 when
-// a scenario failed, 2 for a usage error or a target that cannot be started or reached.
+// CancellationSession. Prints a table (or `--json`, and `--junit <file>`); exit code 0 when
+// nothing failed at the `--fail-on` level (or, with `--expected-failures`, only the listed
+// scenarios failed and every listed one still fails), 1 otherwise, 2 for a usage error or a
+// target that cannot be started or reached.
 
+import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 
+import { BaselineError, baselineText, judge, junitSetupError, junitXml, loadExpectedFailures } from "./ci.js";
 import { describeServerRevision, runClientSuite } from "./client-runner.js";
 import { details, header, jsonReport, row, tableHead } from "./report.js";
 import { CLIENT_SCENARIOS, REVISIONS, SERVER_SCENARIOS } from "./scenarios.js";
@@ -23,11 +27,19 @@ const USAGE = `usage: mcp-cancel conformance (--server "<command>" | --url <url>
                             MCP_CONFORMANCE_CONTEXT; the client may report the errors its
                             application saw as a stderr line {"conformance":{"errors":[…]}}
 
+  A command is split into words as a POSIX shell splits them ('…' and "…" quote, a backslash
+  escapes the next character), but it is not run by a shell: no variables, no FOO=1 prefix,
+  no globs, pipes or redirections. For an environment variable write
+  --server "env FOO=1 node s.mjs"; for shell syntax, --server "sh -c 'node s.mjs 2>s.log'".
+
 server options (--server, --url)
   --tool <name>             a slow tool to cancel (it should run 0.5–5 s, ideally with progress)
   --arguments '<json>'      its arguments (a JSON object; default {})
   --task-tool <name>        a tool to call task-augmented (2025-11-25)
   --task-arguments '<json>' its arguments (a JSON object; default {})
+  --nested-tool <name>      a tool whose handler sends the client a request (elicitation,
+                            sampling or roots/list) and waits for the answer
+  --nested-arguments '<json>' its arguments (a JSON object; default {})
   --protocol-version <v>    the revision to offer (default 2025-11-25; 2026-07-28 uses server/discover)
 
 client options (--client)
@@ -35,19 +47,38 @@ client options (--client)
                             2024-11-05 to 2025-11-25 with initialize, as the client offers;
                             2026-07-28: server/discover and the _meta version envelope)
 
+CI
+  --fail-on must|should     what fails the run: any failed check (should, the default), or only
+                            a failed MUST-level check (must)
+  --expected-failures <file> a YAML baseline of known failures, as @modelcontextprotocol/conformance
+                            reads it (server: and client: lists of scenario names): a listed
+                            scenario that fails is expected; one that fails unlisted, or a listed
+                            one that passes now (a stale entry), fails the run
+  --junit <file>            also write a JUnit XML report: a testcase per scenario, a failure
+                            with the failed checks and their evidence per failed one
+  --json                    print the JSON report instead of the table: every check whole, also
+                            in the official suite's shape (officialChecks), and the wire
+
   --scenario <name>         run only this scenario (repeatable)
   --timeout <ms>            longest wait for one answer (default 10000)
-  --json                    print the JSON report (for CI) instead of the table
-  --verbose                 print every scenario's checks and wire lines, not only the failed ones
+  --verbose                 print every scenario's checks and wire lines whole, not only the failed ones
   --list                    list the scenarios and exit
   -h, --help                this text
 
 Without --tool the suite uses a slow tool it knows when the server lists it (server-everything's
 trigger-long-running-operation); otherwise the scenarios that need one say so (n/a).
-Exit code: 0 nothing failed, 1 a scenario failed, 2 usage error or the target cannot be reached.
+Exit code: 0 nothing failed at the --fail-on level (with --expected-failures: only listed
+scenarios failed, and every listed one still fails), 1 otherwise, 2 usage error or the target
+cannot be started or reached.
 `;
 
 class UsageError extends Error {}
+
+/** A usage error in one line, and where to read more. */
+function usageError(message) {
+  process.stderr.write(`mcp-cancel conformance: ${message} (see --help)\n`);
+  return 2;
+}
 
 /**
  * Runs `mcp-cancel conformance` with its command-line arguments.
@@ -59,10 +90,10 @@ export async function main(args) {
   let options;
   try {
     options = parseOptions(args);
+    if (options.expectedFailuresFile !== undefined) options.expectedFailures = await loadExpectedFailures(options.expectedFailuresFile);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`mcp-cancel conformance: ${error.message}\n\n${USAGE}`);
-    return 2;
+    if (!(error instanceof UsageError || error instanceof BaselineError)) throw error;
+    return usageError(error.message);
   }
   if (options.help) {
     process.stdout.write(USAGE);
@@ -72,18 +103,20 @@ export async function main(args) {
     for (const s of [...SERVER_SCENARIOS, ...CLIENT_SCENARIOS]) process.stdout.write(`${s.role.padEnd(7)} ${s.name.padEnd(40)} ${s.description}\n`);
     return 0;
   }
+  const startedAt = new Date().toISOString();
   try {
-    return await run(options);
+    return await run(options, startedAt);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
-    if (options.json) process.stdout.write(`${JSON.stringify({ suite: "mcp-cancel conformance", version: VERSION, error: error.message, ok: false }, null, 2)}\n`);
+    if (options.json) process.stdout.write(`${JSON.stringify({ suite: "mcp-cancel conformance", version: VERSION, error: error.message, exitCode: 2, ok: false }, null, 2)}\n`);
     process.stderr.write(`mcp-cancel conformance: ${error.message}\n`);
+    if (options.junit !== undefined) await writeFile(options.junit, junitSetupError(options.mode, error.message, startedAt)).catch(() => {});
     return 2;
   }
 }
 
 /** Runs the suite the options name and prints its report; returns the exit code. */
-async function run(options) {
+async function run(options, startedAt) {
   const width = process.stdout.columns ?? 120;
   const print = options.json ? () => {} : (text) => process.stdout.write(text);
   const started = performance.now();
@@ -117,9 +150,33 @@ async function run(options) {
   }
   run.version = VERSION;
   run.durationMs = Math.round(performance.now() - started);
-  if (options.json) process.stdout.write(`${JSON.stringify({ ...jsonReport(run), durationMs: run.durationMs }, null, 2)}\n`);
-  else print(details(run.results, { verbose: options.verbose, revision: run.revision }));
-  return run.results.some((r) => r.status === "fail") ? 1 : 0;
+  run.failOn = options.failOn;
+  run.baseline = options.expectedFailuresFile;
+  const known = (options.mode === "client" ? CLIENT_SCENARIOS : SERVER_SCENARIOS).map((s) => s.name);
+  run.verdict = judge(run.results, { failOn: options.failOn, listed: options.expectedFailures?.[options.mode], known });
+  const verdictText = run.baseline !== undefined ? baselineText(run.verdict, run.baseline, options.mode) : gateText(run.verdict, options.failOn);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...jsonReport(run), durationMs: run.durationMs }, null, 2)}\n`);
+    if (run.baseline !== undefined) process.stderr.write(verdictText);
+  } else {
+    print(details(run.results, { verbose: options.verbose, revision: run.revision, width }));
+    print(verdictText);
+  }
+  if (options.junit !== undefined) {
+    try {
+      await writeFile(options.junit, junitXml(run, run.verdict, { failOn: options.failOn, baseline: run.baseline, startedAt }));
+    } catch (error) {
+      process.stderr.write(`mcp-cancel conformance: --junit ${options.junit}: cannot write it (${error.code ?? error.message})\n`);
+      return 2;
+    }
+  }
+  return run.verdict.exitCode;
+}
+
+/** With `--fail-on must`, which scenarios fail the run (the table's FAIL may be a SHOULD only). */
+function gateText(verdict, failOn) {
+  if (failOn !== "must") return "";
+  return verdict.failed.length ? `--fail-on must: ${verdict.failed.join(", ")} fail a MUST-level check\n` : "--fail-on must: no MUST-level check failed\n";
 }
 
 function selected(scenarios, names) {
@@ -147,6 +204,11 @@ function parseOptions(args) {
         arguments: { type: "string" },
         "task-tool": { type: "string" },
         "task-arguments": { type: "string" },
+        "nested-tool": { type: "string" },
+        "nested-arguments": { type: "string" },
+        "fail-on": { type: "string" },
+        "expected-failures": { type: "string" },
+        junit: { type: "string" },
         "protocol-version": { type: "string" },
         scenario: { type: "string", multiple: true },
         timeout: { type: "string" },
@@ -157,7 +219,8 @@ function parseOptions(args) {
       },
     }).values;
   } catch (error) {
-    throw new UsageError(error.message);
+    // Node's message goes on to explain positionals after `--`, which this command has none of.
+    throw new UsageError(error.message.split(". ")[0]);
   }
   if (parsed.help || parsed.list) return { help: parsed.help, list: parsed.list };
   const modes = ["server", "url", "client"].filter((m) => parsed[m] !== undefined);
@@ -168,7 +231,16 @@ function parseOptions(args) {
     scenarios: parsed.scenario ?? [],
     timeoutMs: 10000,
     protocolVersion: "2025-11-25",
+    failOn: "should",
+    expectedFailuresFile: parsed["expected-failures"],
+    junit: parsed.junit,
   };
+  if (parsed["fail-on"] !== undefined) {
+    if (!["must", "should"].includes(parsed["fail-on"])) throw new UsageError(`--fail-on ${parsed["fail-on"]}: expected must or should`);
+    options.failOn = parsed["fail-on"];
+  }
+  if (options.expectedFailuresFile !== undefined) nonEmpty("--expected-failures", options.expectedFailuresFile);
+  if (options.junit !== undefined) nonEmpty("--junit", options.junit);
   if (parsed.timeout !== undefined) {
     const ms = Number(parsed.timeout);
     if (!Number.isInteger(ms) || ms < 100 || ms > 600000) throw new UsageError(`--timeout ${parsed.timeout}: expected a whole number of milliseconds from 100 to 600000`);
@@ -178,7 +250,7 @@ function parseOptions(args) {
     throw new UsageError(`--protocol-version ${parsed["protocol-version"]}: expected one of ${REVISIONS.join(", ")}`);
   }
   if (parsed.client !== undefined) {
-    for (const o of ["tool", "arguments", "task-tool", "task-arguments"]) {
+    for (const o of ["tool", "arguments", "task-tool", "task-arguments", "nested-tool", "nested-arguments"]) {
       if (parsed[o] !== undefined) throw new UsageError(`--${o} applies to --server and --url (a server under test), not to --client`);
     }
     options.mode = "client";
@@ -198,6 +270,11 @@ function parseOptions(args) {
     if (parsed["task-tool"] !== undefined) {
       options.taskTool = nonEmpty("--task-tool", parsed["task-tool"]);
       options.taskArguments = jsonObject("--task-arguments", parsed["task-arguments"]);
+    }
+    if (parsed["nested-arguments"] !== undefined && parsed["nested-tool"] === undefined) throw new UsageError("--nested-arguments needs --nested-tool");
+    if (parsed["nested-tool"] !== undefined) {
+      options.nestedTool = nonEmpty("--nested-tool", parsed["nested-tool"]);
+      options.nestedArguments = jsonObject("--nested-arguments", parsed["nested-arguments"]);
     }
   }
   const known = (options.mode === "client" ? CLIENT_SCENARIOS : SERVER_SCENARIOS).map((s) => s.name);
@@ -238,12 +315,14 @@ function httpUrl(text) {
 /**
  * A command line split into the program and its arguments, as a POSIX shell would split it
  * for simple cases: whitespace separates words; '…' and "…" quote; a backslash escapes the
- * next character (outside single quotes). No variables, globs, pipes or redirections.
+ * next character (outside single quotes). It is not run by a shell, so shell syntax it would
+ * not honour — pipes, redirections, `$VAR`, a `FOO=1` prefix — is refused with a usage error
+ * that says what to write instead, never left to fail as `spawn FOO=1 ENOENT`.
  *
  * @param {string} flag the option, for messages
  * @param {string} text
  * @returns {{ command: string, args: string[] }}
- * @throws {UsageError} for an unterminated quote or an empty command
+ * @throws {UsageError} for an unterminated quote, shell syntax or an empty command
  */
 export function command(flag, text) {
   const words = [];
@@ -257,6 +336,7 @@ export function command(flag, text) {
     } else if (quote === '"') {
       if (ch === '"') quote = undefined;
       else if (ch === "\\" && i + 1 < text.length && '"\\$`'.includes(text[i + 1])) word += text[++i];
+      else if (expands(text, i)) throw shellSyntax(flag, text, expansion(text, i));
       else word += ch;
     } else if (/\s/.test(ch)) {
       if (word !== undefined) words.push(word);
@@ -266,8 +346,8 @@ export function command(flag, text) {
       word ??= "";
     } else if (ch === "\\" && i + 1 < text.length) {
       word = (word ?? "") + text[++i];
-    } else if ("|&;<>".includes(ch)) {
-      throw new UsageError(`${flag} ${JSON.stringify(text)}: "${ch}" is shell syntax; give one command (wrap a pipeline in a script)`);
+    } else if ("|&;<>".includes(ch) || expands(text, i)) {
+      throw shellSyntax(flag, text, ch === "$" ? expansion(text, i) : ch);
     } else {
       word = (word ?? "") + ch;
     }
@@ -275,5 +355,23 @@ export function command(flag, text) {
   if (quote !== undefined) throw new UsageError(`${flag} ${JSON.stringify(text)}: unterminated ${quote} quote`);
   if (word !== undefined) words.push(word);
   if (words.length === 0) throw new UsageError(`${flag}: empty command`);
+  const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/.exec(words[0]);
+  if (assignment) {
+    throw new UsageError(`${flag} ${JSON.stringify(text)}: ${words[0]} is a shell's variable assignment, and the command is not run by a shell; write ${flag} ${JSON.stringify(`env ${text.trim()}`)}`);
+  }
   return { command: words[0], args: words.slice(1) };
+}
+
+/** Whether `text[i]` starts what a shell would expand: `$NAME`, `${…}`, `$(…)` or a backquote. */
+function expands(text, i) {
+  return text[i] === "`" || (text[i] === "$" && /[A-Za-z_{(]/.test(text[i + 1] ?? ""));
+}
+
+/** The expansion that starts at `text[i]` (a `$`), for the message: `$HOME`, `${X}`, `$(`. */
+function expansion(text, i) {
+  return /^\$(?:\{[^}]*\}?|\(|[A-Za-z_][A-Za-z0-9_]*)/.exec(text.slice(i))[0];
+}
+
+function shellSyntax(flag, text, what) {
+  return new UsageError(`${flag} ${JSON.stringify(text)}: "${what}" is shell syntax, and the command is not run by a shell; write ${flag} "sh -c '…'" (or wrap it in a script)`);
 }

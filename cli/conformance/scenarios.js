@@ -4,7 +4,9 @@
 // as upstream: the revision it was introduced in and, if any, removed in; plus the
 // transports), its `steps` and its `checks`. Steps and checks are small verbs the runners
 // interpret (server-runner.js for `role: "server"`, client-runner.js for `role: "client"`);
-// a check's status is "pass", "fail" or "n/a" (upstream: SUCCESS, FAILURE, SKIPPED).
+// a check's status is "pass", "fail" or "n/a"; the JSON report also gives each check in
+// upstream's shape, where a pass is SUCCESS, a failed MUST is FAILURE, a failed SHOULD is
+// WARNING and an n/a is INFO (report.js).
 //
 // What is the rule — which cancel to send, whether a cancel is valid, what to drop — is never
 // decided here: the suite runs every message through mcp-cancel's CancellationSession and
@@ -37,6 +39,18 @@ const BOTH = ["stdio", "streamable-http"];
 const HTTP_2026 = { revision: "2026-07-28", transport: "streamable-http" };
 
 /**
+ * How long after a cancel the progress of the cancelled request may still arrive (it was
+ * already on its way): later progress means the work went on.
+ */
+export const PROGRESS_GRACE_MS = 200;
+/** How long after the call's cancel the server has to cancel its nested request. */
+export const NESTED_CANCEL_MS = 1000;
+/** The client capabilities the suite declares where a server sends it a nested request. */
+export const NESTED_CAPABILITIES = Object.freeze({ elicitation: { form: {} }, sampling: {}, roots: {} });
+/** In 2026-07-28 a server asks the client for input in its result, not with a request. */
+const NO_SERVER_REQUESTS_2026 = "in 2026-07-28 a server asks for input in its result (InputRequiredResult), not with a request to the client";
+
+/**
  * The checks every scenario shares. `level` is the strength of the requirement in the spec
  * (a SHOULD that is not met fails the scenario too: the suite reports what a client meets).
  */
@@ -59,18 +73,31 @@ const CHECK = {
     quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs, Already completed requests, Malformed notifications",
     expect: { op: "ignored" },
   },
+  /** The work of the cancelled request `call` stopped, as far as its progress shows. */
+  workStops: {
+    id: "work-stops",
+    name: "WorkStopsAfterCancel",
+    description: `No notifications/progress for the cancelled request later than ${PROGRESS_GRACE_MS} ms after the cancel, counted past the tool's own run time (n/a for a tool that reports no progress: its work is not observable).`,
+    level: "SHOULD",
+    spec: SPEC.behaviour,
+    quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources",
+    expect: { op: "progressStopped", of: "call", graceMs: PROGRESS_GRACE_MS },
+  },
 };
 
 /**
  * The scenarios where the suite is the client and the server is under test (`--server`,
  * `--url`). `needs`: "slowTool" (a tool that runs long enough to be cancelled, from `--tool`
- * or known), "progress" (that tool reports progress), "taskTool" (a tool that runs as a task).
+ * or known), "progress" (that tool reports progress), "taskTool" (a tool that runs as a task),
+ * "nestedTool" (a tool whose handler sends the client a request and waits for the answer, from
+ * `--nested-tool`). `clientCapabilities`: what the suite declares in the scenario's handshake
+ * (none otherwise). `except`: where it is n/a and why (`transport` left out: on every transport).
  */
 export const SERVER_SCENARIOS = Object.freeze([
   {
     name: "cancel-in-flight",
     role: "server",
-    description: "A request cancelled while it runs gets no response, and the connection stays usable.",
+    description: "A request cancelled while it runs gets no response, its work stops (its progress ends), and the connection stays usable.",
     specReferences: [SPEC.behaviour, SPEC.timing],
     source: { introducedIn: "2024-11-05" },
     transports: BOTH,
@@ -93,6 +120,7 @@ export const SERVER_SCENARIOS = Object.freeze([
         quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request",
         expect: { op: "noResponse", of: "call" },
       },
+      CHECK.workStops,
       CHECK.usable,
     ],
   },
@@ -115,18 +143,18 @@ export const SERVER_SCENARIOS = Object.freeze([
       {
         id: "progress-stops",
         name: "ProgressStopsAfterCancel",
-        description: "No notifications/progress for the request later than 100 ms after the cancel was written (those within are in flight).",
+        description: `No notifications/progress for the request later than ${PROGRESS_GRACE_MS} ms after the cancel was written (those within are in flight).`,
         level: "SHOULD",
         spec: SPEC.behaviour,
         quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request",
-        expect: { op: "progressStopped", of: "call", graceMs: 100 },
+        expect: { op: "progressStopped", of: "call", graceMs: PROGRESS_GRACE_MS },
       },
     ],
   },
   {
     name: "cancel-id-zero",
     role: "server",
-    description: "Request id 0 is an id like any other: a cancel for it is honoured.",
+    description: "Request id 0 is an id like any other: a cancel for it is honoured (no result, the work stops).",
     specReferences: [SPEC.requestId, SPEC.behaviour],
     source: { introducedIn: "2024-11-05" },
     transports: BOTH,
@@ -149,13 +177,14 @@ export const SERVER_SCENARIOS = Object.freeze([
         quote: "RequestId = string | number; receivers SHOULD stop processing the cancelled request and not send a response",
         expect: { op: "honoured", of: "call" },
       },
+      CHECK.workStops,
       CHECK.usable,
     ],
   },
   {
     name: "cancel-id-empty-string",
     role: "server",
-    description: 'Request id "" is an id like any other: a cancel for it is honoured.',
+    description: 'Request id "" is an id like any other: a cancel for it is honoured (no result, the work stops).',
     specReferences: [SPEC.requestId, SPEC.behaviour],
     source: { introducedIn: "2024-11-05" },
     transports: BOTH,
@@ -178,6 +207,7 @@ export const SERVER_SCENARIOS = Object.freeze([
         quote: "RequestId = string | number; receivers SHOULD stop processing the cancelled request and not send a response",
         expect: { op: "honoured", of: "call" },
       },
+      CHECK.workStops,
       CHECK.usable,
     ],
   },
@@ -393,6 +423,59 @@ export const SERVER_SCENARIOS = Object.freeze([
       CHECK.usable,
     ],
   },
+  {
+    name: "nested-request-cancelled",
+    role: "server",
+    description:
+      "A tool call whose handler waits on a request to the client (elicitation, sampling, roots/list) is cancelled: the server cancels that nested request too, sends no response to the call, and ignores the answer the client sends late.",
+    specReferences: [SPEC.behaviour, SPEC.timing],
+    source: { introducedIn: "2024-11-05", removedIn: "2026-07-28" },
+    transports: BOTH,
+    except: [{ revision: "2026-07-28", why: `${NO_SERVER_REQUESTS_2026}: there is no nested request to cancel` }],
+    needs: ["nestedTool"],
+    clientCapabilities: NESTED_CAPABILITIES,
+    steps: [
+      // Requests the server sends at connect (roots/list, to a client with roots) are answered first.
+      { do: "settle" },
+      { do: "call", as: "call", tool: "nested", progress: true },
+      { do: "waitNested", of: "call", as: "nested" },
+      { do: "cancel", of: "call", reason: "conformance: cancel the call that waits on its nested request" },
+      { do: "observe", ms: NESTED_CANCEL_MS },
+      { do: "answerLate", of: "nested" },
+      { do: "observe", ms: 500 },
+      { do: "ping", as: "ping" },
+    ],
+    checks: [
+      {
+        id: "nested-request-cancelled",
+        name: "NestedRequestCancelled",
+        description: `The server sends notifications/cancelled for its nested request within ${NESTED_CANCEL_MS} ms of the call's cancel (the suite never answered it).`,
+        level: "SHOULD",
+        spec: SPEC.behaviour,
+        quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources",
+        expect: { op: "nestedCancelled", of: "nested", withinMs: NESTED_CANCEL_MS },
+      },
+      {
+        id: "no-response-after-cancel",
+        name: "NoResponseAfterCancel",
+        description: "No response (result or error) for the cancelled call, before or after the late answer to its nested request.",
+        level: "SHOULD",
+        spec: SPEC.behaviour,
+        quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request",
+        expect: { op: "noResponse", of: "call" },
+      },
+      {
+        id: "late-answer-ignored",
+        name: "LateNestedAnswerIgnored",
+        description: "The answer to the nested request, sent after the call's cancel, is ignored: nothing replies to it, no error is logged, the server does not exit.",
+        level: "SHOULD",
+        spec: SPEC.behaviour,
+        quote: "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward",
+        expect: { op: "lateAnswerIgnored", of: "nested" },
+      },
+      CHECK.usable,
+    ],
+  },
 ]);
 
 /**
@@ -527,6 +610,45 @@ export const CLIENT_SCENARIOS = Object.freeze([
         spec: SPEC.tasks,
         quote: "For task-augmented requests, the tasks/cancel request MUST be used instead of the notifications/cancelled notification",
         expect: { op: "noNotificationForTask" },
+      },
+    ],
+  },
+  {
+    name: "client-elicitation-cancelled",
+    role: "client",
+    description: "The server cancels its elicitation/create while the client's handler still waits on the user: the client sends no answer for it after the cancel.",
+    specReferences: [SPEC.behaviour, SPEC.timing],
+    source: { introducedIn: "2025-06-18", removedIn: "2026-07-28" },
+    transports: ["stdio"],
+    except: [{ revision: "2026-07-28", why: `${NO_SERVER_REQUESTS_2026}: there is no elicitation/create to cancel` }],
+    instructions:
+      'Declare the elicitation capability and answer elicitation/create with { action: "decline" } after `answerAfterMs` (as a user would); call the tool `ask` (arguments {}) and await its result; wait `settleMs`; exit.',
+    context: { tool: "ask", answerAfterMs: 600, settleMs: 300 },
+    server: { elicit: { cancelAfterMs: 200, resultAfterMs: 1000 } },
+    steps: [
+      "answer initialize (the client declares elicitation)",
+      "tools/call ask: send elicitation/create, and 200 ms later cancel it through the session (notifications/cancelled)",
+      "answer the call 1000 ms after the elicitation, past the time the client would have answered",
+      "wait for the client to exit",
+    ],
+    checks: [
+      {
+        id: "no-answer-after-cancel",
+        name: "NoAnswerForCancelledElicitation",
+        description: "No response (result or error) from the client for the elicitation/create after the server cancelled it.",
+        level: "SHOULD",
+        spec: SPEC.behaviour,
+        quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request",
+        expect: { op: "noAnswerAfterCancel", method: "elicitation/create" },
+      },
+      {
+        id: "every-cancel-valid",
+        name: "NoInvalidCancel",
+        description: "No cancel the session ignores from the client (finished, unknown, malformed, initialize, duplicate).",
+        level: "MUST",
+        spec: SPEC.behaviour,
+        quote: "Cancellation notifications MUST only reference requests that … are believed to still be in-progress",
+        expect: { op: "noInvalidCancels" },
       },
     ],
   },

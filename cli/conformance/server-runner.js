@@ -1,12 +1,13 @@
 // Runs the server scenarios (scenarios.js, `role: "server"`): a preflight that connects once,
 // lists the tools and times one uncancelled run of the slow tool (the baseline every window is
-// sized from), then each applicable scenario on a fresh connection (a fresh server process
+// sized from) and, with `--nested-tool`, one run of the nested tool answered at once (which
+// request it sends the client, how soon), then each applicable scenario on a fresh connection (a fresh server process
 // over stdio, a fresh session over HTTP): its steps in order, then its checks against what
 // was recorded. Every scenario is bounded in time and its connection always closed.
 
 import { CancellationSession } from "mcp-cancel";
-import { Connection, describe, describeEvent } from "./connection.js";
-import { revisionsOf } from "./scenarios.js";
+import { clientAnswer, Connection, describe, describeEvent, NESTED_METHODS } from "./connection.js";
+import { NESTED_CAPABILITIES, revisionsOf } from "./scenarios.js";
 
 /** Slow tools the suite knows, with arguments that make them run ~2 s with progress. */
 export const KNOWN_SLOW_TOOLS = Object.freeze([{ name: "trigger-long-running-operation", arguments: { duration: 2, steps: 8 }, server: "server-everything" }]);
@@ -16,6 +17,8 @@ export const KNOWN_TASK_TOOLS = Object.freeze([{ name: "simulate-research-query"
 /** The shortest baseline run the suite can cancel in flight and still tell a late answer from an early one. */
 const MIN_TOOL_MS = 300;
 const PING_TIMEOUT_MS = 2000;
+/** Quiet time after the handshake, so that requests a server sends at connect (roots/list) are answered before a nested tool is called. */
+const SETTLE_MS = 200;
 
 /** A problem with the command line or the target (exit code 2), not a conformance failure. */
 export class SetupError extends Error {
@@ -27,12 +30,14 @@ export class SetupError extends Error {
  * tool and one uncancelled run of it (its duration and progress), the task tool.
  *
  * @param {any} target the `Connection` target
- * @param {{ protocolVersion: string, timeoutMs: number, tool?: string, arguments?: any, taskTool?: string, taskArguments?: any }} options
+ * @param {{ protocolVersion: string, timeoutMs: number, tool?: string, arguments?: any, taskTool?: string, taskArguments?: any, nestedTool?: string, nestedArguments?: any }} options
  * @returns {Promise<any>} the preflight record (see the JSON report's `preflight`)
- * @throws {SetupError} when the server cannot be started or reached, does not handshake, or the named tool is missing or fails
+ * @throws {SetupError} when the server cannot be started or reached, does not handshake, or a named tool is missing or fails
  */
 export async function preflight(target, options) {
   const conn = new Connection(target, { protocolVersion: options.protocolVersion });
+  // A server lists (or serves) a tool that elicits or samples only to a client that declares it can.
+  if (options.nestedTool !== undefined) conn.capabilities = NESTED_CAPABILITIES;
   try {
     try {
       await conn.start();
@@ -56,6 +61,8 @@ export async function preflight(target, options) {
       baseline: undefined,
       task: undefined,
       taskWhy: undefined,
+      nested: undefined,
+      nestedWhy: undefined,
     };
     let tools = [];
     if (pre.capabilities?.tools) {
@@ -66,6 +73,7 @@ export async function preflight(target, options) {
     chooseSlowTool(pre, tools, options);
     if (pre.slow) await runBaseline(conn, pre, options);
     chooseTaskTool(pre, tools, options);
+    await chooseNestedTool(conn, pre, tools, options);
     return pre;
   } finally {
     await conn.close();
@@ -112,6 +120,52 @@ async function runBaseline(conn, pre, options) {
   if (durationMs < MIN_TOOL_MS) return failed(`finishes in ${durationMs} ms, too fast to cancel in flight; pass arguments that make it run 0.5–5 s`);
 }
 
+/**
+ * The nested tool (`--nested-tool`) and one run of it: the first request it sends the client
+ * (elicitation, sampling, roots/list) is answered at once (`clientAnswer()`), and its method
+ * and timing are what the scenario waits for.
+ */
+async function chooseNestedTool(conn, pre, tools, options) {
+  if (options.nestedTool === undefined) {
+    pre.nestedWhy = "no tool that sends the client a request: pass --nested-tool <name> --nested-arguments '<json>' (a tool whose handler elicits, samples or lists roots and waits for the answer)";
+    return;
+  }
+  const flags = `--nested-tool ${options.nestedTool}${options.nestedArguments && Object.keys(options.nestedArguments).length ? ` --nested-arguments '${JSON.stringify(options.nestedArguments)}'` : ""}`;
+  if (!tools.some((t) => t.name === options.nestedTool)) {
+    throw new SetupError(`${flags}: the server lists no such tool to a client that declares elicitation, sampling and roots (it lists: ${pre.tools.join(", ") || "no tools"})`);
+  }
+  pre.nested = { name: options.nestedTool, arguments: options.nestedArguments ?? {}, source: "--nested-tool" };
+  await sleep(SETTLE_MS);
+  let nested;
+  const sent = conn.request("tools/call", { name: pre.nested.name, arguments: pre.nested.arguments }, { timeoutMs: 2 * options.timeoutMs });
+  conn.hold = (r) => {
+    if (nested !== undefined || !NESTED_METHODS.includes(r.message.method)) return false;
+    nested = r;
+    return true;
+  };
+  await until(() => nested !== undefined || conn.responseTo(sent.id) !== undefined || conn.closedAt !== undefined, options.timeoutMs);
+  conn.hold = () => false;
+  if (nested === undefined) {
+    const answered = conn.responseTo(sent.id)?.message;
+    const why = answered
+      ? `answered without sending the client a request (${answered.error ? `error ${answered.error.code} ${answered.error.message}` : JSON.stringify(answered.result).slice(0, 200)})`
+      : conn.closedAt !== undefined
+        ? "the server exited before sending the client a request"
+        : `sent the client no request (${NESTED_METHODS.join(", ")}) within ${options.timeoutMs} ms`;
+    throw new SetupError(`${flags}: ${why}`);
+  }
+  const askedMs = nested.at - sent.sentAt;
+  await conn.answer(nested.message.id, clientAnswer(nested.message.method)).catch(() => {});
+  const response = await sent.response;
+  const record = conn.responseTo(sent.id);
+  pre.nested.method = nested.message.method;
+  pre.nested.baseline = {
+    askedMs,
+    answeredWith: JSON.stringify(clientAnswer(nested.message.method).result),
+    then: response === undefined ? `no response within ${2 * options.timeoutMs} ms` : response.error ? `error ${response.error.code} ${response.error.message}` : `a result at +${record.at - sent.sentAt} ms`,
+  };
+}
+
 function chooseTaskTool(pre, tools, options) {
   if (!pre.capabilities?.tasks?.requests?.tools?.call) {
     pre.taskWhy = "the server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)";
@@ -148,15 +202,16 @@ function chooseTaskTool(pre, tools, options) {
  */
 export function notApplicable(scenario, pre, transport) {
   const revision = pre.revision;
+  const except = scenario.except?.find((e) => e.revision === revision && (e.transport === undefined || e.transport === transport));
+  if (except) return except.why;
   const revisions = revisionsOf(scenario.source);
   if (!revisions.includes(revision)) return `applies to ${range(revisions)}; this run negotiated ${revision}`;
   if (!scenario.transports.includes(transport)) return `applies to ${scenario.transports.join(", ")}; this run is over ${transport}`;
-  const except = scenario.except?.find((e) => e.revision === revision && e.transport === transport);
-  if (except) return except.why;
   for (const need of scenario.needs ?? []) {
     if (need === "slowTool" && !pre.slow) return pre.slowWhy;
     if (need === "progress" && pre.slow && pre.baseline.progress === 0) return `the slow tool ${pre.slow.name} sent no progress in its baseline run: nothing to count`;
     if (need === "taskTool" && !pre.task) return pre.taskWhy;
+    if (need === "nestedTool" && !pre.nested) return pre.nestedWhy;
   }
   return undefined;
 }
@@ -220,12 +275,14 @@ export async function runServerSuite(target, scenarios, options, { onPreflight =
  * @returns {Promise<any>} the scenario's result: `status`, `checks` (each with `status` and `detail`), `wire`, `events`, `notes`
  */
 export async function runServerScenario(scenario, { conn, error: startError }, pre, options) {
-  const ctx = { conn, pre, options, calls: new Map(), pings: new Map(), statuses: new Map(), probes: [], notes: [], error: undefined };
+  const ctx = { conn, pre, options, calls: new Map(), pings: new Map(), statuses: new Map(), nested: new Map(), probes: [], notes: [], error: undefined };
   const deadlineMs = scenarioDeadline(scenario, pre, options);
+  const startedAt = performance.now();
   let timer;
   try {
     if (startError !== undefined) throw startError;
     conn.resetClock();
+    if (scenario.clientCapabilities !== undefined) conn.capabilities = scenario.clientCapabilities;
     if (scenario.handshake !== false) await conn.handshake(options.timeoutMs);
     const run = (async () => {
       for (const step of scenario.steps) {
@@ -247,14 +304,16 @@ export async function runServerScenario(scenario, { conn, error: startError }, p
     clearTimeout(timer);
     await conn.close();
   }
-  const checks = scenario.checks.map((check) => ({ ...check, ...evaluate(check, ctx) }));
-  if (ctx.error !== undefined) checks.push({ id: "scenario-completed", name: "ScenarioCompleted", description: "The scenario's steps ran to the end.", level: "MUST", status: "fail", detail: ctx.error });
-  return result(scenario, { checks, conn, ctx });
+  const checks = scenario.checks.map((check) => ({ ...check, ...evaluate(check, ctx), timestamp: new Date().toISOString() }));
+  if (ctx.error !== undefined) {
+    checks.push({ id: "scenario-completed", name: "ScenarioCompleted", description: "The scenario's steps ran to the end.", level: "MUST", status: "fail", detail: ctx.error, timestamp: new Date().toISOString() });
+  }
+  return { ...result(scenario, { checks, conn, ctx }), durationMs: Math.round(performance.now() - startedAt) };
 }
 
 function scenarioDeadline(scenario, pre, options) {
   const tool = pre.baseline?.durationMs ?? 0;
-  return Math.min(60000, 2 * options.timeoutMs + 3 * tool + 5000);
+  return Math.min(60000, 2 * options.timeoutMs + 3 * tool + 5000 + (scenario.needs?.includes("nestedTool") ? options.timeoutMs : 0));
 }
 
 function result(scenario, { na, checks, conn, ctx }) {
@@ -265,7 +324,8 @@ function result(scenario, { na, checks, conn, ctx }) {
     specReferences: scenario.specReferences,
   };
   if (na !== undefined) {
-    return { ...base, status: "n/a", summary: na, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: na })), wire: [], events: [], notes: [] };
+    const timestamp = new Date().toISOString();
+    return { ...base, status: "n/a", summary: na, checks: scenario.checks.map((c) => ({ ...c, status: "n/a", detail: na, timestamp })), wire: [], events: [], notes: [], durationMs: 0 };
   }
   const status = checks.some((c) => c.status === "fail") ? "fail" : checks.some((c) => c.status === "pass") ? "pass" : "n/a";
   const shown = checks.filter((c) => c.status === status);
@@ -314,7 +374,7 @@ const STEPS = {
     const method = step.method ?? "tools/call";
     let params = {};
     if (method === "tools/call") {
-      const tool = step.tool === "task" ? pre.task : pre.slow;
+      const tool = step.tool === "task" ? pre.task : step.tool === "nested" ? pre.nested : pre.slow;
       params = { name: tool.name, arguments: tool.arguments };
       if (step.tool === "task") params.task = { ttl: 60000 };
     }
@@ -358,6 +418,32 @@ const STEPS = {
     call.startedBy = call.progress.length > 0 ? `its first progress at +${call.progress[0].at - call.sentAt} ms` : "no progress";
   },
 
+  async waitNested(step, ctx) {
+    const { conn, pre } = ctx;
+    const call = ctx.calls.get(step.of);
+    let held;
+    conn.hold = (r) => {
+      if (held !== undefined || r.message.method !== pre.nested.method) return false;
+      held = r;
+      return true;
+    };
+    const limit = Math.min(ctx.options.timeoutMs, 3 * pre.nested.baseline.askedMs + 2000);
+    await until(() => held !== undefined || conn.responseTo(call.id) !== undefined || conn.closedAt !== undefined, limit);
+    if (held === undefined) {
+      ctx.notes.push(`no ${pre.nested.method} arrived for the call within ${conn.now() - call.sentAt} ms (its uncancelled run sent one at +${pre.nested.baseline.askedMs} ms)`);
+      return;
+    }
+    ctx.nested.set(step.as, { id: held.message.id, method: held.message.method, at: held.at, call, waited: held.at - call.sentAt });
+  },
+
+  async answerLate(step, ctx) {
+    const nested = ctx.nested.get(step.of);
+    if (nested === undefined) return;
+    const at = ctx.conn.now();
+    const decision = await ctx.conn.answer(nested.id, clientAnswer(nested.method), { past: true }).catch((error) => `could not be written: ${describe(error)}`);
+    nested.late = { at, decision };
+  },
+
   async waitResponse(step, ctx) {
     await ctx.calls.get(step.of).response;
   },
@@ -381,6 +467,10 @@ const STEPS = {
 
   async rawMessage(step, ctx) {
     await probe(ctx, step.message, judge(step.message, ctx.conn.session.revision ?? ctx.pre.revision), step);
+  },
+
+  async settle(step, ctx) {
+    await sleep(SETTLE_MS);
   },
 
   async observe(step, ctx) {
@@ -444,7 +534,8 @@ function judge(message, revision) {
 const CHECKS = {
   noResponse({ of }, ctx) {
     return afterCancel(ctx, of, (after, call) => {
-      if (after.length === 0) return pass(`no response in ${ctx.conn.now() - call.cancel.at} ms after the cancel (the tool's own run: ${ctx.pre.baseline.durationMs} ms)${exitNote(ctx)}`);
+      const own = call.params?.name === ctx.pre.slow?.name && ctx.pre.baseline ? ` (the tool's own run: ${ctx.pre.baseline.durationMs} ms)` : "";
+      if (after.length === 0) return pass(`no response in ${ctx.conn.now() - call.cancel.at} ms after the cancel${own}${exitNote(ctx)}`);
       return fail(`${describeLate(after[0], call, ctx)}${exitNote(ctx)}`);
     });
   },
@@ -461,16 +552,59 @@ const CHECKS = {
   progressStopped({ of, graceMs }, ctx) {
     const call = ctx.calls.get(of);
     if (!call?.cancel) return na("the cancel was not sent");
+    const { baseline, slow } = ctx.pre;
+    if (!baseline || baseline.progress === 0) return na(`not observable: the tool ${slow?.name} sent no progress in its uncancelled run (${baseline?.durationMs} ms)`);
+    const answered = ctx.conn.responseTo(call.id);
+    if (answered !== undefined && answered.at <= call.cancel.at) return na(`answered at +${answered.at - call.sentAt} ms, before the cancel: the tool finished too fast to observe`);
     const at = call.cancel.at;
     const before = call.progress.filter((r) => r.at <= at).length;
     const within = call.progress.filter((r) => r.at > at && r.at <= at + graceMs).length;
     const late = call.progress.filter((r) => r.at > at + graceMs);
     const window = ctx.conn.now() - at;
-    if (before === 0) return na(`no progress before the cancel (${call.startedBy}): nothing to count`);
-    const counts = `${within} within the ${graceMs} ms grace, ${before} before`;
+    const counts = `${within} within the ${graceMs} ms grace, ${before} before; the tool's own run: ${baseline.durationMs} ms, ${baseline.progress} progress`;
     if (late.length === 0) return pass(`0 progress after the cancel over ${window} ms (${counts})${exitNote(ctx)}`);
     const dropped = late.filter((r) => r.dropped).length;
-    return fail(`${late.length} progress notifications after the cancel over ${window} ms, the last +${late.at(-1).at - at} ms after it (${counts}); ${dropped} dropped by the session`);
+    return fail(`the work went on: ${late.length} progress notifications after the cancel over ${window} ms, the last +${late.at(-1).at - at} ms after it (${counts}); ${dropped} dropped by the session`);
+  },
+
+  nestedCancelled({ of, withinMs }, ctx) {
+    const nested = ctx.nested.get(of);
+    const method = ctx.pre.nested?.method;
+    if (nested === undefined) return fail(`the server sent no ${method} while the call ran, so none could be cancelled${exitNote(ctx)}`);
+    const { call } = nested;
+    if (!call.cancel) return na("the call was not cancelled");
+    const answered = ctx.conn.responseTo(call.id);
+    if (answered !== undefined && answered.at <= call.cancel.at) return na(`the call was answered at +${answered.at - call.sentAt} ms, before its cancel`);
+    const cancels = ctx.conn.wire.filter((r) => r.dir === "in" && r.message.method === "notifications/cancelled" && r.message.params?.requestId === nested.id);
+    const what = `${method} ${JSON.stringify(nested.id)} (sent +${nested.waited} ms into the call)`;
+    if (cancels.length === 0) {
+      const late = nested.late ? `, nor after the late answer (${ctx.conn.now() - nested.late.at} ms more)` : "";
+      return fail(`no notifications/cancelled for its ${what} in ${withinMs} ms after the call's cancel${late}: the nested request stays open${exitNote(ctx)}`);
+    }
+    const first = cancels[0];
+    const after = first.at - call.cancel.at;
+    const reason = first.message.params?.reason !== undefined ? `, reason ${JSON.stringify(first.message.params.reason)}` : "";
+    const received = ctx.conn.events.some((e) => e.event.type === "cancel-received" && e.event.requestId === nested.id) ? "; the session took it as valid" : "";
+    if (after > withinMs) return fail(`notifications/cancelled for its ${what} only ${after} ms after the call's cancel (expected within ${withinMs} ms)${reason}`);
+    return pass(`notifications/cancelled for its ${what} ${after} ms after the call's cancel${reason}${received}`);
+  },
+
+  lateAnswerIgnored({ of }, ctx) {
+    const nested = ctx.nested.get(of);
+    if (nested?.late === undefined) return na("no late answer was sent (no nested request arrived)");
+    const since = nested.late.at;
+    const ours = new Set(ctx.conn.wire.filter((r) => r.dir === "out" && r.message.method !== undefined && r.message.id !== undefined).map((r) => JSON.stringify(r.message.id)));
+    const replies = ctx.conn.wire.filter((r) => r.dir === "in" && r.at >= since && r.message.method === undefined && !ours.has(JSON.stringify(r.message.id ?? null)));
+    const logs = ctx.conn.wire.filter(
+      (r) => r.dir === "in" && r.at >= since && r.message.method === "notifications/message" && ["error", "critical", "alert", "emergency"].includes(r.message.params?.level),
+    );
+    const resumed = ctx.conn.wire.find(isResponseTo(nested.call.id));
+    const answer = `the late answer to ${nested.method} ${JSON.stringify(nested.id)} (${nested.late.decision})`;
+    if (replies.length) return fail(`${answer} was answered: ${json(replies[0].message)}`);
+    if (resumed !== undefined && resumed.at >= since) return fail(`${answer} resumed the cancelled call: ${resumed.message.error ? `error ${resumed.message.error.code}` : "a result"} for ${JSON.stringify(nested.call.id)} ${resumed.at - since} ms after it`);
+    if (ctx.conn.closedAt !== undefined && ctx.conn.closedAt >= since) return fail(`the server exited at +${ctx.conn.closedAt} ms, after ${answer}`);
+    if (logs.length) return fail(`${answer} made the server log an error ${logs[0].at - since} ms later: ${json(logs[0].message.params)}`);
+    return pass(`nothing replied to ${answer} in ${ctx.conn.now() - since} ms`);
   },
 
   responded({ of, kind }, ctx) {
@@ -494,13 +628,13 @@ const CHECKS = {
     const logs = ctx.conn.wire.filter(
       (r) => r.dir === "in" && r.at >= since && r.message.method === "notifications/message" && ["error", "critical", "alert", "emergency"].includes(r.message.params?.level),
     );
-    for (const p of ctx.probes) ctx.notes.push(`probe ${short(p.message.params ?? "(no params)")}: ${p.session}`);
+    for (const p of ctx.probes) ctx.notes.push(`probe ${json(p.message.params ?? "(no params)")}: ${p.session}`);
     const judged = summarizeVerdicts(ctx.probes.map((p) => p.session));
-    if (logs.length) ctx.notes.push(`the server logged ${logs.length} error notification(s) after the invalid cancel(s): ${short(logs[0].message.params)}`);
-    for (const p of ctx.probes.filter((p) => p.rejected && p.notJsonRpc)) ctx.notes.push(`the transport rejected ${short(p.message)}, which is not JSON-RPC (params must be an object or array): ${p.rejected}`);
+    if (logs.length) ctx.notes.push(`the server logged ${logs.length} error notification(s) after the invalid cancel(s): ${json(logs[0].message.params)}`);
+    for (const p of ctx.probes.filter((p) => p.rejected && p.notJsonRpc)) ctx.notes.push(`the transport rejected ${json(p.message)}, which is not JSON-RPC (params must be an object or array): ${p.rejected}`);
     const rejected = ctx.probes.find((p) => p.rejected && !p.notJsonRpc);
-    if (rejected) return fail(`the server rejected the invalid cancel ${short(rejected.message.params ?? "(no params)")}: ${rejected.rejected}`);
-    if (replies.length) return fail(`answered the invalid cancel: ${short(replies[0].message)}`);
+    if (rejected) return fail(`the server rejected the invalid cancel ${json(rejected.message.params ?? "(no params)")}: ${rejected.rejected}`);
+    if (replies.length) return fail(`answered the invalid cancel: ${json(replies[0].message)}`);
     if (ctx.conn.closedAt !== undefined) return fail(`the server exited at +${ctx.conn.closedAt} ms, after the invalid cancel`);
     const logNote = logs.length ? `, but logged ${logs.length} error notification(s)` : "";
     return pass(`no reply to ${ctx.probes.length} invalid cancel(s)${logNote} (the session: ${judged})`);
@@ -599,9 +733,9 @@ function exitNote(ctx) {
   return ctx.conn.closedAt !== undefined ? `; the server exited at +${ctx.conn.closedAt} ms` : "";
 }
 
-function short(value) {
-  const text = JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+/** A value as JSON, whole: the evidence is never cut here (the terminal table shortens its rows itself). */
+function json(value) {
+  return JSON.stringify(value);
 }
 
 const pass = (detail) => ({ status: "pass", detail });

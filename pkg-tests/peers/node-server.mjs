@@ -1,5 +1,7 @@
 // An MCP server over stdio for the real-peer matrix, on the TypeScript SDK 1.32.2 McpServer:
-// `slow` honours its signal and reports progress; `stubborn` ignores it.
+// `slow` honours its signal and reports progress; `stubborn` ignores it; `ask` elicits from
+// the client the usual way, `server.server.elicitInput()` with no signal, so a cancel of the
+// call leaves its elicitation open.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -25,6 +27,11 @@ server.registerTool("slow", { inputSchema: { ms: z.number() } }, async ({ ms }, 
 server.registerTool("stubborn", { inputSchema: { ms: z.number() } }, async ({ ms }) => {
   await sleep(ms);
   return { content: [{ type: "text", text: `ignored the cancel for ${ms} ms` }] };
+});
+
+server.registerTool("ask", { inputSchema: {} }, async () => {
+  const answer = await server.server.elicitInput({ message: "What is your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+  return { content: [{ type: "text", text: `elicitation: ${answer.action}` }] };
 });
 
 await server.connect(new StdioServerTransport());

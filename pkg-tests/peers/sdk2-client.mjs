@@ -5,7 +5,11 @@
 // `--guard` behind guardTransport(). As sdk1-client.mjs: the conformance suite is its server
 // over this process's stdin/stdout, it does what MCP_CONFORMANCE_SCENARIO /
 // MCP_CONFORMANCE_CONTEXT say, and reports what reached `client.onerror` as one stderr line
-// {"conformance":{"errors":[…]}}.
+// {"conformance":{"errors":[…]}}. With `--legacy` it speaks the initialize era instead
+// (`versionNegotiation: { mode: "legacy" }`), for the scenarios that 2026-07-28 does not have:
+// client-elicitation-cancelled, where it declares elicitation and answers after the user's
+// `answerAfterMs` with no look at its signal (whether an answer goes out after the server's
+// cancel is then the SDK's doing).
 import { Client } from "@modelcontextprotocol/client";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { guardTransport } from "mcp-cancel";
@@ -16,7 +20,18 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stdio = new StdioServerTransport();
 const transport = process.argv.includes("--guard") ? guardTransport(stdio) : stdio;
-const client = new Client({ name: "sdk2-client", version: "0.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+const legacy = process.argv.includes("--legacy");
+const eliciting = scenario === "client-elicitation-cancelled";
+const client = new Client(
+  { name: "sdk2-client", version: "0.0.0" },
+  { capabilities: eliciting ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: legacy ? "legacy" : { pin: "2026-07-28" } } },
+);
+if (eliciting) {
+  client.setRequestHandler("elicitation/create", async () => {
+    await sleep(context.answerAfterMs);
+    return { action: "decline" };
+  });
+}
 const errors = [];
 client.onerror = (error) => errors.push(error.message);
 
@@ -28,9 +43,12 @@ try {
   } else if (scenario === "client-no-cancel-after-completion") {
     await client.callTool({ name: context.tool, arguments: {} }, { signal: ac.signal });
     ac.abort();
+  } else if (eliciting) {
+    await client.callTool({ name: context.tool, arguments: {} });
   }
-  // client-never-cancels-initialize and client-cancels-task-with-tasks-cancel do not apply to
-  // 2026-07-28 (no initialize; tasks are the io.modelcontextprotocol/tasks extension).
+  // Pinned, client-never-cancels-initialize, client-cancels-task-with-tasks-cancel and
+  // client-elicitation-cancelled do not apply to 2026-07-28 (no initialize; tasks are the
+  // io.modelcontextprotocol/tasks extension; a server asks for input in its result).
   await sleep(context.settleMs ?? 0);
 } catch (error) {
   errors.push(`the scenario threw: ${error.message}`);

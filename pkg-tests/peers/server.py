@@ -1,7 +1,10 @@
 """An MCP server over stdio for the real-peer matrix, on Python `mcp` 2.x (MCPServer) or 1.x
-(FastMCP): `slow` honours cancellation and reports progress; `stubborn` ignores it."""
+(FastMCP): `slow` honours cancellation and reports progress; `stubborn` ignores it; `ask` elicits
+from the client with `ctx.elicit(…)`."""
 
 import asyncio
+
+from pydantic import BaseModel
 
 try:  # mcp 2.x
     from mcp.server import MCPServer as Server
@@ -32,6 +35,17 @@ async def stubborn(ms: int) -> str:
         except asyncio.CancelledError:
             continue
     return f"ignored the cancel for {ms} ms"
+
+
+class Name(BaseModel):
+    name: str
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    """Asks the client for a name (elicitation) and returns what it answered."""
+    answer = await ctx.elicit("What is your name?", Name)
+    return f"elicitation: {answer.action}"
 
 
 if __name__ == "__main__":
