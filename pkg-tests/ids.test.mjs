@@ -19,7 +19,7 @@ function recorder() {
 function lifeOf(session, sent, id) {
   session.track(id, "tools/call");
   // (The error of an id with a lone surrogate names the core's copy, U+FFFD for it: ids cross
-  // into wasm as UTF-8. Known, CHANGELOG "Fixed (inside 1.0)".)
+  // into wasm as UTF-8: two ids that differ only in lone surrogates are one id to the core.)
   const named = (e) => e.requestId === id || (id.isWellFormed?.() === false && typeof e.requestId === "string");
   assert.throws(() => session.track(id, "tools/call"), (e) => e.code === "ERR_ALREADY_IN_FLIGHT" && named(e), `a second track of ${JSON.stringify(id)}`);
   assert.equal(session.shouldDropResponse(id), false, `the answer to ${JSON.stringify(id)} is delivered`);

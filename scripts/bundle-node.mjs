@@ -2,13 +2,13 @@
 //   dist/node/index.mjs  what `import … from "mcp-cancel"` loads in Node: js/node/entry.js with
 //                        the web glue (pkg/web/mcp_cancel.js: its `import.meta` is only in the
 //                        fetching init(), which Node does not use) and the shared js/*.js, as
-//                        one ES module (issue #24: no CommonJS loader started for an ESM
-//                        program, and no builtin's ES module face: js/node/entry.js).
+//                        one ES module (no CommonJS loader started for an ESM program,
+//                        and no builtin's ES module face: js/node/entry.js).
 //   dist/node/index.cjs  what `require("mcp-cancel")` loads: the same, as CommonJS. A process
 //                        that loads both gets one API (js/node/entry.js says how).
 //   dist/node/relay.cjs  what only createRelay() needs (js/relay.js and its readers), required by
 //                        the entry the first time a relay is made: a process that only guards a
-//                        transport does not compile it at start-up (issue #24: ~20 KB of the
+//                        transport does not compile it at start-up (~20 KB of the
 //                        entry's ~107 KB). Its error classes are the entry's own (one
 //                        `InvalidArgumentError` per process, for `instanceof`).
 // The core's tables go in from pkg/web/mcp_cancel_tables.js (scripts/write-tables.mjs wrote it): their
@@ -17,9 +17,9 @@ import { readFile } from "node:fs/promises";
 
 import * as esbuild from "esbuild";
 
-// Minified (issue #24, start-up: V8 pre-parses every function of a script it compiles, at
-// ~28 µs per KB of minified code on the bench machine; minifying the entry took its import +
-// first `track()` 0.3–0.5 ms sooner), with a source map beside each bundle that holds the
+// Minified, for start-up (V8 pre-parses every function of a script it compiles, at ~28 µs
+// per KB of minified code on the bench machine; minified, the entry's import + first
+// `track()` take 0.3–0.5 ms less), with a source map beside each bundle that holds the
 // sources it was built from (js/node/entry.js is not shipped, and the glue is bundled without
 // its doc comments): `node --enable-source-maps` and debuggers show their lines; Node reads the
 // map only with that flag. The minifier renames classes and functions: the names that are part
@@ -40,7 +40,7 @@ const common = {
 /**
  * The web glue without its doc comments: wasm-bindgen copies each Rust doc comment of the
  * exports into the glue (~22 KB of its ~60 KB), and Node reads all of it when it compiles the
- * entry (issue #24, start-up: −0.2 ms in fresh processes). The same comments stay in
+ * entry (−0.2 ms of start-up in fresh processes without them). The same comments stay in
  * pkg/web/mcp_cancel.js and its typings, pkg/web/mcp_cancel.d.ts. Only whole `/** … *\/`
  * blocks on lines of their own go, the shape wasm-bindgen writes; the glue's code is kept
  * as it is.

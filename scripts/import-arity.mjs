@@ -1,7 +1,7 @@
 // Gives each `catch` import of wasm-bindgen's JS glue the parameters its wasm signature has:
 // `node scripts/import-arity.mjs <glue.js>...` (rewrites each file in place).
 //
-// Why (issue #24, start-up): for an import declared `#[wasm_bindgen(catch)]`, wasm-bindgen
+// Why (start-up): for an import declared `#[wasm_bindgen(catch)]`, wasm-bindgen
 // 0.2.130 writes `function() { return handleError(function (arg0, arg1) { … }, arguments); }`.
 // The function the module imports declares no parameter, so V8 (Node 20's 11.3) sees an arity
 // mismatch and compiles, when the module is instantiated, a second wasm-to-JS wrapper for

@@ -1,14 +1,14 @@
 // Marks a .wasm from `cargo build` as not using multi-value returns, before wasm-bindgen reads
 // it: `node scripts/no-multivalue.mjs <file.wasm>` (rewrites the file in place).
 //
-// Why (issue #24, start-up): wasm-bindgen gives every export that returns a `Result` or a
+// Why (start-up): wasm-bindgen gives every export that returns a `Result` or a
 // string a multi-value return (`(result i32 i32 i32)`) when the module's `target_features`
 // section lists `+multivalue`, which Rust's wasm32 std has done since Rust 1.82. V8 (Node 20's
 // 11.3) has no generic JS-to-wasm wrapper for multi-value returns: it compiles one wrapper per
 // such signature with TurboFan when the module is compiled, ~0.1-0.25 ms each, eight of them
-// for the session's .wasm: `new WebAssembly.Module` 2.8-3.9 ms -> 1.4-1.9 ms here
-// (BENCHMARKS.md). Without the mark wasm-bindgen returns those results through its stack
-// (`__wbindgen_add_to_stack_pointer` + reads of memory), as it did before multi-value.
+// for the session's .wasm: `new WebAssembly.Module` 2.8-3.9 ms with the
+// mark, 1.4-1.9 ms without it, here. Without the mark wasm-bindgen returns those results
+// through its stack (`__wbindgen_add_to_stack_pointer` + reads of memory).
 //
 // The code itself does not change: Rust's wasm32 ABI returns aggregates through memory, so the
 // only multi-value functions were wasm-bindgen's own shims. The section is rewritten in place

@@ -1,6 +1,6 @@
 // pkg/web/mcp_cancel_tables.js, the core's tables as the module js/session.js imports (scripts/build.sh
 // runs this after the relay's build, whose `RelayCore.sessionConstantsJson()` gives them: the
-// session's .wasm does not carry them, issue #24, size and start-up):
+// session's .wasm does not carry them, for its size and start-up):
 //   constantsJson          the whole of `SessionCore.constantsJson()` as text (methods, members
 //                          to read, the output's record schema, …), parsed at a process's first
 //                          session;
