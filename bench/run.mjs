@@ -82,6 +82,13 @@ async function measure() {
 
   const remote = await part("remote", "the bridge against mcp-remote; one bridge --stdio under load beside the SDK's transport (bench/remote.mjs)", () => runRemote({ quick, log: (line) => console.log(`  ${line}`) }));
 
+  const childPerSession = await part("childPerSession", "bridge --stdio --child-per-session: sessions per second and memory per child (bench/child-per-session.mjs)", () => {
+    const args = [`${root}/bench/child-per-session.mjs`, ...(quick ? ["--sessions", "10", "--hold", "4"] : [])];
+    const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 });
+    if (r.status !== 0) throw new Error(`bench/child-per-session.mjs failed: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split("\n").pop());
+  });
+
   const memory = await part("memory", "memory (node --expose-gc bench/memory.mjs)", () => {
     const r = spawnSync(process.execPath, ["--expose-gc", `${root}/bench/memory.mjs`], { cwd: root, encoding: "utf8", maxBuffer: 1 << 24 });
     if (r.status !== 0) throw new Error(`bench/memory.mjs failed: ${r.stderr}`);
@@ -105,7 +112,7 @@ async function measure() {
     });
     criterion = readCriterion();
   }
-  return { quick, machine, ops: ops.rows, attribution: ops.attribution, sdk, relay, remote, memory, files, wasmBytes: bytes, startup: start, criterion, took: partSeconds, seconds: Math.round((Date.now() - started) / 1000) };
+  return { quick, machine, ops: ops.rows, attribution: ops.attribution, sdk, relay, remote, childPerSession, memory, files, wasmBytes: bytes, startup: start, criterion, took: partSeconds, seconds: Math.round((Date.now() - started) / 1000) };
 }
 
 function readCriterion() {
@@ -125,7 +132,7 @@ function readCriterion() {
 }
 
 const measured = render ? JSON.parse(readFileSync(`${root}/bench/results.json`, "utf8")) : await measure();
-const { quick, machine, sdk, relay, remote, memory, files, criterion, took } = measured;
+const { quick, machine, sdk, relay, remote, childPerSession, memory, files, criterion, took } = measured;
 const ops = { rows: measured.ops, attribution: measured.attribution };
 const bytes = measured.wasmBytes;
 const start = measured.startup;
@@ -326,6 +333,19 @@ const cell = (m) => (remote.instance.rounds > 1 ? `${n0(m.median)} (${n0(m.range
 p("| server | `tools/call` per second | p50 | CPU per call, server side |", "|---|---:|---:|---:|");
 for (const s of Object.values(th)) p(`| ${s.label} | ${cell(s.perSecond)} | ${ms2(s.p50Ms.median)} | ${n0(s.serverUs.median)} µs${s.childUs.median > 0 ? ` (child ${n0(s.childUs.median)})` : ""} |`);
 p("");
+
+if (childPerSession) {
+  const mib = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+  p(
+    `\`bridge --stdio --child-per-session\`: each session's \`initialize\` starts a server process, its \`DELETE\` ends it. A session here is \`initialize\`, \`notifications/initialized\`, one \`tools/call\` and \`DELETE\` as plain HTTP, ${childPerSession.sessions} one after another and ${childPerSession.concurrency} at a time; memory with ${childPerSession.sessionsHeld} sessions held open, from Linux \`/proc\` (RSS, and PSS with shared pages split among processes) ([bench/child-per-session.mjs](bench/child-per-session.mjs)). The shared mode, one child for all sessions, for comparison.`,
+    "",
+  );
+  p(`| child | sessions per second (one at a time / ${childPerSession.concurrency} at a time) | shared mode | RSS / PSS per child | the bridge's RSS per session | \`DELETE\` → child gone |`, "|---|---:|---:|---:|---:|---:|");
+  for (const [label, c] of [["server-everything", childPerSession], ["an SDK 1.x `McpServer`", childPerSession.sdkServer]]) {
+    p(`| ${label} | ${c.sessionsPerSecond.toFixed(1)} / ${c.sessionsPerSecondConcurrent.toFixed(1)} | ${c.sharedSessionsPerSecond.toFixed(0)} / ${c.sharedSessionsPerSecondConcurrent.toFixed(0)} | ${mib(c.rssPerSessionBytes)} / ${mib(c.pssPerSessionBytes)} | ${(c.bridgeRssPerSessionBytes / 2 ** 20).toFixed(2)} MiB | ${n0(c.deleteToExitMs)} ms |`);
+  }
+  p("", "Starting a Node process is the cost of a session in this mode (about 0.3 s of CPU); use it when a server keeps per-client state or sends requests of its own.", "");
+}
 
 p("## Memory", "");
 p("Wasm linear memory per request in flight, 100,000 requests tracked with `track(id, \"tools/call\"[, { signal }])`, one fresh instance each ([bench/memory.mjs](bench/memory.mjs)); the memory grows in 64 KiB pages, so the slope of 20 points is given too.", "");
