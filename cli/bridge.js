@@ -76,7 +76,8 @@ const USAGE = `usage:
 
 options:
   --timeout <ms>             cancel a request upstream (and answer its client -32001) after <ms>
-  --max-total-timeout <ms>   the same, whatever progress arrives
+  --max-total-timeout <ms>   the same, a bound on the whole request (neither restarts on
+                             progress; the earlier deadline wins)
   --verbose                  print every cancellation event to stderr (JSON lines)
   --help                     this text
 
