@@ -303,7 +303,8 @@ export class UsageError extends McpCancelError {
 
 /**
  * Loads the WebAssembly module. Browsers and bundlers: `await init()` once before creating a
- * session (the `.wasm` is fetched from next to the module, or from `input`, e.g. the compiled
+ * session (the `.wasm` is fetched from `pkg/web/mcp_cancel_bg.wasm`, next to the wasm-bindgen
+ * glue, or from `input`, e.g. the compiled
  * `mcp-cancel/mcp_cancel_bg.wasm`); concurrent calls share one load, and a failed load can be
  * retried. Not needed in Node, Deno and Bun (the `.wasm` loads with the import) nor in
  * Workers and edge hosts (export conditions `workerd`, `worker`, `edge-light`: the `.wasm`
