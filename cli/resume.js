@@ -3,7 +3,7 @@
 // 2025-03-26 .. 2025-11-25, "Resumability and Redelivery": a GET with `Last-Event-ID`), and
 // what tells the relay's core that a stream closed or was resumed. What that means for the
 // request (nothing, or a cancel once the resume grace ends) is the core's rule
-// (src/core/relay.rs, `Relay::handle_downstream_stream_closed`); this file is plumbing.
+// (src/core/relay/mod.rs, `Relay::handle_downstream_stream_closed`); this file is plumbing.
 //
 // One `StreamStore` per session, given to the SDK's StreamableHTTPServerTransport as its
 // `eventStore`. The SDK primes every POST response stream of a client on 2025-11-25 with an

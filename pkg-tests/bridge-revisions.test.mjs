@@ -1,7 +1,7 @@
 // `mcp-cancel bridge --stdio` serves every revision on one /mcp: 2025-era
 // clients in sessions (initialize, Mcp-Session-Id) and 2026-07-28 clients without one, each
 // request naming its revision in its `_meta`. Which revision a request belongs to, and what
-// it needs, is the core's answer (`classify_http` in src/core/relay.rs, `relay.classifyHttp()`);
+// it needs, is the core's answer (`classify_http` in src/core/relay/http.rs, `relay.classifyHttp()`);
 // so is the 2026-07-28 client's `server/discover` (from the handshake the bridge makes with
 // the child) and the shape of its answers (`modern_answer`). The child speaks stdio
 // 2025-11-25: a 2026-07-28 client's cancel, the close of its request's stream, reaches it as

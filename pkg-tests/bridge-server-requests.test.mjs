@@ -8,7 +8,7 @@
 //
 // Over stdio nothing on the wire ties the server's `sampling/createMessage` to the
 // `tools/call` it serves (the SDK's `relatedRequestId` is a transport option, used by
-// Streamable HTTP only), so the bridge's core (src/core/relay.rs, `server_request_link`)
+// Streamable HTTP only), so the bridge's core (src/core/relay/mod.rs, `server_request_link`)
 // sends it to the only client waiting for the server, and refuses it (-32000) when several
 // are. When that client cancels its call, closes its session or vanishes, the server's
 // pending request is answered with an error: server-everything (SDK 1.x) does not cancel the

@@ -1,6 +1,6 @@
 // createRelay() at the message level: raw JSON-RPC clients (ids 0, 1 and "1") and a raw
 // server on the MCP SDK's InMemoryTransport, every assertion on what each side received.
-// (The bridge command on real peers: bridge.test.mjs; the core's rules: tests/core_relay.rs.)
+// (The bridge command on real peers: bridge.test.mjs; the core's rules: tests/core_relay/.)
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 

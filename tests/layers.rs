@@ -6,7 +6,9 @@
 //! methods, the records the session keeps of requests, verdicts, responses), the session's
 //! state above them (`session`), each rule concern above that (`inbound`, `outbound`,
 //! `tasks`, `timer`, `message`: the methods of `Session` for that concern; they call each
-//! other through `Session`, never by importing one another), and the relay on top.
+//! other through `Session`, never by importing one another), and the relay on top: its parts
+//! (`relay/ids`, `relay/handshake`, `relay/vanish`, `relay/http`, `relay/output`) below its
+//! `mod.rs`, which wires them.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -18,34 +20,114 @@ use std::path::Path;
 /// (`core/x`, `wasm/x`).
 const KNOWN_CYCLES: &[&[&str]] = &[];
 
-/// Every module of `dir` (`src/<dir>/*.rs` but `mod.rs`) and the siblings it uses.
-fn graph(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
-    let mut sources = BTreeMap::new();
-    for entry in fs::read_dir(&root).unwrap() {
-        let path = entry.unwrap().path();
+/// A module's source file, found under `src/`: `x.rs`, or `x/mod.rs` for a module with
+/// parts of its own (`x/y.rs`, module `x/y`).
+struct Source {
+    /// Its path from `src/` (`core/relay`, `core/relay/http`).
+    path: Vec<String>,
+    text: String,
+    /// Whether it is a directory's `mod.rs`: it declares its parts and wires them.
+    wires: bool,
+}
+
+/// The modules of `src/<at>` and of its directories, but the directory's own `mod.rs` (its
+/// parent reads that one).
+fn sources(at: &[String], out: &mut Vec<Source>) {
+    let root = at.iter().fold(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), |p, s| p.join(s));
+    let mut entries: Vec<_> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
         let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
-        if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
-            sources.insert(name, fs::read_to_string(&path).unwrap());
+        let mut module = at.to_vec();
+        module.push(name.clone());
+        if path.is_dir() {
+            let text = fs::read_to_string(path.join("mod.rs")).unwrap();
+            out.push(Source { path: module.clone(), text, wires: true });
+            sources(&module, out);
+        } else if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
+            out.push(Source { path: module, text: fs::read_to_string(&path).unwrap(), wires: false });
         }
     }
-    let modules: BTreeSet<String> = sources.keys().cloned().collect();
+}
+
+/// The inline modules of a file (`mod tests { … }`, formatted by rustfmt: opened at the
+/// start of a line, closed by a `}` alone on a line): their byte ranges and names.
+fn inline_modules(text: &str) -> Vec<(usize, usize, String)> {
+    let mut found = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if open.is_none() {
+            let item =
+                trimmed.trim_start_matches("pub ").trim_start_matches("pub(crate) ").trim_start_matches("pub(super) ");
+            if let Some(name) = item.strip_prefix("mod ").and_then(|r| r.strip_suffix(" {")) {
+                open = Some((at, name.to_owned()));
+            }
+        } else if trimmed == "}" {
+            let (start, name) = open.take().unwrap();
+            found.push((start, at + line.len(), name));
+        }
+        at += line.len();
+    }
+    found
+}
+
+/// Every module of `src/<dir>` (`core/x` for `src/core/x.rs` or `src/core/x/mod.rs`,
+/// `core/x/y` for `src/core/x/y.rs`) and the modules of `src/<dir>` it uses: the module a
+/// path names (`super::x`, `super::super::x::y`, `crate::core::x`, each path of
+/// `use super::{x, y::z}`), the deepest one it reaches; a path to an item of a parent
+/// directory's `mod.rs` names that module; `src/<dir>/mod.rs`'s own items (the re-exports)
+/// name none. A directory's `mod.rs` uses the parts it declares.
+fn graph(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut all = Vec::new();
+    sources(&[dir.to_owned()], &mut all);
+    let modules: BTreeSet<Vec<String>> = all.iter().map(|s| s.path.clone()).collect();
     let absolute = format!("crate::{dir}::");
-    sources
-        .iter()
-        .map(|(name, text)| {
-            let mut uses = BTreeSet::new();
-            let mut note = |path: &str| {
-                let first = path.trim().split("::").next().unwrap_or("").trim();
-                if modules.contains(first) && first != name {
-                    uses.insert(format!("{dir}/{first}"));
+    all.iter()
+        .map(|source| {
+            let me = &source.path;
+            let inline = inline_modules(&source.text);
+            let mut uses: BTreeSet<String> = BTreeSet::new();
+            // `path` (the segments after the prefix) from `base`: the deepest module it names.
+            let mut note = |base: &[String], path: &str| {
+                let mut target = base.to_vec();
+                for segment in path.split("::").map(str::trim) {
+                    let mut next = target.clone();
+                    next.push(segment.to_owned());
+                    if !modules.contains(&next) {
+                        break;
+                    }
+                    target = next;
+                }
+                if target.len() > 1 && &target != me && modules.contains(&target) {
+                    uses.insert(target.join("/"));
                 }
             };
+            let text = source.text.as_str();
             for prefix in ["super::", absolute.as_str()] {
                 for (at, _) in text.match_indices(prefix) {
-                    let rest = &text[at + prefix.len()..];
+                    // The start of a path only (not the second `super::` of `super::super::`).
+                    let before = text[..at].chars().next_back();
+                    if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                        continue;
+                    }
+                    let mut rest = &text[at + prefix.len()..];
+                    let base: Vec<String> = if prefix == "super::" {
+                        // Inside an inline module, `super` is the file's module first.
+                        let depth = inline.iter().filter(|(start, end, _)| (*start..*end).contains(&at)).count();
+                        let mut supers = 1;
+                        while let Some(r) = rest.strip_prefix("super::") {
+                            rest = r;
+                            supers += 1;
+                        }
+                        let up = supers - depth.min(supers);
+                        me[..me.len().saturating_sub(up)].to_vec()
+                    } else {
+                        vec![dir.to_owned()]
+                    };
                     if let Some(group) = rest.strip_prefix('{') {
-                        // `use super::{a, b::c, d::{e, f}}`: the first segment of each path.
+                        // `use super::{a, b::c, d::{e, f}}`: each path up to its own group.
                         let mut depth = 0;
                         let mut item = String::new();
                         for c in group.chars() {
@@ -54,7 +136,7 @@ fn graph(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
                                 '}' if depth == 0 => break,
                                 '}' => depth -= 1,
                                 ',' if depth == 0 => {
-                                    note(&item);
+                                    note(&base, &item);
                                     item.clear();
                                     continue;
                                 }
@@ -64,14 +146,25 @@ fn graph(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
                                 item.push(c);
                             }
                         }
-                        note(&item);
+                        note(&base, &item);
                     } else {
-                        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
-                        note(&rest[..end]);
+                        let end =
+                            rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+                        note(&base, &rest[..end]);
                     }
                 }
             }
-            (format!("{dir}/{name}"), uses)
+            if source.wires {
+                for line in text.lines() {
+                    let item = line.trim_start_matches("pub ").trim_start_matches("pub(crate) ");
+                    if let Some(part) = item.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+                        let mut path = me.clone();
+                        path.push(part.to_owned());
+                        uses.insert(path.join("/"));
+                    }
+                }
+            }
+            (me.join("/"), uses)
         })
         .collect()
 }
@@ -162,9 +255,21 @@ fn the_reader_finds_every_form_of_use() {
     assert!(core["core/window"].contains("core/id"));
     assert!(!core["core/window"].contains("core/window"));
     // A group: `use super::slots::{Fifo, Ns, Slots, NONE};` in store.rs names the module
-    // `slots`, not its items; `use super::{Event, MessageFields, …}` in relay.rs names no module.
+    // `slots`, not its items; `use super::{MessageFields, Method, RequestId}` in relay/mod.rs
+    // names no module.
     assert!(core["core/store"].contains("core/slots"));
-    assert!(!core["core/relay"].contains("core/event"));
+    assert!(!core["core/relay"].contains("core/id"));
+    // A directory: relay/mod.rs uses the parts it declares; a part names its siblings with
+    // `super::x` and the core's modules with `super::super::x`, and `super::super::{seeded,
+    // IdMap}` (items of src/core/mod.rs) names no module.
+    assert!(core["core/relay"].contains("core/relay/http") && core["core/relay"].contains("core/session"));
+    assert!(core["core/relay/handshake"].contains("core/relay/http"));
+    assert!(core["core/relay/handshake"].contains("core/id"));
+    assert!(core["core/relay/http"].contains("core/revision"));
+    assert!(!core["core/relay/ids"].contains("core/relay") && !core["core/relay/ids"].contains("core/relay/ids"));
+    assert!(!core.contains_key("core/mod") && !core.contains_key("core/relay/mod"));
+    // Inline modules: `use super::*` in ids.rs's tests is the module itself.
+    assert_eq!(core["core/relay/ids"], BTreeSet::from(["core/id".to_owned()]));
     // `crate::core::…` paths are not read for core (the wasm layer's are its own).
     let found = cycles(&BTreeMap::from([
         ("a".to_owned(), BTreeSet::from(["b".to_owned()])),

@@ -2,78 +2,28 @@
 //! command). As [`SessionCore`]: the JS layer reads the members of a
 //! message the core names and makes one call per message with scalars; every decision is
 //! the core's [`Relay`]; its output is read with `poll()`, one plain object per item.
+//!
+//! The class's whole JS API is the one `impl` here; what a method converts is in a part:
+//! - `codes`: the numbers `message()` returns and the tables naming them;
+//! - `http`: `classifyHttp()`'s arguments decoded and its answer as a JS object;
+//! - `output`: `poll()`'s objects.
+
+mod codes;
+mod http;
+mod output;
 
 use crate::prelude::*;
-use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::bindings::{constants_with, read_message, SessionCore};
 use super::convert::{self, peer_value, tag};
-use super::json::Json;
 use super::options;
-use super::values::{self, id_to_js};
+use super::values::id_to_js;
 use crate::core::{
-    classify_http, Backward, CancelAction, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRequest,
-    Link, Message, MessageFields as Fields, MethodName, Relay, RelayConfig, RelayOutput, RequestId, Side, StreamClosed,
-    TransportKind, Vanish,
+    classify_http, Backward, Forward, HttpRequest, Link, Message, MessageFields as Fields, MethodName, Relay,
+    RelayConfig, RequestId, Side, StreamClosed, TransportKind, Vanish,
 };
-
-/// The relay's tables, after the session's (`SessionCore::constants_json`) in
-/// `RelayCore.constantsJson()`:
-/// `,"relayForward":{…},"relayBackward":{…},"unroutable":{ code, message }` — the codes
-/// `message()` returns, and the error to answer a server's request with on
-/// [`backward::REFUSE`].
-fn constants(json: &mut Json) {
-    json.object(
-        "relayForward",
-        &[
-            ("drop", forward::DROP),
-            ("upstream", forward::UPSTREAM),
-            ("answerHandshake", forward::ANSWER_HANDSHAKE),
-            ("hold", forward::HOLD),
-            ("needFields", forward::NEED_FIELDS),
-            ("answerDiscover", forward::ANSWER_DISCOVER),
-            ("answerServer", forward::ANSWER_SERVER),
-        ],
-    );
-    json.object(
-        "relayBackward",
-        &[
-            ("drop", backward::DROP),
-            ("downstream", backward::DOWNSTREAM),
-            ("broadcast", backward::BROADCAST),
-            ("refuse", backward::REFUSE),
-            ("needFields", backward::NEED_FIELDS),
-        ],
-    );
-    json.failure("unroutable", Failure::Unroutable);
-}
-
-/// What `downstream()` answers: `0` drop, `1` send upstream (with `forwardId` /
-/// `forwardToken` when set), `2` answer with the handshake result, `3` hold (answered by a
-/// later `answer-handshake` output), `4 | fields << 8` read those members too and call again,
-/// `5` answer this `server/discover` with `discoverResult` of the handshake result, `6` send
-/// this response upstream with its id replaced by `forwardAnswerId` (the server's).
-mod forward {
-    pub const DROP: u32 = 0;
-    pub const UPSTREAM: u32 = 1;
-    pub const ANSWER_HANDSHAKE: u32 = 2;
-    pub const HOLD: u32 = 3;
-    pub const NEED_FIELDS: u32 = 4;
-    pub const ANSWER_DISCOVER: u32 = 5;
-    pub const ANSWER_SERVER: u32 = 6;
-}
-
-/// What `upstream()` answers: `0` drop, `1` send to client `backLink` (with `backId` /
-/// `backToken` when set), `2` send to every client, `3` refuse (answer the server with the
-/// `unroutable` error of the constants), `4 | fields << 8` read those members too and call again.
-mod backward {
-    pub const DROP: u32 = 0;
-    pub const DOWNSTREAM: u32 = 1;
-    pub const BROADCAST: u32 = 2;
-    pub const REFUSE: u32 = 3;
-    pub const NEED_FIELDS: u32 = 4;
-}
+use codes::{backward, constants, forward};
 
 /// The relay core, for the package's JS relay (which documents the public API): not meant
 /// to be used directly.
@@ -204,59 +154,16 @@ impl RelayCore {
         client_capabilities: bool,
         serve_modern: bool,
     ) -> JsValue {
-        let envelope = Envelope {
-            protocol_version: match version_tag {
-                1 => Some(version.as_deref()),
-                2 => Some(None),
-                _ => None,
-            },
-            client_capabilities,
-        };
         let method = method.as_deref().unwrap_or_default();
-        let body = match body_kind {
-            1 => HttpBody::Batch,
-            2 => HttpBody::Response,
-            3 => HttpBody::Request { method, envelope },
-            4 => HttpBody::Notification { method, envelope },
-            5 => HttpBody::Invalid,
-            _ => HttpBody::None,
-        };
+        let envelope = http::envelope(version_tag, version.as_deref(), client_capabilities);
         let request = HttpRequest {
             post,
             session_id,
             protocol_version: protocol_version.as_deref(),
             mcp_method: mcp_method.as_deref(),
-            body,
+            body: http::body(body_kind, method, envelope),
         };
-        let obj = Object::new();
-        let set = |name: &str, value: &JsValue| {
-            values::set(&obj, &JsValue::from_str(name), value);
-        };
-        match classify_http(&request, serve_modern) {
-            HttpEntry::Session => set("entry", &JsValue::from_str("session")),
-            HttpEntry::OpenSession => set("entry", &JsValue::from_str("open-session")),
-            HttpEntry::Modern { version } => {
-                set("entry", &JsValue::from_str("modern"));
-                set("version", &JsValue::from_str(&version));
-            }
-            HttpEntry::Refuse(refusal) => {
-                set("entry", &JsValue::from_str("refuse"));
-                set("status", &JsValue::from_f64(f64::from(refusal.status)));
-                set("code", &JsValue::from_f64(f64::from(refusal.code)));
-                set("message", &JsValue::from_str(&refusal.message));
-                if let Some((supported, requested)) = refusal.unsupported {
-                    let data = Object::new();
-                    let list = js_sys::Array::new();
-                    for version in supported {
-                        list.push(&JsValue::from_str(version));
-                    }
-                    values::set(&data, &JsValue::from_str("supported"), &list);
-                    values::set(&data, &JsValue::from_str("requested"), &JsValue::from_str(&requested));
-                    set("data", &data.into());
-                }
-            }
-        }
-        obj.into()
+        http::entry_to_js(classify_http(&request, serve_modern))
     }
 
     /// A new client; `streamable_http`: its transport is Streamable HTTP (in 2026-07-28 its
@@ -590,132 +497,8 @@ impl RelayCore {
     ///   expired), after the `fail` answers queued before it are sent; it is forgotten.
     pub fn poll(&mut self) -> JsValue {
         let Some(out) = self.relay.poll_output() else { return JsValue::UNDEFINED };
-        let obj = Object::new();
-        let set = |name: &str, value: &JsValue| {
-            values::set(&obj, &JsValue::from_str(name), value);
-        };
-        let side = |side: Side| match side {
-            Side::Upstream => set("side", &JsValue::from_str("upstream")),
-            Side::Downstream(link) => {
-                set("side", &JsValue::from_str("downstream"));
-                set("link", &JsValue::from_f64(f64::from(link.0)));
-            }
-        };
-        match out {
-            RelayOutput::Transmit(s, t) => {
-                set("type", &JsValue::from_str("cancel"));
-                side(s);
-                set("requestId", &id_to_js(&t.request_id));
-                match t.action {
-                    CancelAction::Notify(n) => {
-                        set("via", &JsValue::from_str("notification"));
-                        if let Some(reason) = n.reason {
-                            set("reason", &JsValue::from_str(&reason));
-                        }
-                    }
-                    CancelAction::CloseStream(_) => set("via", &JsValue::from_str("stream-close")),
-                    CancelAction::CancelTask(task) => {
-                        set("via", &JsValue::from_str("tasks-cancel"));
-                        set("id", &id_to_js(&task.id));
-                        set("taskId", &JsValue::from_str(&task.task_id));
-                    }
-                }
-            }
-            RelayOutput::Fail { link, id, failure } => {
-                set("type", &JsValue::from_str("fail"));
-                set("link", &JsValue::from_f64(f64::from(link.0)));
-                set("id", &id_to_js(&id));
-                set("code", &JsValue::from_f64(f64::from(failure.code())));
-                set("message", &JsValue::from_str(failure.message()));
-            }
-            RelayOutput::Refuse { id, failure } => {
-                set("type", &JsValue::from_str("refuse"));
-                set("id", &id_to_js(&id));
-                set("code", &JsValue::from_f64(f64::from(failure.code())));
-                set("message", &JsValue::from_str(failure.message()));
-            }
-            RelayOutput::RefuseBatch(link) => {
-                set("type", &JsValue::from_str("fail"));
-                set("link", &JsValue::from_f64(f64::from(link.0)));
-                set("id", &JsValue::NULL);
-                set("code", &JsValue::from_f64(f64::from(Failure::Batch.code())));
-                set("message", &JsValue::from_str(Failure::Batch.message()));
-            }
-            RelayOutput::KeepHandshakeResult => set("type", &JsValue::from_str("keep-handshake-result")),
-            RelayOutput::AnswerHandshake { link, id } => {
-                set("type", &JsValue::from_str("answer-handshake"));
-                set("link", &JsValue::from_f64(f64::from(link.0)));
-                set("id", &id_to_js(&id));
-            }
-            RelayOutput::UpstreamVersion(version) => {
-                set("type", &JsValue::from_str("upstream-version"));
-                set("version", &JsValue::from_str(&version));
-            }
-            RelayOutput::Event(s, event) => {
-                set("type", &JsValue::from_str("event"));
-                side(s);
-                // The session's events as the session's JS layer gets them: parsed from the
-                // core's JSON (`wasm::output`).
-                let text = super::output::event_json(&event);
-                set("event", &js_sys::JSON::parse(&text).unwrap_or(JsValue::UNDEFINED));
-            }
-            RelayOutput::ClientEvent(link, event) => {
-                set("type", &JsValue::from_str("event"));
-                side(Side::Downstream(link));
-                set("event", &client_event_to_js(&event));
-            }
-            RelayOutput::EndClient(link) => {
-                set("type", &JsValue::from_str("end-client"));
-                set("link", &JsValue::from_f64(f64::from(link.0)));
-            }
-        }
-        obj.into()
+        output::output_to_js(out)
     }
-}
-
-/// A [`ClientEvent`] as the plain object `poll()` documents.
-fn client_event_to_js(event: &ClientEvent) -> JsValue {
-    let obj = Object::new();
-    let set = |name: &str, value: &JsValue| {
-        values::set(&obj, &JsValue::from_str(name), value);
-    };
-    let number = |n: u64| JsValue::from_f64(n as f64);
-    match event {
-        ClientEvent::StreamLost { id, upstream_id, grace } => {
-            set("type", &JsValue::from_str("stream-lost"));
-            set("requestId", &id_to_js(id));
-            set("upstreamId", &number(*upstream_id));
-            set("graceMs", &number(*grace));
-        }
-        ClientEvent::StreamResumed { id, upstream_id } => {
-            set("type", &JsValue::from_str("stream-resumed"));
-            set("requestId", &id_to_js(id));
-            if let Some(up) = upstream_id {
-                set("upstreamId", &number(*up));
-            }
-        }
-        ClientEvent::NotResumed { id, upstream_id, grace, reason } => {
-            set("type", &JsValue::from_str("stream-not-resumed"));
-            set("requestId", &id_to_js(id));
-            set("upstreamId", &number(*upstream_id));
-            set("graceMs", &number(*grace));
-            set("reason", &JsValue::from_str(reason));
-        }
-        ClientEvent::SessionExpired { ttl, requests, reason } => {
-            set("type", &JsValue::from_str("session-expired"));
-            set("ttlMs", &number(*ttl));
-            let list = js_sys::Array::new();
-            for (id, up) in requests {
-                let item = Object::new();
-                values::set(&item, &JsValue::from_str("requestId"), &id_to_js(id));
-                values::set(&item, &JsValue::from_str("upstreamId"), &number(*up));
-                list.push(&item);
-            }
-            set("requests", &list);
-            set("reason", &JsValue::from_str(reason));
-        }
-    }
-    obj.into()
 }
 
 /// A request id from a tagged member, taking the string (no copy).
