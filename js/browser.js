@@ -5,10 +5,10 @@ import { InvalidArgumentError, McpCancelError, UsageError } from "./errors.js";
 import { createGuardTransport } from "./guard.js";
 import { createSessionClass } from "./session.js";
 
-let ready;
-let initialized = false;
-/** The instance's exports, once `init()` has made it. */
-let wasmExports;
+// Caches of the one load of the .wasm: its promise while it loads (`undefined` again after a
+// failure), and the instance's exports once it has loaded.
+let cachedLoad;
+let cachedExports;
 
 /**
  * Loads the WebAssembly module: fetched from next to this module by default, or from
@@ -20,25 +20,24 @@ let wasmExports;
  * @returns {Promise<void>}
  */
 export function init(input) {
-  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
+  cachedLoad ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(
     (exports) => {
-      wasmExports = exports;
-      initialized = true;
+      cachedExports = exports;
     },
     (error) => {
-      ready = undefined;
+      cachedLoad = undefined;
       throw error;
     },
   );
-  return ready;
+  return cachedLoad;
 }
 
-const Session = createSessionClass(() => wasmExports);
+const Session = createSessionClass(() => cachedExports);
 
 /** See the Node entry: the same class, usable once `init()` has resolved. */
 export class CancellationSession extends Session {
   constructor(options) {
-    if (!initialized) {
+    if (cachedExports === undefined) {
       throw new UsageError("mcp-cancel: `await init()` once before creating a CancellationSession in a browser", "ERR_NOT_INITIALIZED", undefined);
     }
     super(options);

@@ -88,12 +88,20 @@ export function methodOf(w, method) {
 }
 
 /**
- * The `params` members a message's `need` names, as the core's entry points take them: read
- * into one reusable record (no allocation per message); valid until the next read.
+ * A record `readParams` reads into, reused from one message to the next (no allocation per
+ * message): each reader (a session, a relay) has its own.
  */
-const READ = { paramsTag: 0, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false, protocolVersion: undefined };
+export function paramsRecord() {
+  return { paramsTag: 0, arg: undefined, argTag: 0, argNum: 0, argStr: undefined, reasonTag: 0, reason: undefined, taskId: undefined, status: undefined, task: false, protocolVersion: undefined };
+}
 
-export function readParams(w, message, need, bound) {
+/**
+ * The `params` members a message's `need` names, as the core's entry points take them, read
+ * into `into` (a `paramsRecord()`), which it returns: valid until its next read. `arg` is the
+ * member as it is (`params.requestId`, `params.progressToken` or `params._meta.progressToken`),
+ * with its tag and its number or string beside it.
+ */
+export function readParams(w, message, need, bound, into) {
   const f = w.fields;
   const params = message.params;
   let arg;
@@ -113,17 +121,18 @@ export function readParams(w, message, need, bound) {
       reason = r.length > w.maxReasonBytes ? r.slice(0, w.maxReasonBytes) : r;
     }
   }
-  READ.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
-  READ.argTag = argTag;
-  READ.argNum = argTag === w.tags.number ? arg : 0;
-  READ.argStr = argTag === w.tags.string ? arg : undefined;
-  READ.reasonTag = reasonTag;
-  READ.reason = reason;
-  READ.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
-  READ.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
-  READ.task = need & f.task ? isObject(params?.task) : false;
-  READ.protocolVersion = need & f.metaProtocolVersion ? boundedString(w, params?._meta?.[w.names.metaProtocolVersion], bound) : undefined;
-  return READ;
+  into.arg = arg;
+  into.paramsTag = need & f.params ? peerTag(w, params) : w.tags.absent;
+  into.argTag = argTag;
+  into.argNum = argTag === w.tags.number ? arg : 0;
+  into.argStr = argTag === w.tags.string ? arg : undefined;
+  into.reasonTag = reasonTag;
+  into.reason = reason;
+  into.taskId = need & f.taskId ? boundedString(w, params?.taskId, bound) : undefined;
+  into.status = need & f.status ? boundedString(w, params?.status, bound) : undefined;
+  into.task = need & f.task ? isObject(params?.task) : false;
+  into.protocolVersion = need & f.metaProtocolVersion ? boundedString(w, params?._meta?.[w.names.metaProtocolVersion], bound) : undefined;
+  return into;
 }
 
 export function boundedString(w, v, bound) {
@@ -151,26 +160,29 @@ export function member(obj, name) {
 }
 
 
-/** The response members of `readResponse()` (one reusable record; valid until the next read). */
-const RESPONSE = { need: 0, taskTaskId: undefined, resultType: undefined, resultTaskId: undefined, status: undefined, protocolVersion: undefined, hasError: false, errorCode: NaN };
+/** A record `readResponse` reads into, as `paramsRecord()`'s. */
+export function responseRecord() {
+  return { need: 0, taskTaskId: undefined, resultType: undefined, resultTaskId: undefined, status: undefined, protocolVersion: undefined, hasError: false, errorCode: NaN };
+}
 
 /**
  * The members of a response's `result` or `error` that `need` (the core's field bits) names,
- * as the session's `response` and the relay's `upstreamResponse` take them.
+ * as the session's `response` and the relay's `upstreamResponse` take them, read into `into`
+ * (a `responseRecord()`), which it returns.
  */
-export function readResponse(w, message, need) {
+export function readResponse(w, message, need, into) {
   const f = w.fields;
   const result = message.result;
   const error = message.error;
   const text = (v) => boundedString(w, v, true);
   const code = error?.code;
-  RESPONSE.need = need;
-  RESPONSE.taskTaskId = need & f.resultTaskId ? text(result?.task?.taskId) : undefined;
-  RESPONSE.resultType = need & f.resultTaskId ? text(result?.resultType) : undefined;
-  RESPONSE.resultTaskId = need & (f.resultTaskId | f.resultTaskStatus) ? text(result?.taskId) : undefined;
-  RESPONSE.status = need & f.resultTaskStatus ? text(result?.status) : undefined;
-  RESPONSE.protocolVersion = need & f.protocolVersion ? text(result?.protocolVersion) : undefined;
-  RESPONSE.hasError = error !== undefined;
-  RESPONSE.errorCode = typeof code === "number" ? code : NaN;
-  return RESPONSE;
+  into.need = need;
+  into.taskTaskId = need & f.resultTaskId ? text(result?.task?.taskId) : undefined;
+  into.resultType = need & f.resultTaskId ? text(result?.resultType) : undefined;
+  into.resultTaskId = need & (f.resultTaskId | f.resultTaskStatus) ? text(result?.taskId) : undefined;
+  into.status = need & f.resultTaskStatus ? text(result?.status) : undefined;
+  into.protocolVersion = need & f.protocolVersion ? text(result?.protocolVersion) : undefined;
+  into.hasError = error !== undefined;
+  into.errorCode = typeof code === "number" ? code : NaN;
+  return into;
 }

@@ -1,12 +1,12 @@
 // createRelay(): MCP between any number of client transports and one server transport, with
 // cancellation correct on both sides. Target-neutral: the entry module hands in the wasm
-// build's RelayCore. Every decision is the core's (src/core/relay.rs); this file reads the
+// build's RelayCore. Every decision is the core's (src/core/relay/mod.rs); this file reads the
 // members of each message the core names, rewrites the ids the core says to rewrite, and
 // does what the core's output says.
 
 import { InvalidArgumentError, UsageError } from "./errors.js";
 import { relaySettings } from "./options.js";
-import { cancelledMessage, methodOf, peerTag, readParams, readResponse, tables, tasksCancelMessage } from "./reader.js";
+import { cancelledMessage, methodOf, paramsRecord, peerTag, readParams, readResponse, responseRecord, tables, tasksCancelMessage } from "./reader.js";
 
 /** The `link` of the server's messages in `RelayCore.message`. */
 const UPSTREAM = -1;
@@ -94,6 +94,9 @@ class Relay {
   #RelayCore;
   /** The relay's own handshake in progress (`handshake()`), if any. */
   #handshaking = undefined;
+  /** What the reader reads of a message and of a response (js/reader.js), reused from one to the next. */
+  #read = paramsRecord();
+  #readResponse = responseRecord();
 
   constructor(core, w, options, RelayCore) {
     this.#RelayCore = RelayCore;
@@ -120,7 +123,7 @@ class Relay {
 
   /**
    * What an HTTP request to a Streamable HTTP endpoint in front of this relay is, by the
-   * core's rules (`classify_http` in src/core/relay.rs): a 2025-era session's, one that opens
+   * core's rules (`classify_http` in src/core/relay/http.rs): a 2025-era session's, one that opens
    * a session (`initialize`), a 2026-07-28 one (no session), or one to refuse (with the
    * status and JSON-RPC error to answer). This relay does not serve 2026-07-28 requests over
    * HTTP yet: they are refused with -32022 and the revisions it serves.
@@ -364,7 +367,7 @@ class Relay {
     let need = code >= 0 ? w.incoming[code] : 0;
     let verdict;
     for (;;) {
-      const r = readParams(w, message, need, true);
+      const r = readParams(w, message, need, true, this.#read);
       verdict = core.message(client.link, code, name, idTag, idTag === w.tags.number ? id : 0, idTag === w.tags.string ? id : undefined, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task, r.protocolVersion);
       if ((verdict & 0xff) !== w.relayForward.needFields) break;
       need |= verdict >>> 8;
@@ -447,7 +450,7 @@ class Relay {
     if (code === -1) {
       verdict = core.message(UPSTREAM, -1, undefined, idTag, idNum, idStr, 0, 0, 0, 0, undefined, 0, undefined, undefined, undefined, false, undefined);
       if ((verdict & 0xff) === B.needFields) {
-        const r = readResponse(w, message, verdict >>> 8);
+        const r = readResponse(w, message, verdict >>> 8, this.#readResponse);
         verdict = core.upstreamResponse(idTag, idNum, idStr, r.need, r.taskTaskId, r.resultType, r.resultTaskId, r.status, r.protocolVersion, r.hasError, r.errorCode);
       }
       if (idTag === w.tags.number) this.#streams.delete(id);
@@ -455,7 +458,7 @@ class Relay {
       const name = code === 0 ? message.method.slice(0, w.maxPeerString) : undefined;
       let need = code >= 0 ? w.incoming[code] : 0;
       for (;;) {
-        const r = readParams(w, message, need, true);
+        const r = readParams(w, message, need, true, this.#read);
         verdict = core.message(UPSTREAM, code, name, idTag, idNum, idStr, need, r.paramsTag, r.argTag, r.argNum, r.argStr, r.reasonTag, r.reason, r.taskId, r.status, r.task, r.protocolVersion);
         if ((verdict & 0xff) !== B.needFields) break;
         need |= verdict >>> 8;

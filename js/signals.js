@@ -10,26 +10,26 @@
 // `Proxy` — is used through its own members, as before: the prototypes' members refuse an
 // object that is not a real signal (they throw), and then its own members are used.
 
-// Read the first time a signal is looked at, not when this module loads: touching the global
-// `AbortSignal` makes Node load its abort_controller internals (~0.2 ms of start-up),
-// and a caller with a signal has loaded them already.
-let aborted;
-let reason;
-let Target;
-let Signal;
-let ready = false;
+// A cache, made the first time a signal is looked at, not when this module loads: touching
+// the global `AbortSignal` makes Node load its abort_controller internals (~0.2 ms of
+// start-up), and a caller with a signal has loaded them already. `aborted` and `reason` the
+// prototype's getters, `Target` this realm's `EventTarget`, `Signal` its `AbortSignal` where
+// the prototypes' members may be used (else `undefined`).
+/** @type {{ aborted: Function | undefined, reason: Function | undefined, Target: any, Signal: any } | undefined} */
+let cachedMembers;
 
-function prepare() {
-  aborted = getter("aborted");
-  reason = getter("reason");
-  Target = typeof EventTarget === "function" ? EventTarget : undefined;
+function members() {
+  if (cachedMembers !== undefined) return cachedMembers;
+  const aborted = getter("aborted");
+  const reason = getter("reason");
+  const Target = typeof EventTarget === "function" ? EventTarget : undefined;
   // The fast path only where this realm's `AbortSignal` is an `EventTarget` (not, e.g., a
   // polyfill installed before the first signal is looked at that does not inherit from it).
-  Signal =
+  const Signal =
     typeof AbortSignal === "function" && aborted !== undefined && reason !== undefined && Target !== undefined && AbortSignal.prototype instanceof Target
       ? AbortSignal
       : undefined;
-  ready = true;
+  return (cachedMembers = { aborted, reason, Target, Signal });
 }
 
 function getter(name) {
@@ -38,7 +38,7 @@ function getter(name) {
 
 /** Whether `signal` claims to be an `AbortSignal` of this realm (then its prototypes' members are tried first). */
 const isAbortSignal = (signal) => {
-  if (!ready) prepare();
+  const Signal = members().Signal;
   return Signal !== undefined && signal instanceof Signal;
 };
 
@@ -76,8 +76,7 @@ function viaPrototypes(member, signal, ...args) {
  * @returns {boolean}
  */
 export function isAborted(signal) {
-  if (!ready) prepare();
-  const value = viaPrototypes(aborted, signal);
+  const value = viaPrototypes(members().aborted, signal);
   return value === REFUSED ? signal.aborted : value;
 }
 
@@ -87,8 +86,7 @@ export function isAborted(signal) {
  * @returns {unknown}
  */
 export function reasonOf(signal) {
-  if (!ready) prepare();
-  const value = viaPrototypes(reason, signal);
+  const value = viaPrototypes(members().reason, signal);
   return value === REFUSED ? signal.reason : value;
 }
 
@@ -99,8 +97,7 @@ export function reasonOf(signal) {
  * @param {AddEventListenerOptions} [options]
  */
 export function onAbort(signal, listener, options) {
-  if (!ready) prepare();
-  if (viaPrototypes(Target?.prototype.addEventListener, signal, "abort", listener, options) === REFUSED) {
+  if (viaPrototypes(members().Target?.prototype.addEventListener, signal, "abort", listener, options) === REFUSED) {
     signal.addEventListener("abort", listener, options);
   }
 }
@@ -112,8 +109,7 @@ export function onAbort(signal, listener, options) {
  * @param {() => void} listener
  */
 export function offAbort(signal, listener) {
-  if (!ready) prepare();
-  if (viaPrototypes(Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
+  if (viaPrototypes(members().Target?.prototype.removeEventListener, signal, "abort", listener) === REFUSED) {
     signal.removeEventListener?.("abort", listener);
   }
 }

@@ -27,6 +27,9 @@ export const PACKAGE_FILES = Object.freeze(
     "js/index.d.ts",
     "js/browser.js",
     "js/session.js",
+    "js/encoder.js",
+    "js/output.js",
+    "js/routing.js",
     "js/guard.js",
     "js/errors.js",
     "js/reader.js",
@@ -58,6 +61,8 @@ export const PACKAGE_FILES = Object.freeze(
     "pkg/web/mcp_cancel_bg.wasm.d.ts",
     // The core's tables for the JS entries (scripts/build.sh: not in the session's .wasm).
     "pkg/web/mcp_cancel_tables.js",
+    // The JS caller of each export of the session's .wasm (scripts/write-calls.mjs).
+    "pkg/web/mcp_cancel_calls.js",
     // The relay's own .wasm (createRelay, `mcp-cancel bridge`), Node only.
     "pkg/relay-node/mcp_cancel_relay.js",
     "pkg/relay-node/mcp_cancel_relay.d.ts",

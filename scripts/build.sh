@@ -56,6 +56,10 @@ echo '{ "type": "commonjs" }' > pkg/relay-node/package.json
 # constant (scripts/write-tables.mjs): the session's .wasm does not carry them (size and
 # start-up), the relay's build gives them (`RelayCore.sessionConstantsJson()`).
 node scripts/write-tables.mjs
+# The JS caller of each export of the session's .wasm, from src/wasm/exports.rs's list (their
+# argument order and types), as pkg/web/mcp_cancel_calls.js: the JS layer calls the exports
+# only through it (scripts/write-calls.mjs; an exports.rs it does not understand stops here).
+node scripts/write-calls.mjs
 # dist/node/index.cjs, the Node entry, and dist/node/relay.cjs, createRelay()'s JavaScript
 # (scripts/bundle-node.mjs).
 printf '\033[1m[build]\033[0m %s\n' "esbuild js/node/entry.js -> dist/node/index.cjs, js/relay.js -> dist/node/relay.cjs"

@@ -12,7 +12,8 @@
 //                        entry's ~107 KB). Its error classes are the entry's own (one
 //                        `InvalidArgumentError` per process, for `instanceof`).
 // The core's tables go in from pkg/web/mcp_cancel_tables.js (scripts/write-tables.mjs wrote it): their
-// text, and their numbers, which esbuild writes into the code that compares with them.
+// text, and their numbers, which esbuild writes into the code that compares with them; and the
+// callers of the exports from pkg/web/mcp_cancel_calls.js (scripts/write-calls.mjs).
 import { readFile } from "node:fs/promises";
 
 import * as esbuild from "esbuild";

@@ -1,4 +1,4 @@
-// pkg/web/mcp_cancel_tables.js, the core's tables as the module js/session.js imports (scripts/build.sh
+// pkg/web/mcp_cancel_tables.js, the core's tables as the module the JS layer imports (scripts/build.sh
 // runs this after the relay's build, whose `RelayCore.sessionConstantsJson()` gives them: the
 // session's .wasm does not carry them, for its size and start-up):
 //   constantsJson          the whole of `SessionCore.constantsJson()` as text (methods, members

@@ -680,22 +680,22 @@ fn cancelling_a_poll_whose_task_is_already_being_cancelled_cancels_the_poll_alon
 
 /// Our own `tasks/cancel` is ours: not one of the application's requests to count.
 #[test]
-fn cancellable_counts_running_tasks_but_not_our_own_tasks_cancel() {
+fn in_flight_count_counts_running_tasks_but_not_our_own_tasks_cancel() {
     let mut s = session(V2025_11_25, TransportKind::Messages);
     s.track(task_request(1), 0).unwrap();
     s.track(task_request(2), 0).unwrap();
-    assert_eq!(s.cancellable(), 2);
+    assert_eq!(s.in_flight_count(), 2);
     let _ = s.handle_response(&n(1), &created("t-1"));
-    assert_eq!((s.cancellable(), s.outbound_in_flight()), (2, 1), "the task runs: it can still be cancelled");
+    assert_eq!((s.in_flight_count(), s.outbound_in_flight()), (2, 1), "the task runs: it can still be cancelled");
     assert!(matches!(s.cancel_now(&n(1), &Reason::None).unwrap(), Cancel::Sent(CancelAction::CancelTask(_))));
     // The task ends before our `tasks/cancel` is answered: that request is still in flight,
     // and it is not one that can be cancelled.
     s.handle_task_status("t-1", "cancelled");
     assert_eq!(s.outbound_in_flight(), 2, "request 2 and our tasks/cancel");
-    assert_eq!(s.cancellable(), 1, "request 2 alone");
+    assert_eq!(s.in_flight_count(), 1, "request 2 alone");
     let answer = s.handle_response(&RequestId::from("mcp-cancel:1"), &ResponseInfo::default());
     assert_eq!(answer, ResponseVerdict::Consumed);
-    assert_eq!((s.cancellable(), s.outbound_in_flight()), (1, 1));
+    assert_eq!((s.in_flight_count(), s.outbound_in_flight()), (1, 1));
 }
 
 /// Found by the `ops` fuzz target: progress for a task request whose cancel was deferred

@@ -592,25 +592,6 @@ fn a_watched_request_is_settled_once_when_it_completes_or_is_cancelled() {
 }
 
 #[test]
-fn take_settled_takes_the_settled_of_that_request_only_when_it_is_all_the_output() {
-    let mut session = Session::default();
-    session.track(watched(n(1)), 0).unwrap();
-    session.track(watched(n(2)), 0).unwrap();
-    assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
-    assert!(!session.take_settled(&n(2)), "another request's");
-    assert!(session.take_settled(&n(1)));
-    assert!(session.poll_output().is_none(), "taken, not reported twice");
-    assert!(!session.take_settled(&n(1)), "nothing left to take");
-    // Behind other output (a cancel of 2 before the response of 3), nothing is taken: the
-    // host drains the queue in order instead.
-    session.track(watched(n(3)), 0).unwrap();
-    assert!(session.cancel(&n(2), &Reason::None).unwrap());
-    assert_eq!(response(&mut session, &n(3)), ResponseVerdict::Deliver);
-    assert!(!session.take_settled(&n(3)));
-    assert_eq!(non_events(&mut session).last(), Some(&Output::Settled(n(3))));
-}
-
-#[test]
 fn watch_marks_only_a_request_in_flight() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
@@ -652,15 +633,17 @@ fn closing_settles_every_watched_request_and_sends_nothing() {
 }
 
 #[test]
-fn cancellable_counts_requests_that_can_still_be_cancelled() {
+fn in_flight_count_counts_requests_that_can_still_be_cancelled() {
     let mut session = Session::default();
     session.track_request(n(1), "tools/call", None).unwrap();
     session.track_request(n(2), "tools/call", None).unwrap();
-    assert_eq!(session.cancellable(), 2);
+    assert_eq!(session.in_flight_count(), 2);
+    assert!(session.is_in_flight(&n(2)));
     assert!(session.cancel(&n(2), &Reason::None).unwrap());
-    assert_eq!(session.cancellable(), 1, "a cancelled request is a tombstone, not cancellable");
+    assert_eq!(session.in_flight_count(), 1, "a cancelled request is a tombstone, not in flight");
+    assert!(!session.is_in_flight(&n(2)));
     assert_eq!(response(&mut session, &n(1)), ResponseVerdict::Deliver);
-    assert_eq!(session.cancellable(), 0);
+    assert_eq!(session.in_flight_count(), 0);
 }
 
 #[test]

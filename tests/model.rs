@@ -15,10 +15,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, FastCancel, FastOwnCancel, IdRef,
-    InboundCancelVerdict, Method, OutgoingResponseVerdict, Output, PackedStr, ProgressVerdict, Reason, RequestId,
-    ResponseInfo, ResponseVerdict, Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest, Transmit, UsageError,
-    Verdict,
+    CancelAction, CancelCause, CancelledParams, Config, Event, EventKind, IdRef, InboundCancelVerdict, Message,
+    MessageFields, MethodName, OutgoingError, OutgoingResponseVerdict, Output, PackedStr, PeerValue, ProgressVerdict,
+    Reason, RequestId, ResponseInfo, ResponseVerdict, Revision, Session, StrId, Timeout, TimeoutKind, TrackRequest,
+    Transmit, UsageError, Verdict,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -44,7 +44,7 @@ enum Op {
     Close,
 }
 
-/// A string id as the fast paths take it: on every other fast step packed from words, as a
+/// A string id as a host's boundary holds it: on every fourth step packed from words, as a
 /// JS host crosses an ASCII id of up to 11 bytes (`PackedStr::from_words`), else as text.
 fn str_id(s: &str, step: usize) -> StrId<'_> {
     let mut w = [0u32; 3];
@@ -57,11 +57,19 @@ fn str_id(s: &str, step: usize) -> StrId<'_> {
     }
 }
 
-/// An id as the fast paths take it, borrowed: a string packed on every fourth step ([`str_id`]).
+/// An id as a host's boundary holds it, borrowed: a string packed on every fourth step ([`str_id`]).
 fn id_ref(id: &RequestId, step: usize) -> IdRef<'_> {
     match id {
         RequestId::Number(n) => IdRef::Number(*n),
         RequestId::String(s) => IdRef::Str(str_id(s, step)),
+    }
+}
+
+/// An id as a message's member, as a host reads it.
+fn peer_value(id: &RequestId) -> PeerValue<'_> {
+    match id {
+        RequestId::Number(n) => PeerValue::Number(*n as f64),
+        RequestId::String(s) => PeerValue::String(s),
     }
 }
 
@@ -413,10 +421,12 @@ fn run(ops: Vec<Op>, events: bool) -> Result<(), TestCaseError> {
 }
 
 /// Runs `ops` on the core and the model. `events`: the core reports events (the peer's
-/// forgotten requests are checked); without them, the peer's messages take the host's fast
-/// paths on every other step (`handle_known_request`, `handle_cancelled_fast`,
-/// `handle_outgoing_response_fast`), which queue nothing: the test does what a host does
-/// with their answers, and the outputs must be the same.
+/// forgotten requests are checked). Every other step (`fast`) takes the way a host's boundary
+/// does — the ids borrowed (a string packed on every fourth step, [`id_ref`]), the peer's
+/// messages and our responses as [`Message`]s through `handle_incoming` / `handle_outgoing`,
+/// a response first with nothing read — the others the owned-value Rust API: each reaches the
+/// one path of its kind, whose shortcuts (a plain request's track, response and cancel) must
+/// give what the general path gives.
 fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), TestCaseError> {
     let mut core = Session::new(Config {
         tombstone_capacity: CAPACITY,
@@ -432,9 +442,7 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
         ));
         // What the model predicts this step queues, in order.
         let mut want: Vec<Out> = Vec::new();
-        // What a host does after a fast path (that queued nothing), in order.
-        let mut host: Vec<Out> = Vec::new();
-        let fast = !events && step % 2 == 0;
+        let fast = step % 2 == 0;
         match &op {
             Op::Track { id, handshake, token, timeout, watch } => {
                 let method = if *handshake {
@@ -452,16 +460,23 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                     watch: *watch,
                     ..TrackRequest::new(id.clone(), method)
                 };
-                // The fast path (an integer id, nothing but `watch`) on every other step: the
-                // same outcome as the general one.
-                let got = match id {
-                    RequestId::Number(n) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
-                        core.track_number(*n, Method::from_name(method).unwrap(), *watch, model.now)
+                // As a host that sees the message: with the session's timeouts (none).
+                let got = if fast && timeout.is_none() {
+                    let mut message = Message::new(peer_value(id), MethodName::from_name(method));
+                    message.read = MessageFields(u32::MAX);
+                    if let Some(token) = &token {
+                        message.progress_token = peer_value(token);
                     }
-                    RequestId::String(s) if token.is_none() && timeout.is_none() && step % 2 == 0 => {
-                        core.track_str(str_id(s, step), Method::from_name(method).unwrap(), *watch, model.now)
+                    match core.handle_outgoing(&message, model.now, *watch) {
+                        Ok(verdict) => {
+                            prop_assert_eq!(verdict, Verdict::Pass, "step {} {:?}", step, op);
+                            Ok(())
+                        }
+                        Err(OutgoingError::Usage(e)) => Err(e),
+                        Err(e) => panic!("step {step} {op:?}: {e:?}"),
                     }
-                    _ => core.track(request, model.now),
+                } else {
+                    core.track(request, model.now)
                 };
                 let tracked = model.track(id, method, token, t, *watch);
                 prop_assert_eq!(got.is_ok(), tracked.is_ok(), "step {} {:?}: {:?}", step, op, got);
@@ -470,24 +485,8 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                 }
             }
             Op::Cancel { id } => {
-                // The fast path on every other step without events (the reason "r": 1 byte
-                // of UTF-8, given as JS gives it, 3 × its UTF-16 length): what a host does
-                // with `Notify` must be what the outputs of `cancel` say.
-                let taken = match fast.then(|| core.cancel_fast(id_ref(id, step), Some(3))) {
-                    Some(FastOwnCancel::Notify { watched }) => {
-                        host.push(Out::Notify(id.clone(), Some("r".to_owned())));
-                        host.push(Out::Cancelled(id.clone(), None));
-                        if watched {
-                            host.push(Out::Settled(id.clone()));
-                        }
-                        Some(Ok(true))
-                    }
-                    _ => None,
-                };
-                let got = match taken {
-                    Some(got) => got,
-                    None => core.cancel(id, &Reason::Text("r".into())),
-                };
+                let reason = Reason::Text("r".into());
+                let got = if fast { core.cancel(id_ref(id, step), &reason) } else { core.cancel(id, &reason) };
                 let made = model.cancel(id, None, &mut want);
                 match (got, made) {
                     (Ok(true), Ok(true)) | (Ok(false), Ok(false)) => {}
@@ -497,105 +496,79 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
             }
             Op::Response { id } => {
                 let expected = model.response(id, &mut want);
-                match id {
-                    // The fast path on every other step: deliver (or unknown) passes, late drops.
-                    RequestId::Number(_) | RequestId::String(_) if step % 2 == 0 => {
-                        let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
-                        // Without events, as the wasm layer does: a watched request that
-                        // settles is the host's to release (no `Settled` queued).
-                        let (verdict, settled) = match id {
-                            RequestId::Number(n) if fast => core.response_number_fast(*n),
-                            RequestId::String(s) if fast => core.response_str_fast(str_id(s, step)),
-                            RequestId::Number(n) => (core.response_number(*n), false),
-                            RequestId::String(s) => (core.response_str(str_id(s, step)), false),
-                        };
-                        if settled {
-                            host.push(Out::Settled(id.clone()));
+                if fast {
+                    // As the wasm layer's `response`: nothing read first, then what the core
+                    // asks for; on every fourth step as a whole message.
+                    let pass = matches!(expected, ResponseVerdict::Deliver | ResponseVerdict::Unknown);
+                    let first = if step % 4 == 0 {
+                        core.handle_incoming(&Message::new(peer_value(id), MethodName::Absent), model.now)
+                    } else {
+                        core.handle_incoming_response(id_ref(id, step), MessageFields::NONE, None)
+                    };
+                    let got = match first {
+                        // 2026-07-28's tasks extension reads `resultType` of every
+                        // response: a plain result has none.
+                        Verdict::NeedFields(read) => {
+                            core.handle_incoming_response(id_ref(id, step), read, Some(&ResponseInfo::default()))
                         }
-                        let got = match verdict {
-                            // 2026-07-28's tasks extension reads `resultType` of every
-                            // response: a plain result has none.
-                            Verdict::NeedFields(read) => {
-                                core.handle_incoming_response(id, read, Some(&ResponseInfo::default()))
-                            }
-                            got => got,
-                        };
-                        prop_assert_eq!(
-                            got,
-                            if pass { Verdict::Pass } else { Verdict::Drop },
-                            "step {} {:?}",
-                            step,
-                            op
-                        );
-                    }
-                    _ => {
-                        let got = core.handle_response(id, &ResponseInfo::default());
-                        prop_assert_eq!(got, expected, "step {} {:?}", step, op);
-                    }
+                        got => got,
+                    };
+                    prop_assert_eq!(got, if pass { Verdict::Pass } else { Verdict::Drop }, "step {} {:?}", step, op);
+                } else {
+                    let got = core.handle_response(id, &ResponseInfo::default());
+                    prop_assert_eq!(got, expected, "step {} {:?}", step, op);
                 }
             }
             Op::Progress { token } => {
                 let token = RequestId::String(format!("tok-{token}"));
-                prop_assert_eq!(
-                    core.handle_progress(&token, model.now),
-                    model.progress(&token),
-                    "step {} {:?}",
-                    step,
-                    op
-                );
+                let got = if fast {
+                    core.handle_progress(id_ref(&token, step), model.now)
+                } else {
+                    core.handle_progress(&token, model.now)
+                };
+                prop_assert_eq!(got, model.progress(&token), "step {} {:?}", step, op);
             }
             Op::InboundRequest { id, handshake } => {
                 let method = if *handshake { "initialize" } else { "sampling/createMessage" };
                 let fresh = model.inbound_request(id, method, &mut want);
-                let got = if fast {
-                    core.handle_known_request(id_ref(id, step), Method::from_name(method).unwrap(), false)
+                if fast {
+                    // As a host that sees the message (`params.task` read: absent). Whether
+                    // it was fresh shows in the records below and in what the peer may cancel.
+                    let mut message = Message::new(peer_value(id), MethodName::from_name(method));
+                    message.read = MessageFields(u32::MAX);
+                    prop_assert_eq!(core.handle_incoming(&message, model.now), Verdict::Pass, "step {} {:?}", step, op);
                 } else {
-                    core.handle_request(id.clone(), method)
-                };
-                prop_assert_eq!(got, fresh, "step {} {:?}", step, op);
+                    prop_assert_eq!(core.handle_request(id.clone(), method), fresh, "step {} {:?}", step, op);
+                }
             }
             Op::InboundCancel { params } => {
                 let expected = model.inbound_cancel(params, &mut want);
-                // The fast path's shape: an object with a request id, no reason or a string.
-                let shape = params.as_object().and_then(|p| {
-                    let id = RequestId::from_json(p.get("requestId")?).ok()?;
-                    match p.get("reason") {
-                        None => Some((id, None)),
-                        Some(serde_json::Value::String(r)) => Some((id, Some(r.clone()))),
-                        Some(_) => None,
-                    }
-                });
-                let taken = match shape {
-                    Some((id, reason)) if fast => {
-                        // An upper bound of the reason's bytes, as JS gives it (3 × UTF-16 units).
-                        match core.handle_cancelled_fast(id_ref(&id, step), reason.as_ref().map(|r| 3 * r.len())) {
-                            FastCancel::Aborted { .. } => {
-                                host.push(Out::PeerCancelled(id.clone(), reason.clone()));
-                                Some(InboundCancelVerdict::Abort { request_id: id, reason })
-                            }
-                            FastCancel::Ignored => Some(InboundCancelVerdict::Ignore),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                };
-                let got = match taken {
-                    Some(got) => got,
-                    None => core.handle_cancelled(&CancelledParams::from_json(Some(params))),
-                };
-                prop_assert_eq!(got, expected, "step {} {:?}", step, op);
+                if fast {
+                    let json = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": params });
+                    let mut info = ResponseInfo::default();
+                    let got = core.handle_incoming(&Message::from_json(&json, &mut info), model.now);
+                    let pass = !matches!(expected, InboundCancelVerdict::Ignore);
+                    prop_assert_eq!(got, if pass { Verdict::Pass } else { Verdict::Drop }, "step {} {:?}", step, op);
+                } else {
+                    let got = core.handle_cancelled(&CancelledParams::from_json(Some(params)));
+                    prop_assert_eq!(got, expected, "step {} {:?}", step, op);
+                }
             }
             Op::OutgoingResponse { id } => {
-                let got = if fast {
-                    let (verdict, settled) = core.handle_outgoing_response_fast(id_ref(id, step));
-                    if settled {
-                        host.push(Out::InboundSettled(id.clone()));
-                    }
-                    verdict
+                let expected = model.outgoing_response(id, &mut want);
+                if fast {
+                    let got = core.handle_outgoing(&Message::new(peer_value(id), MethodName::Absent), model.now, false);
+                    let send = expected == OutgoingResponseVerdict::Send;
+                    prop_assert_eq!(
+                        got,
+                        Ok(if send { Verdict::Pass } else { Verdict::Drop }),
+                        "step {} {:?}",
+                        step,
+                        op
+                    );
                 } else {
-                    core.handle_outgoing_response(id)
-                };
-                prop_assert_eq!(got, model.outgoing_response(id, &mut want), "step {} {:?}", step, op);
+                    prop_assert_eq!(core.handle_outgoing_response(id), expected, "step {} {:?}", step, op);
+                }
             }
             Op::Tick { ms } => {
                 model.tick(*ms, &mut want);
@@ -607,14 +580,16 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
             }
             Op::Watch { id } => {
                 let in_flight = model.outbound.get_mut(id).map(|o| o.watched = true).is_some();
-                prop_assert_eq!(core.watch(id), in_flight, "step {} {:?}", step, op);
+                let got = if fast { core.watch(id_ref(id, step)) } else { core.watch(id) };
+                prop_assert_eq!(got, in_flight, "step {} {:?}", step, op);
             }
             Op::WatchInbound { id } => {
                 let pos = model.inbound_position(id);
                 if let Some(pos) = pos {
                     model.inbound[pos].2 = true;
                 }
-                prop_assert_eq!(core.watch_inbound(id), pos.is_some(), "step {} {:?}", step, op);
+                let got = if fast { core.watch_inbound(id_ref(id, step)) } else { core.watch_inbound(id) };
+                prop_assert_eq!(got, pos.is_some(), "step {} {:?}", step, op);
             }
             Op::Close => {
                 model.close(&mut want);
@@ -622,7 +597,6 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
             }
         }
         let mut got = outs(&mut core)?;
-        got.extend(host);
         if !events {
             want.retain(|o| !matches!(o, Out::InboundForgotten(_)));
         }
@@ -637,7 +611,10 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
         prop_assert_eq!(core.tombstones(), model.tombstones.len(), "step {}: tombstones", step);
         prop_assert_eq!(core.inbound_in_flight(), model.inbound.len(), "step {}: inbound", step);
         prop_assert!(core.inbound_in_flight() <= INBOUND_CAPACITY);
-        prop_assert_eq!(core.cancellable(), model.outbound.len(), "step {}: cancellable", step);
+        prop_assert_eq!(core.in_flight_count(), model.outbound.len(), "step {}: in flight for the host", step);
+        for id in model.outbound.keys() {
+            prop_assert!(core.is_in_flight(id_ref(id, step)), "step {}: {:?} in flight", step, id);
+        }
         prop_assert_eq!(core.inbound_cancelled(), model.peer_cancelled.len(), "step {}: inbound cancelled", step);
     }
     Ok(())
@@ -651,9 +628,9 @@ proptest! {
         run(ops, true)?;
     }
 
-    /// The same without events: the peer's messages take the hosts' fast paths.
+    /// The same without events (the shortcuts of the one paths skip no event then).
     #[test]
-    fn the_fast_paths_follow_the_reference_model(ops in prop::collection::vec(op(), 1..60)) {
+    fn the_core_follows_the_reference_model_without_events(ops in prop::collection::vec(op(), 1..60)) {
         run(ops, false)?;
     }
 }

@@ -1,9 +1,10 @@
 //! The wasm `SessionCore` (the class the package's JS `CancellationSession` drives), in a
 //! real JS engine: Node (`wasm-pack test --node`) and headless Chromium
 //! (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`). The entry points take
-//! tagged scalars, as the package's JS reader passes them; what the core says to do comes out
-//! of `takeOutput()` as records, which these tests read (the JS layer that does them, js/session.js,
-//! is tested in pkg-tests against real peers).
+//! scalars — an id as an `ID`'s five, a string as its length — as the package's JS encoder
+//! passes them; what the core says to do comes out of `takeOutput()` as records, which these
+//! tests read (the JS layer that does them, js/output.js, is tested in pkg-tests against real
+//! peers).
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -82,11 +83,14 @@ fn with_options(options: &JsValue, exits: u32) -> SessionCore {
     )
 }
 
-/// js/records.js's `readRecords` (the JS layer's reader of `takeOutput()`'s bytes), bound to
+/// js/records.js's `RecordReader` (the JS layer's reader of `takeOutput()`'s bytes), bound to
 /// the core's schema: `(bytes) => records`.
 fn record_reader() -> Function {
-    let source = include_str!("../js/records.js").replace("export function", "function");
-    let read = Function::new_with_args("bytes, schema", &format!("{source}\nreturn readRecords(bytes, schema);"));
+    let source = include_str!("../js/records.js").replace("export class", "class");
+    let read = Function::new_with_args(
+        "bytes, schema",
+        &format!("{source}\nreturn new RecordReader(schema).read(bytes.buffer, bytes.byteOffset, bytes.length);"),
+    );
     let schema = js("return JSON.parse(a).records;", &[SessionCore::constants_json().into()]);
     js("return (bytes) => a(bytes, b);", &[read.into(), schema]).unchecked_into()
 }
@@ -122,24 +126,71 @@ fn kinds(records: &[Value]) -> Vec<String> {
     records.iter().map(kind).collect()
 }
 
-/// (tag, number, string) of an id, as the JS reader passes it.
-fn tagged(id: &JsValue) -> (u32, f64, Option<String>) {
-    match (id.as_f64(), id.as_string()) {
-        (Some(n), _) => (3, n, None),
-        (_, Some(s)) => (4, 0.0, Some(s)),
-        _ if id.is_null() => (1, 0.0, None),
-        _ if id.as_bool().is_some() => (2, 0.0, None),
-        _ => (0, 0.0, None),
-    }
-}
-
 /// `NO_STRING` of `SessionCore.constantsJson()`: the length of an absent string argument.
 const NO: u32 = u32::MAX;
 
 /// `numberId` of `SessionCore.constantsJson()`: the `len` of an id that crosses as a number.
 const NUMBER_ID: u32 = u32::MAX;
 
-/// Writes the strings of the next call as js/session.js's `strings()` does — their UTF-8 one
+/// `inBuffer` of `SessionCore.constantsJson()`: the bit of an id's `len` that says its string
+/// is the next of the call's strings.
+const IN_BUFFER: u32 = 0x8000_0000;
+
+/// `idLen[tag]` of `SessionCore.constantsJson()`: the `len` of an id that is neither a number
+/// nor a string (`tags`: absent 0, null 1, boolean 2, array 5, object 6, oversized 7).
+fn id_len(tag: u32) -> u32 {
+    u32::MAX - 1 - tag
+}
+
+/// An id as the JS encoder crosses it: the five scalars of an `ID`, and its string when it
+/// is written with the call's strings (at its place among them).
+#[derive(Clone)]
+struct Id {
+    num: f64,
+    len: u32,
+    w: [u32; 3],
+    text: Option<String>,
+}
+
+impl Id {
+    /// `id` crossed: a number as itself, an ASCII string of up to 11 bytes packed into words
+    /// (unless `buffered`), any other string in the buffer, anything else by its tag.
+    fn of(id: &JsValue, buffered: bool) -> Id {
+        let tagged = |tag| Id { num: 0.0, len: id_len(tag), w: [0; 3], text: None };
+        match (id.as_f64(), id.as_string()) {
+            (Some(n), _) => Id { num: n, len: NUMBER_ID, w: [0; 3], text: None },
+            (_, Some(text)) if !buffered && text.len() <= 11 && text.is_ascii() => {
+                let mut w = [0u32; 3];
+                for (i, b) in text.bytes().enumerate() {
+                    w[i / 4] |= u32::from(b) << (8 * (i % 4));
+                }
+                Id { num: 0.0, len: text.len() as u32, w, text: None }
+            }
+            (_, Some(text)) => Id { num: 0.0, len: IN_BUFFER | text.len() as u32, w: [0; 3], text: Some(text) },
+            _ if id.is_null() => tagged(1),
+            _ if id.as_bool().is_some() => tagged(2),
+            _ if id.is_undefined() => tagged(0),
+            _ if Array::is_array(id) => tagged(5),
+            _ => tagged(6),
+        }
+    }
+
+    /// [`Id::of`], a string packed when it can be.
+    fn new(id: &JsValue) -> Id {
+        Id::of(id, false)
+    }
+
+    /// An absent id (`idLen.absent`).
+    fn absent() -> Id {
+        Id::new(&JsValue::UNDEFINED)
+    }
+
+    fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+}
+
+/// Writes the strings of the next call as js/encoder.js's `Encoder.open`/`put` do — their UTF-8 one
 /// after the other into the session's scratch buffer, or a buffer `input()` makes when they
 /// need more — and returns each one's length in bytes (`NO` when absent), in order.
 fn put(s: &mut SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
@@ -152,14 +203,14 @@ fn put(s: &mut SessionCore, strings: &[Option<&str>]) -> Vec<u32> {
     strings.iter().map(|t| t.map_or(NO, |t| t.len() as u32)).collect()
 }
 
-/// (tag, number, string length) of an id, as the JS reader passes it, its string written
-/// with `put`.
-fn tagged_put(s: &mut SessionCore, id: &JsValue) -> (u32, f64, u32) {
-    let (t, n, st) = tagged(id);
-    (t, n, put(s, &[st.as_deref()])[0])
+/// An id crossed, its string (if any) written with `put` as the call's only string.
+fn id_put(s: &mut SessionCore, id: &JsValue) -> Id {
+    let id = Id::new(id);
+    put(s, &[id.text()]);
+    id
 }
 
-/// A cancel's reason as the JS class crosses it (js/session.js `crossReason`): its kind
+/// A cancel's reason as the JS class crosses it (js/encoder.js `Encoder.crossReason`): its kind
 /// (`constantsJson().reasons`) and its strings.
 fn crossed_reason(reason: &JsValue) -> (u32, Option<String>, Option<String>) {
     if let Some(text) = reason.as_string() {
@@ -191,18 +242,18 @@ const FAILED: u32 = 8;
 /// `cancel` as the JS layer's listener calls it when the caller's signal aborted: the id
 /// and the reason as scalars; what it returns.
 fn signal_aborted(s: &mut SessionCore, id: JsValue, reason: JsValue) -> u32 {
-    let (t, n, st) = tagged(&id);
+    let i = Id::new(&id);
     let (kind, first, second) = crossed_reason(&reason);
-    let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
-    s.cancel(true, t, n, l[0], kind, l[1], l[2])
+    let l = put(s, &[i.text(), first.as_deref(), second.as_deref()]);
+    s.cancel(true, i.num, i.len, i.w[0], i.w[1], i.w[2], kind, l[1], l[2])
 }
 
 /// `cancel` as the JS class calls it: whether a cancel was made, or the refusal.
 fn cancel(s: &mut SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsValue> {
-    let (t, n, st) = tagged(&id);
+    let i = Id::new(&id);
     let (kind, first, second) = crossed_reason(&reason);
-    let l = put(s, &[st.as_deref(), first.as_deref(), second.as_deref()]);
-    match s.cancel(false, t, n, l[0], kind, l[1], l[2]) & !BUSY {
+    let l = put(s, &[i.text(), first.as_deref(), second.as_deref()]);
+    match s.cancel(false, i.num, i.len, i.w[0], i.w[1], i.w[2], kind, l[1], l[2]) & !BUSY {
         FAILED => Err(refusal(s)),
         made => Ok(made == 1),
     }
@@ -210,8 +261,14 @@ fn cancel(s: &mut SessionCore, id: JsValue, reason: JsValue) -> Result<bool, JsV
 
 /// `isInFlight` as the JS class calls it.
 fn in_flight(s: &mut SessionCore, id: JsValue) -> bool {
-    let (t, n, l) = tagged_put(s, &id);
-    s.is_in_flight(t, n, l)
+    let i = id_put(s, &id);
+    s.is_in_flight(i.num, i.len, i.w[0], i.w[1], i.w[2])
+}
+
+/// `watch` (`signal(id)`, or with `inbound` `inboundSignal(id)`) as the JS class calls it.
+fn watch(s: &mut SessionCore, inbound: bool, id: JsValue) -> u32 {
+    let i = id_put(s, &id);
+    s.watch(inbound, i.num, i.len, i.w[0], i.w[1], i.w[2])
 }
 
 fn code(method: &str) -> i32 {
@@ -221,7 +278,7 @@ fn code(method: &str) -> i32 {
 /// `track` as the JS class calls it, with `options` (an object or `undefined`) read as
 /// js/options.js reads them.
 fn track(s: &mut SessionCore, id: JsValue, method: &str, options: JsValue) -> Result<(), JsValue> {
-    let (t, n, st) = tagged(&id);
+    let i = Id::new(&id);
     let name = (code(method) == 0).then(|| method.to_owned());
     let member = |o: &JsValue, name: &str| {
         if o.is_object() {
@@ -239,20 +296,24 @@ fn track(s: &mut SessionCore, id: JsValue, method: &str, options: JsValue) -> Re
         _ => 1,
     };
     let params = member(&options, "params");
-    let (token_tag, token_num, token_str) = tagged(&member(&member(&params, "_meta"), "progressToken"));
+    let token = Id::new(&member(&member(&params, "_meta"), "progressToken"));
     let task = member(&params, "task").is_object();
     let task_id = member(&params, "taskId").as_string();
-    let l = put(s, &[st.as_deref(), name.as_deref(), token_str.as_deref(), task_id.as_deref()]);
+    let l = put(s, &[i.text(), name.as_deref(), token.text(), task_id.as_deref()]);
     let verdict = s.track(
-        t,
-        n,
-        l[0],
+        i.num,
+        i.len,
+        i.w[0],
+        i.w[1],
+        i.w[2],
         code(method),
         l[1],
         signal_state,
-        token_tag,
-        token_num,
-        l[2],
+        token.num,
+        token.len,
+        token.w[0],
+        token.w[1],
+        token.w[2],
         task,
         l[3],
         timeout,
@@ -273,8 +334,8 @@ fn track(s: &mut SessionCore, id: JsValue, method: &str, options: JsValue) -> Re
 const SETTLED: u32 = 0x80;
 
 fn response_verdict(s: &mut SessionCore, id: JsValue) -> u32 {
-    let (t, n, l) = tagged_put(s, &id);
-    s.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN) & !BUSY
+    let i = id_put(s, &id);
+    s.response(i.num, i.len, i.w[0], i.w[1], i.w[2], 0, NO, NO, NO, NO, NO, false, f64::NAN) & !BUSY
 }
 
 fn should_drop_response(s: &mut SessionCore, id: JsValue) -> bool {
@@ -282,32 +343,92 @@ fn should_drop_response(s: &mut SessionCore, id: JsValue) -> bool {
 }
 
 fn should_drop_progress(s: &mut SessionCore, token: JsValue) -> bool {
-    let (t, n, l) = tagged_put(s, &token);
-    s.progress(t, n, l) & !BUSY == 1
+    let t = id_put(s, &token);
+    s.progress(t.num, t.len, t.w[0], t.w[1], t.w[2]) & !BUSY == 1
+}
+
+/// `incoming` of a message whose `id` and `arg` crossed as `id` and `arg`, its strings (the
+/// method's name, the reason, `params.taskId`, `params.status`) written with theirs, in the
+/// order of the arguments.
+#[allow(clippy::too_many_arguments)]
+fn incoming(
+    s: &mut SessionCore,
+    id: &Id,
+    method: &str,
+    read: u32,
+    params_tag: u32,
+    arg: &Id,
+    (reason_tag, reason): (u32, Option<&str>),
+    task: bool,
+) -> u32 {
+    let name = (code(method) == 0).then_some(method);
+    let l = put(s, &[id.text(), name, arg.text(), reason, None, None]);
+    s.incoming(
+        id.num,
+        id.len,
+        id.w[0],
+        id.w[1],
+        id.w[2],
+        code(method),
+        l[1],
+        read,
+        params_tag,
+        arg.num,
+        arg.len,
+        arg.w[0],
+        arg.w[1],
+        arg.w[2],
+        reason_tag,
+        l[3],
+        l[4],
+        l[5],
+        task,
+    )
+}
+
+/// `outgoing` of a message with `signal`, whose `id` crossed as `id` (no `arg`, reason or
+/// task id read).
+fn outgoing(s: &mut SessionCore, signal: u32, id: &Id, method_code: i32, read: u32) -> u32 {
+    let arg = Id::absent();
+    put(s, &[id.text()]);
+    s.outgoing(
+        signal,
+        id.num,
+        id.len,
+        id.w[0],
+        id.w[1],
+        id.w[2],
+        method_code,
+        NO,
+        read,
+        0,
+        arg.num,
+        arg.len,
+        arg.w[0],
+        arg.w[1],
+        arg.w[2],
+        0,
+        NO,
+        NO,
+        false,
+    )
 }
 
 /// A request from the peer (`id`, `method`), as `shouldDropIncoming` passes it.
 fn peer_request(s: &mut SessionCore, id: JsValue, method: &str) -> u32 {
-    let (t, n, st) = tagged(&id);
-    let name = (code(method) == 0).then_some(method);
-    let l = put(s, &[name, st.as_deref()]);
     // `params.task` read (absent): a request that may be task-augmented needs it.
-    s.message(0, code(method), l[0], t, n, l[1], MessageFields::TASK.0, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
+    incoming(s, &Id::new(&id), method, MessageFields::TASK.0, 0, &Id::absent(), (0, None), false)
 }
 
 /// A `notifications/cancelled { requestId, reason }` from the peer.
 fn peer_cancel(s: &mut SessionCore, id: JsValue, reason: &str) -> u32 {
-    let (t, n, st) = tagged(&id);
     let read = MessageFields::PARAMS.with(MessageFields::REQUEST_ID).with(MessageFields::REASON).0;
-    let name = code("notifications/cancelled");
-    let l = put(s, &[st.as_deref(), Some(reason)]);
-    s.message(0, name, NO, 0, 0.0, NO, read, 6, t, n, l[0], 4, l[1], NO, NO, false)
+    incoming(s, &Id::absent(), "notifications/cancelled", read, 6, &Id::new(&id), (4, Some(reason)), false)
 }
 
 /// Our response to the peer's request `id` (`beforeSend`): the verdict (`1` = suppressed).
 fn our_response(s: &mut SessionCore, id: JsValue) -> u32 {
-    let (t, n, l) = tagged_put(s, &id);
-    s.message(1, -1, NO, t, n, l, 0, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
+    outgoing(s, 0, &Id::new(&id), -1, 0)
 }
 
 fn track_options(signal: &JsValue, token: Option<f64>) -> JsValue {
@@ -350,6 +471,14 @@ fn the_constants_are_json_with_every_method_at_its_code_and_the_verdicts_the_ent
     for (name, value) in [("aborted", 4.0), ("tracked", 32.0), ("watched", 64.0)] {
         assert_eq!(constant(&format!("verdicts.{name}")).as_f64(), Some(value), "{name}");
     }
+    assert_eq!(constant("numberId").as_f64(), Some(f64::from(NUMBER_ID)));
+    assert_eq!(constant("inBuffer").as_f64(), Some(f64::from(IN_BUFFER)));
+    for (name, tag) in [("absent", 0), ("null", 1), ("boolean", 2), ("array", 5), ("object", 6), ("oversized", 7)] {
+        assert_eq!(constant(&format!("idLen.{name}")).as_f64(), Some(f64::from(id_len(tag))), "{name}");
+        assert_eq!(constant(&format!("tags.{name}")).as_f64(), Some(f64::from(tag)), "{name}");
+    }
+    assert_eq!(constant("maxWordsId").as_f64(), Some(11.0));
+    assert!(constant("watchBit").is_undefined());
     assert_eq!(constant("exits.send").as_f64(), Some(1.0));
     assert_eq!(constant("exits.closeStream").as_f64(), Some(2.0));
 }
@@ -359,8 +488,8 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     let mut s = session_with("");
     let read = Method::fields(None, false).0;
     let send = |s: &mut SessionCore, method: &str, id: Option<f64>, signal: u32| {
-        let (tag, num) = id.map_or((0, 0.0), |n| (3, n));
-        s.message(1 + signal, code(method), NO, tag, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
+        let id = id.map_or_else(Id::absent, |n| Id::new(&n.into()));
+        outgoing(s, signal, &id, code(method), read)
     };
     // Aborted: not tracked, not to be sent.
     assert_eq!(send(&mut s, "tools/call", Some(1.0), 2), 4);
@@ -375,8 +504,7 @@ fn a_message_sent_with_a_signal_that_aborted_is_refused_only_when_it_is_a_reques
     // A "notifications/cancelled" with an id is a request (a malformed one): tracked and
     // watched like any other, and the JS layer is told so.
     let all = u32::MAX;
-    let cancelled =
-        s.message(2, code("notifications/cancelled"), NO, 3, 9.0, NO, all, 0, 0, 0.0, NO, 0, NO, NO, NO, false);
+    let cancelled = outgoing(&mut s, 1, &Id::new(&9.into()), code("notifications/cancelled"), all);
     assert_eq!(cancelled, 0x20 | 0x40);
     assert!(in_flight(&mut s, JsValue::from(9)));
 }
@@ -386,7 +514,7 @@ fn a_request_sent_with_a_live_signal_needs_send() {
     let mut bare = with_options(&Object::new().into(), 0);
     let read = Method::fields(Method::from_name("tools/call"), false).0;
     let send = |bare: &mut SessionCore, signal: u32, num: f64| {
-        bare.message(1 + signal, code("tools/call"), NO, 3, num, NO, read, 0, 0, 0.0, NO, 0, NO, NO, NO, false)
+        outgoing(bare, signal, &Id::new(&num.into()), code("tools/call"), read)
     };
     assert_eq!(send(&mut bare, 1, 1.0) & !BUSY, FAILED, "with a live signal");
     let err = refusal(&mut bare);
@@ -468,9 +596,9 @@ fn a_response_settles_a_watched_request_and_a_later_abort_sends_nothing() {
     let mut session = session_with("");
     let signal = js("return new AbortController().signal;", &[]);
     track(&mut session, 1.into(), "tools/call", track_options(&signal, None)).unwrap();
-    let (t, n, l) = tagged_put(&mut session, &1.into());
+    let i = id_put(&mut session, &1.into());
     assert_eq!(
-        session.response(t, n, l, 0, NO, NO, NO, NO, NO, false, f64::NAN),
+        session.response(i.num, i.len, i.w[0], i.w[1], i.w[2], 0, NO, NO, NO, NO, NO, false, f64::NAN),
         SETTLED,
         "delivered, and it settled the watched request: no output (not BUSY), the JS layer removes the listener \
          itself, told by the verdict"
@@ -490,22 +618,22 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     Reflect::set(&holder, &"memory".into(), &wasm_bindgen::memory()).unwrap();
     // flush() as the JS layer's: after a call that says BUSY, takes the output and, doing it,
     // calls the session again (whose own BUSY it flushes the same way). Through the module's
-    // exports, by handle, as js/session.js calls them.
+    // exports, by handle, as pkg/web/mcp_cancel_calls.js (scripts/write-calls.mjs) calls them.
     let flush: Function = js(
         "const x = a.exports, h = a.h; \
          const flush = () => { let n; while ((n = x.takeOutput(h)) !== 0) \
            for (const r of c(new Uint8Array(a.memory.buffer, x.outputAt(h), n))) { \
            b.push(r.o === 'event' ? r.event.type : r.o); \
-           if (r.o === 'notify' && (x.response(h, 3, r.requestId, -1, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
+           if (r.o === 'notify' && (x.response(h, r.requestId, -1, 0, 0, 0, 0, -1, -1, -1, -1, -1, false, NaN) & 0x40000000)) flush(); } }; \
          return flush;",
         &[holder.clone().into(), seen.clone().into(), record_reader().into()],
     )
     .unchecked_into();
     js(
         "const x = a.exports, h = a.h; \
-         if (x.track(h, 3, 9, -1, 8, -1, 1, 0, 0, -1, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
+         if (x.track(h, 9, -1, 0, 0, 0, 8, -1, 1, 0, -2, 0, 0, 0, false, -1, NaN, NaN, 0) !== 0) throw new Error('refused'); \
          new Uint8Array(a.memory.buffer, x.scratch(h), 4).set([115, 116, 111, 112]); \
-         if (!(x.cancel(h, true, 3, 9, -1, 1, 4, -1) & 0x40000000)) throw new Error('not busy'); \
+         if (!(x.cancel(h, true, 9, -1, 0, 0, 0, 1, 4, -1) & 0x40000000)) throw new Error('not busy'); \
          b();",
         &[holder.clone().into(), flush.into()],
     );
@@ -515,8 +643,8 @@ fn the_js_layers_flush_may_call_back_into_the_session() {
     // Still usable afterwards.
     js(
         "const x = a.exports, h = a.h; \
-         x.track(h, 3, 10, -1, 8, -1, 0, 0, 0, -1, false, -1, NaN, NaN, 0); \
-         if (!x.isInFlight(h, 3, 10, -1)) throw new Error('not tracked');",
+         x.track(h, 10, -1, 0, 0, 0, 8, -1, 0, 0, -2, 0, 0, 0, false, -1, NaN, NaN, 0); \
+         if (!x.isInFlight(h, 10, -1, 0, 0, 0)) throw new Error('not tracked');",
         &[holder.into()],
     );
     exports::free_session(h);
@@ -527,14 +655,39 @@ fn a_handle_names_one_session_until_it_is_freed() {
     let session = || exports::new_session(0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1, true, 1.0);
     let (a, b) = (session(), session());
     assert!(a != 0 && b != 0 && a != b);
-    assert_eq!(exports::track_plain(a, code("tools/call") as u32, 1.0, NUMBER_ID, 0, 0, 0) & !BUSY, 0);
+    let track = |h: u32, n: f64| {
+        let absent = id_len(0);
+        exports::track(
+            h,
+            n,
+            NUMBER_ID,
+            0,
+            0,
+            0,
+            code("tools/call"),
+            NO,
+            0,
+            0.0,
+            absent,
+            0,
+            0,
+            0,
+            false,
+            NO,
+            f64::NAN,
+            f64::NAN,
+            0,
+        )
+    };
+    assert_eq!(track(a, 1.0) & !BUSY, 0);
     assert_eq!(exports::in_flight_count(a), 1);
     assert_eq!(exports::in_flight_count(b), 0, "each handle its own session");
     exports::free_session(a);
     // A freed handle names nothing: each entry point does nothing and says so.
     assert_eq!(exports::in_flight_count(a), 0);
-    assert_eq!(exports::track_plain(a, code("tools/call") as u32, 2.0, NUMBER_ID, 0, 0, 0), 1, "refused");
-    assert_eq!(exports::response_plain(a, 1.0, NUMBER_ID, 0, 0, 0), 2, "to the general path");
+    assert_eq!(track(a, 2.0), FAILED, "refused");
+    assert_eq!(exports::response(a, 1.0, NUMBER_ID, 0, 0, 0, 0, NO, NO, NO, NO, NO, false, f64::NAN), 0, "passed");
+    assert!(!exports::is_in_flight(a, 1.0, NUMBER_ID, 0, 0, 0));
     assert_eq!(exports::take_output(a), 0);
     exports::free_session(a);
     // Its place is taken by the next session, under another handle; the stale one still
@@ -542,7 +695,7 @@ fn a_handle_names_one_session_until_it_is_freed() {
     let c = session();
     assert!(c != a && c != 0);
     assert_eq!(exports::in_flight_count(a), 0);
-    assert_eq!(exports::track_plain(c, code("tools/call") as u32, 1.0, NUMBER_ID, 0, 0, 0) & !BUSY, 0);
+    assert_eq!(track(c, 1.0) & !BUSY, 0);
     assert_eq!(exports::in_flight_count(c), 1);
     // Handles that were never given.
     for h in [0, u32::MAX, 0x00ff_ffff, 0x0100_0000] {
@@ -559,8 +712,8 @@ fn a_handle_names_one_session_until_it_is_freed() {
 fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_suppressed() {
     let mut session = session_with("");
     assert_eq!(peer_request(&mut session, 0.into(), "sampling/createMessage"), 0);
-    assert_eq!(session.watch_plain(true, 3, 0.0, NO), 1, "its signal was asked for");
-    assert_eq!(session.watch_plain(true, 3, 1.0, NO), 0, "no such request");
+    assert_eq!(watch(&mut session, true, 0.into()), 1, "its signal was asked for");
+    assert_eq!(watch(&mut session, true, 1.into()), 0, "no such request");
     assert_eq!(
         peer_cancel(&mut session, 0.into(), "user closed it"),
         BUSY,
@@ -577,15 +730,15 @@ fn a_peer_cancel_hands_the_peers_reason_to_the_js_layer_and_our_response_is_supp
 fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
     let mut session = session_with("");
     track(&mut session, 5.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 5.0, NO), 1);
+    assert_eq!(watch(&mut session, false, 5.into()), 1);
     assert!(cancel(&mut session, 5.into(), "stop\n\"quoted\"\u{1}".into()).unwrap(), "a cancel was made");
     let out = records(&mut session);
     assert_eq!(kinds(&out), ["event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[1]["reason"], "stop\n\"quoted\"\u{1}", "escaped in JSON, the same text");
-    assert_eq!(session.watch_plain(false, 3, 5.0, NO), 0, "not in flight any more");
+    assert_eq!(watch(&mut session, false, 5.into()), 0, "not in flight any more");
     // A completed request settles without being cancelled.
     track(&mut session, 6.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 6.0, NO), 1);
+    assert_eq!(watch(&mut session, false, 6.into()), 1);
     assert_eq!(response_verdict(&mut session, 6.into()), SETTLED, "delivered; the verdict says it settled");
     assert_eq!(records(&mut session), Vec::<Value>::new());
 }
@@ -594,7 +747,7 @@ fn a_watched_request_cancelled_by_cancel_gets_its_reason_and_settles() {
 async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     let mut session = session_with("timeout: 20");
     track(&mut session, 8.into(), "tools/call", JsValue::UNDEFINED).unwrap();
-    assert_eq!(session.watch_plain(false, 3, 8.0, NO), 1);
+    assert_eq!(watch(&mut session, false, 8.into()), 1);
     let delay = session.next_deadline();
     // The deadline is in whole ms of the host's clock, which may have a fraction.
     assert!((0.0..21.0).contains(&delay), "armed for the deadline: {delay} ms");
@@ -653,9 +806,138 @@ fn bad_ids_throw_typed_errors() {
     assert_eq!(Reflect::get(&err, &"name".into()).unwrap(), JsValue::from("UsageError"));
     // About the core's request id, which it names.
     assert_eq!(Reflect::get(&err, &"requestId".into()).unwrap(), JsValue::from(0));
-    assert_eq!(session.watch_plain(false, 1, 0.0, NO), FAILED, "a null id");
+    assert_eq!(watch(&mut session, false, JsValue::NULL), FAILED, "a null id");
     let err = refusal(&mut session);
     assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), JsValue::from("ERR_INVALID_REQUEST_ID"));
     let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
     assert_eq!(message, "signal(): request id: a request id must be a string or an integer number, not null");
+}
+
+#[wasm_bindgen_test]
+fn an_id_is_the_same_id_however_it_crosses() {
+    let mut s = session_with("");
+    // Packed into words (ASCII, up to 11 bytes), or in the buffer: one id.
+    for (text, buffered_first) in [("req-1", false), ("req-2", true), ("abcdefghijk", false), ("", true)] {
+        let id = JsValue::from(text);
+        let first = Id::of(&id, buffered_first);
+        let l = put(&mut s, &[first.text()]);
+        let absent = Id::absent();
+        let tracked = s.track(
+            first.num,
+            first.len,
+            first.w[0],
+            first.w[1],
+            first.w[2],
+            code("tools/call"),
+            NO,
+            0,
+            absent.num,
+            absent.len,
+            0,
+            0,
+            0,
+            false,
+            NO,
+            f64::NAN,
+            f64::NAN,
+            0,
+        );
+        assert_eq!(tracked, 0, "{text:?}: {l:?}");
+        let other = Id::of(&id, !buffered_first);
+        put(&mut s, &[other.text()]);
+        assert!(s.is_in_flight(other.num, other.len, other.w[0], other.w[1], other.w[2]), "{text:?}");
+        assert!(!in_flight(&mut s, JsValue::from(format!("{text}x"))));
+        assert_eq!(response_verdict(&mut s, id.clone()), 0, "{text:?} delivered");
+        assert!(!in_flight(&mut s, id));
+    }
+    // Longer than 11 bytes, or not ASCII: in the buffer.
+    for text in ["a-request-id-longer-than-words", "réq-1", "\u{1F600}"] {
+        track(&mut s, text.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+        assert!(Id::new(&text.into()).text.is_some());
+        assert!(in_flight(&mut s, text.into()), "{text:?}");
+        assert!(cancel(&mut s, text.into(), "stop".into()).unwrap());
+        let out = records(&mut s);
+        assert_eq!(out.iter().find(|r| r["o"] == "notify").unwrap()["requestId"], json!(text));
+    }
+    // An id in the buffer among the call's other strings, each read at its place: the
+    // method's name, the progress token's, the task id.
+    let options = js("return { params: { _meta: { progressToken: 'a-long-progress-token' }, taskId: 't' } };", &[]);
+    track(&mut s, "a-long-request-id".into(), "vendor/custom", options).unwrap();
+    let out = {
+        let token = Id::new(&"a-long-progress-token".into());
+        let method = "notifications/progress";
+        let read = Method::fields(Method::from_name(method), true).0;
+        assert_eq!(incoming(&mut s, &Id::absent(), method, read, 6, &token, (0, None), false), 0, "delivered");
+        assert!(cancel(&mut s, "a-long-request-id".into(), JsValue::UNDEFINED).unwrap());
+        records(&mut s)
+    };
+    assert_eq!(out[0]["event"]["method"], "vendor/custom", "{out:?}");
+    assert!(should_drop_progress(&mut s, "a-long-progress-token".into()), "late: its request was cancelled");
+}
+
+#[wasm_bindgen_test]
+fn a_value_that_is_no_id_is_refused_as_its_type() {
+    let mut s = session_with("");
+    let oversized = Id { num: 0.0, len: id_len(7), w: [0; 3], text: None };
+    for (value, words) in [
+        (Id::new(&JsValue::NULL), "not null"),
+        (Id::new(&JsValue::TRUE), "not boolean"),
+        (Id::new(&Array::new().into()), "not array"),
+        (Id::new(&Object::new().into()), "not object"),
+        (Id::absent(), "not undefined"),
+        (Id::new(&1.5.into()), "must be an integer"),
+        (oversized, "longer than accepted"),
+    ] {
+        let absent = Id::absent();
+        let verdict = s.track(
+            value.num,
+            value.len,
+            0,
+            0,
+            0,
+            code("tools/call"),
+            NO,
+            0,
+            absent.num,
+            absent.len,
+            0,
+            0,
+            0,
+            false,
+            NO,
+            f64::NAN,
+            f64::NAN,
+            0,
+        );
+        assert_eq!(verdict, FAILED);
+        let message = Reflect::get(&refusal(&mut s), &"message".into()).unwrap().as_string().unwrap();
+        assert!(message.starts_with("track(): request id: ") && message.contains(words), "{message}");
+        // Not a request id of ours: a response with it passes, untouched.
+        assert_eq!(s.response(value.num, value.len, 0, 0, 0, 0, NO, NO, NO, NO, NO, false, f64::NAN), 0);
+        assert!(!s.is_in_flight(value.num, value.len, 0, 0, 0));
+    }
+    // Words that are no ASCII string of their length name no id.
+    assert_eq!(s.watch(false, 0.0, 2, 0x0000_ff61, 0, 0), FAILED, "a byte beyond the length");
+    let _ = refusal(&mut s);
+    assert_eq!(s.watch(false, 0.0, 1, 0x80, 0, 0), FAILED, "not ASCII");
+    let _ = refusal(&mut s);
+}
+
+#[wasm_bindgen_test]
+fn our_response_to_a_watched_peer_request_settles_it_in_its_answer_when_that_is_all() {
+    let mut s = session_with("");
+    assert_eq!(peer_request(&mut s, "p-1".into(), "sampling/createMessage"), 0);
+    assert_eq!(peer_request(&mut s, "p-2".into(), "sampling/createMessage"), 0);
+    assert_eq!(watch(&mut s, true, "p-1".into()), 1);
+    assert_eq!(our_response(&mut s, "p-1".into()), SETTLED, "sent, settled: no record, not BUSY");
+    assert_eq!(records(&mut s), Vec::<Value>::new());
+    assert_eq!(our_response(&mut s, "p-2".into()), 0, "not watched: nothing to release");
+    assert_eq!(our_response(&mut s, "p-3".into()), 0, "not the peer's: sent");
+    // Behind other output the record stays, in its place.
+    assert_eq!(peer_request(&mut s, "p-4".into(), "sampling/createMessage"), 0);
+    assert_eq!(watch(&mut s, true, "p-4".into()), 1);
+    track(&mut s, 1.into(), "tools/call", JsValue::UNDEFINED).unwrap();
+    assert!(cancel(&mut s, 1.into(), JsValue::UNDEFINED).unwrap());
+    assert_eq!(our_response(&mut s, "p-4".into()), BUSY);
+    assert_eq!(kinds(&records(&mut s)), ["event cancel-sent", "notify", "cancelled", "inboundSettled"]);
 }

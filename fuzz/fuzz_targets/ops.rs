@@ -15,12 +15,27 @@ use std::collections::HashSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_cancel::core::{
-    CancelAction, CancelCause, CancelledParams, Config, FastCancel, FastOwnCancel, Message, MessageFields, Method,
-    MethodName, Output, PeerValue, Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest,
-    Transmit,
+    CancelAction, CancelCause, CancelledParams, Config, IdRef, Message, MessageFields, Method, MethodName, Output,
+    PeerValue, Reason, RequestId, RequestState, ResponseInfo, Session, Timeout, TrackRequest, Transmit,
 };
 
-/// A string id as the session's fast paths take it: packed from words (as a JS host crosses
+/// An id borrowed as a host's boundary holds it ([`str_id`] for a string).
+fn id_ref(id: &RequestId, words: bool) -> IdRef<'_> {
+    match id {
+        RequestId::Number(n) => IdRef::Number(*n),
+        RequestId::String(s) => IdRef::Str(str_id(s, words)),
+    }
+}
+
+/// An id as a message's member.
+fn peer_value(id: &RequestId) -> PeerValue<'_> {
+    match id {
+        RequestId::Number(n) => PeerValue::Number(*n as f64),
+        RequestId::String(s) => PeerValue::String(s),
+    }
+}
+
+/// A string id as a host's boundary holds it: packed from words (as a JS host crosses
 /// an ASCII id of up to 11 bytes) when `words` and it packs, else as text.
 fn str_id(s: &str, words: bool) -> mcp_cancel::core::StrId<'_> {
     use mcp_cancel::core::{PackedStr, StrId};
@@ -102,17 +117,16 @@ fn sdk_cancel<'a>(id: &'a RequestId, reason: &'a str) -> Message<'a> {
 fuzz_target!(|ops: Vec<Op>| {
     let capacity = 4;
     let inbound_capacity = 4;
-    // Without events on a third of the inputs: the peer's messages then take the core's fast
-    // paths on every other step (`handle_known_request`, `handle_cancelled_fast`,
-    // `handle_outgoing_response_fast`), which queue nothing of their own.
+    // Without events on a third of the inputs (the one paths' shortcuts then skip no event).
     let events = ops.len() % 3 != 0;
     let mut session =
         Session::new(Config { tombstone_capacity: capacity, inbound_capacity, events, ..Config::default() });
     let mut seen = Seen::default();
     let mut now = 0u64;
     for (step, op) in ops.into_iter().enumerate() {
-        // Every other step, a plain request or response with an integer id takes the core's
-        // fast path (`track_number`, `response_number`), which must do what the general one does.
+        // Every other step, the way a host's boundary calls: the ids borrowed, the peer's
+        // messages and our responses as `Message`s, a response first with nothing read. Each
+        // reaches the one path of its kind, whose shortcuts must do what the general path does.
         let fast = step % 2 == 0;
         // The request this op cancels, and its state before (`None`: no cancel is made).
         let mut cancelling: Option<(RequestId, Option<RequestState>)> = None;
@@ -133,20 +147,18 @@ fuzz_target!(|ops: Vec<Op>| {
                     }),
                     watch,
                 };
-                let tracked = match (&request.id, Method::from_name(&request.method)) {
-                    (RequestId::Number(n), Some(known))
-                        if fast && request.progress_token.is_none() && !task && request.timeout.is_none() =>
-                    {
-                        session.track_number(*n, known, watch, now)
-                    }
-                    (RequestId::String(s), Some(known))
-                        if fast && request.progress_token.is_none() && !task && request.timeout.is_none() =>
-                    {
-                        session.track_str(str_id(s, watch), known, watch, now)
-                    }
-                    _ => session.track(request, now),
+                let tracked = if fast && request.timeout.is_none() {
+                    // As a host that sees the message (the session's timeouts: none).
+                    let mut message = Message::new(peer_value(&request.id), MethodName::from_name(&request.method));
+                    message.read = MessageFields(u32::MAX);
+                    message.progress_token = request.progress_token.as_ref().map_or(PeerValue::Absent, peer_value);
+                    message.task = task;
+                    message.task_id = request.task_ref.as_deref();
+                    session.handle_outgoing(&message, now, watch).is_ok()
+                } else {
+                    session.track(request, now).is_ok()
                 };
-                if tracked.is_ok() {
+                if tracked {
                     seen.told.remove(&id.id());
                     if watch {
                         seen.watched.insert(id.id());
@@ -164,32 +176,22 @@ fuzz_target!(|ops: Vec<Op>| {
                         assert!(matches!(verdict, Ok(mcp_cancel::core::Verdict::Drop)), "{verdict:?}");
                     }
                     reason => {
-                        // Without events, every other step: the host's fast path of its own
-                        // cancel (`cancel_fast`), which queues nothing; what it does
-                        // not take goes to `cancel`. JS's bound of the reason's UTF-8 bytes:
-                        // 3 × its UTF-16 length.
-                        let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());
-                        let taken = fast
-                            && !events
-                            && matches!(session.cancel_fast(id.as_id_ref(), bytes), FastOwnCancel::Notify { .. });
-                        if taken {
-                            assert!(
-                                matches!(before, Some(RequestState::InFlight)),
-                                "fast cancel for {id} in state {before:?}"
-                            );
-                            assert_eq!(
-                                session.request_state(&id),
-                                Some(RequestState::Cancelled),
-                                "fast cancel for {id}"
-                            );
-                            assert!(session.poll_output().is_none(), "the fast cancel of {id} queued output");
+                        let reason = reason.map_or(Reason::None, Reason::Text);
+                        let plain = session.outbound_in_flight();
+                        let made = if fast {
+                            session.cancel(id_ref(&id, step % 4 == 0), &reason)
                         } else {
-                            let made = session.cancel(&id, &reason.map_or(Reason::None, Reason::Text));
-                            if let Ok(true) = made {
-                                assert!(
-                                    matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
-                                    "cancel for {id} in state {before:?}"
-                                );
+                            session.cancel(&id, &reason)
+                        };
+                        if let Ok(true) = made {
+                            assert!(
+                                matches!(before, Some(RequestState::InFlight | RequestState::TaskRunning)),
+                                "cancel for {id} in state {before:?}"
+                            );
+                            // A request in flight that is cancelled (not deferred, not a
+                            // task's) is a tombstone now.
+                            if session.outbound_in_flight() < plain {
+                                assert_eq!(session.request_state(&id), Some(RequestState::Cancelled), "cancel of {id}");
                             }
                         }
                     }
@@ -204,13 +206,13 @@ fuzz_target!(|ops: Vec<Op>| {
                     protocol_version: None,
                 };
                 match id.id() {
-                    id if fast && task_id.is_none() && error.is_none() => {
-                        let verdict = match &id {
-                            RequestId::Number(n) => session.response_number(*n),
-                            RequestId::String(s) => session.response_str(str_id(s, s.len() % 2 == 0)),
-                        };
+                    id if fast => {
+                        // As the wasm layer's `response`: nothing read first, then what the
+                        // core asks for.
+                        let borrowed = id_ref(&id, step % 4 == 0);
+                        let verdict = session.handle_incoming_response(borrowed, MessageFields::NONE, None);
                         if let mcp_cancel::core::Verdict::NeedFields(read) = verdict {
-                            let _ = session.handle_incoming_response(&id, read, Some(&info));
+                            let _ = session.handle_incoming_response(borrowed, read, Some(&info));
                         }
                     }
                     id => {
@@ -219,7 +221,12 @@ fuzz_target!(|ops: Vec<Op>| {
                 }
             }
             Op::Progress { token } => {
-                let _ = session.handle_progress(&token.id(), now);
+                let token = token.id();
+                let _ = if fast {
+                    session.handle_progress(id_ref(&token, step % 4 == 0), now)
+                } else {
+                    session.handle_progress(&token, now)
+                };
             }
             Op::TaskStatus { task_id, terminal } => {
                 session
@@ -227,13 +234,21 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::InboundRequest { id, method } => {
                 let name = METHODS[usize::from(method) % METHODS.len()];
-                let fresh = match Method::from_name(name) {
-                    Some(known) if fast && !events => {
-                        session.handle_known_request(id.id().as_id_ref(), known, step % 4 == 0)
-                    }
-                    _ => session.handle_request(id.id(), name),
+                // Whether a request of the peer's has this id now (this one, or the first one
+                // with its id).
+                let in_flight = if fast {
+                    // As a host that sees the message (`params.task` read).
+                    let id = id.id();
+                    let mut message = Message::new(peer_value(&id), MethodName::from_name(name));
+                    message.read = MessageFields(u32::MAX);
+                    message.task = step % 4 == 0;
+                    let verdict = session.handle_incoming(&message, now);
+                    assert_eq!(verdict, mcp_cancel::core::Verdict::Pass, "a peer's request passes");
+                    true
+                } else {
+                    session.handle_request(id.id(), name)
                 };
-                if fresh && method >= 128 {
+                if in_flight && method >= 128 {
                     assert!(session.watch_inbound(&id.id()));
                     seen.watched_inbound.insert(id.id());
                 }
@@ -251,27 +266,23 @@ fuzz_target!(|ops: Vec<Op>| {
                 };
                 let tombstones = session.tombstones();
                 let inbound = session.inbound_in_flight();
-                let taken = match (&request_id, &cancel.params) {
-                    (Some(id), PeerValue::Object) if fast && !events => {
-                        // JS's bound of the reason's UTF-8 bytes: 3 × its UTF-16 length.
-                        let bytes = reason.as_deref().map(|r| 3 * r.encode_utf16().count());
-                        match session.handle_cancelled_fast(id.as_id_ref(), bytes) {
-                            FastCancel::General => false,
-                            FastCancel::Aborted { .. } => {
-                                assert_eq!(session.inbound_in_flight() + 1, inbound, "an abort that forgot nothing");
-                                assert!(session.is_cancelled_by_peer(id));
-                                true
-                            }
-                            FastCancel::Ignored => {
-                                assert_eq!(session.inbound_in_flight(), inbound, "an ignored cancel forgot a request");
-                                true
-                            }
-                            _ => true,
-                        }
+                if fast {
+                    // As a host that sees the message.
+                    let mut message = Message::new(PeerValue::Absent, MethodName::Known(Method::Cancelled));
+                    message.read = MessageFields(u32::MAX);
+                    (message.params, message.request_id, message.reason) =
+                        (cancel.params, cancel.request_id, cancel.reason);
+                    let verdict = session.handle_incoming(&message, now);
+                    if verdict == mcp_cancel::core::Verdict::Pass && session.inbound_in_flight() + 1 == inbound {
+                        assert!(
+                            request_id.as_ref().is_some_and(|id| session.is_cancelled_by_peer(id)),
+                            "an abort of no request"
+                        );
                     }
-                    _ => false,
-                };
-                if !taken {
+                    if verdict == mcp_cancel::core::Verdict::Drop {
+                        assert_eq!(session.inbound_in_flight(), inbound, "an ignored cancel forgot a request");
+                    }
+                } else {
                     let _ = session.handle_cancelled(&cancel);
                 }
                 assert_eq!(session.tombstones(), tombstones, "a peer cancel changed the tombstones");
@@ -279,9 +290,11 @@ fuzz_target!(|ops: Vec<Op>| {
                 assert!(peer_cancels_allowed <= 1);
             }
             Op::OutgoingResponse { id } => {
-                if fast && !events {
-                    let (_, settled) = session.handle_outgoing_response_fast(id.id().as_id_ref());
-                    assert!(!settled || seen.watched_inbound.contains(&id.id()), "peer request settled, never watched");
+                if fast {
+                    let id = id.id();
+                    let verdict =
+                        session.handle_outgoing(&Message::new(peer_value(&id), MethodName::Absent), now, false);
+                    assert!(verdict.is_ok(), "our response is never refused");
                 } else {
                     let _ = session.handle_outgoing_response(&id.id());
                 }

@@ -35,11 +35,11 @@ const dir = import.meta.dirname;
 const API_KEY = Symbol.for(`mcp-cancel ${dir}`);
 
 /**
- * `require` for what loads on first use (`debug`, the relay): not made at start-up, and
- * `node:module` not asked for until then (0.1 ms of a first `import` here).
+ * A cache: `require` for what loads on first use (`debug`, the relay), not made at start-up,
+ * and `node:module` not asked for until then (0.1 ms of a first `import` here).
  */
-let requireHere;
-const load = (id) => (requireHere ??= process.getBuiltinModule("node:module").createRequire(here))(id);
+let cachedRequire;
+const load = (id) => (cachedRequire ??= process.getBuiltinModule("node:module").createRequire(here))(id);
 
 // The API this process uses: this copy's, made by whichever entry loaded first (its classes too).
 export const { CancellationSession, createRelay, guardTransport, init, InvalidArgumentError, McpCancelError, UsageError } = (globalThis[API_KEY] ??= api());

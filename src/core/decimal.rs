@@ -54,7 +54,7 @@ impl Decimal {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::prelude::*;

@@ -1,8 +1,9 @@
 //! What the `f64` methods `fract`, `ceil` and `round` give a `std` build, for the `no_std`
 //! build too (`core` has no float functions on the crate's Rust 1.81): exact for every `f64`
 //! they are given here.
-// `ceil` and `round_non_negative` are the wasm layer's (and the tests').
-#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+// `ceil` and `round_non_negative` are the wasm layer's (and the tests'), which the `std`
+// build need not compile.
+#![cfg_attr(feature = "std", allow(dead_code))]
 
 /// 2^52: every `f64` of at least this magnitude is an integer.
 const INTEGRAL: f64 = 4_503_599_627_370_496.0;

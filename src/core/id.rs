@@ -219,7 +219,7 @@ impl PackedStr {
     }
 }
 
-/// A string id as a host holds it for the session's fast paths: packed (up to
+/// A string id as a host's boundary holds it (the wasm layer's `ID`): packed (up to
 /// [`PackedStr::MAX_BYTES`] bytes), or as text (any length). Either names the same
 /// string [`RequestId`] (schema of every revision).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,7 +241,7 @@ impl StrId<'_> {
     }
 }
 
-/// A request id as a host holds it for the session's fast paths, borrowed: an integer, or a
+/// A request id as a host's boundary holds it, borrowed: an integer, or a
 /// string as [`StrId`] (packed or as text). Names the same [`RequestId`] (schema of every
 /// revision); nothing is allocated to look it up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,7 +253,7 @@ pub enum IdRef<'a> {
 }
 
 impl RequestId {
-    /// The id, borrowed, as the fast paths take it ([`IdRef`]).
+    /// The id, borrowed, as the session's entry points take it ([`IdRef`]).
     #[must_use]
     #[inline(never)]
     pub fn as_id_ref(&self) -> IdRef<'_> {
@@ -261,6 +261,15 @@ impl RequestId {
             Self::Number(n) => IdRef::Number(*n),
             Self::String(s) => IdRef::Str(StrId::Text(s)),
         }
+    }
+}
+
+impl<'a> From<&'a RequestId> for IdRef<'a> {
+    /// [`RequestId::as_id_ref`]: what lets each of [`Session`](super::Session)'s entry points
+    /// take an id either way (`&RequestId`, or an [`IdRef`] as a host's boundary holds it).
+    #[inline]
+    fn from(id: &'a RequestId) -> Self {
+        id.as_id_ref()
     }
 }
 
@@ -352,7 +361,9 @@ pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+// proptest catches a failing case's panic to shrink it: these tests build where panics
+// unwind (natively), not in the wasm test build, which aborts on a panic and has no proptest.
+#[cfg(all(test, panic = "unwind"))]
 mod tests {
     #![allow(clippy::indexing_slicing)]
 

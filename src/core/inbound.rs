@@ -12,7 +12,7 @@ use super::output::Sink;
 use super::requests::{Inbound, TASK, WATCHED};
 use super::revision::PeerCancels;
 use super::session::{emit, Session};
-use super::verdict::{FastCancel, InboundCancelVerdict, OutgoingResponseVerdict};
+use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict};
 use super::wire::{cap_utf8, CancelledParams};
 use crate::prelude::*;
 
@@ -34,20 +34,14 @@ impl<S: Sink> Session<S> {
     /// [`Output::PeerCancelled`](super::Output::PeerCancelled) or
     /// [`Output::InboundSettled`](super::Output::InboundSettled) when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
-    pub fn watch_inbound(&mut self, id: &RequestId) -> bool {
-        self.watch_inbound_ref(id.as_id_ref())
-    }
-
-    /// [`Self::watch_inbound`] of an id as a host's fast path holds it (a string packed or
-    /// as text; nothing allocated).
-    pub fn watch_inbound_ref(&mut self, id: IdRef<'_>) -> bool {
-        self.store.flag_inbound(Key::of_ref(id), WATCHED)
+    pub fn watch_inbound<'i>(&mut self, id: impl Into<IdRef<'i>>) -> bool {
+        self.store.flag_inbound(Key::of_ref(id.into()), WATCHED)
     }
 
     /// Whether the peer has validly cancelled its request `id`.
     #[must_use]
-    pub fn is_cancelled_by_peer(&self, id: &RequestId) -> bool {
-        self.store.is_peer_cancelled(Key::of(id))
+    pub fn is_cancelled_by_peer<'i>(&self, id: impl Into<IdRef<'i>>) -> bool {
+        self.store.is_peer_cancelled(Key::of_ref(id.into()))
     }
 
     /// Records a request the peer sent us. A second request with an id already in flight
@@ -56,15 +50,6 @@ impl<S: Sink> Session<S> {
     /// `false` then. An id the peer cancelled before is a new request now.
     pub fn handle_request(&mut self, id: RequestId, method: &str) -> bool {
         self.record_request(Key::of(&id), Method::from_name(method), method, false)
-    }
-
-    /// [`Self::handle_request`] of a request with a method the core knows, and whether it
-    /// is task-augmented (`params.task` is an object, 2025-11-25 §Tasks; read because
-    /// [`Method::fields`] names [`MessageFields::TASK`](super::MessageFields::TASK) for it): the host's
-    /// fast path for a peer's request, with what [`Self::handle_incoming`] does
-    /// for the same message. Returns `false` for a duplicate id.
-    pub fn handle_known_request(&mut self, id: IdRef<'_>, method: Method, task: bool) -> bool {
-        self.record_request(Key::of_ref(id), Some(method), method.name(), task)
     }
 
     /// The one place a peer's request is recorded (nothing allocated for an id of up to 11
@@ -95,8 +80,8 @@ impl<S: Sink> Session<S> {
     /// a `notifications/cancelled` for it is then ignored ([`Ignored::TaskAugmented`]) in a
     /// revision with tasks. [`Self::handle_incoming`] does this for a request read with
     /// [`MessageFields::TASK`](super::MessageFields::TASK).
-    pub fn mark_inbound_task(&mut self, id: &RequestId) {
-        self.store.flag_inbound(Key::of(id), TASK);
+    pub fn mark_inbound_task<'i>(&mut self, id: impl Into<IdRef<'i>>) {
+        self.store.flag_inbound(Key::of_ref(id.into()), TASK);
     }
 
     /// Classifies a `notifications/cancelled` from the peer.
@@ -108,37 +93,53 @@ impl<S: Sink> Session<S> {
     /// tombstone.
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling".
-    pub fn handle_cancelled(&mut self, params: &CancelledParams) -> InboundCancelVerdict {
+    pub fn handle_cancelled(&mut self, params: &CancelledParams<'_>) -> InboundCancelVerdict {
+        match self.peer_cancel(params) {
+            PeerCancel::Abort { request_id, reason } => {
+                InboundCancelVerdict::Abort { request_id: request_id.to_request_id(), reason: reason.map(str::owned) }
+            }
+            PeerCancel::ListenEnded { request_id } => {
+                InboundCancelVerdict::ListenEnded { request_id: request_id.to_request_id() }
+            }
+            PeerCancel::Ignore => InboundCancelVerdict::Ignore,
+        }
+    }
+
+    /// The one path of a peer's `notifications/cancelled` ([`Self::handle_cancelled`],
+    /// [`Self::handle_incoming`]): what it decided, borrowing the id and the (capped) reason
+    /// from `params` (nothing allocated for them).
+    pub(super) fn peer_cancel<'p>(&mut self, params: &CancelledParams<'p>) -> PeerCancel<'p> {
         let max = self.config.reason.max_bytes;
-        let (id, reason) = match params.validate() {
-            Ok((id, reason)) => (id, reason.map(|r| cap_utf8(r, max).owned())),
+        let (id, reason) = match params.validate_ref() {
+            Ok((id, reason)) => (id, reason.map(|r| cap_utf8(r, max))),
             Err(malformed) => {
                 if self.config.events {
-                    let request_id = params.request_id.to_request_id().ok();
+                    let request_id = params.request_id.to_id_ref().ok();
                     let reason = match &params.reason {
                         super::wire::PeerValue::String(s) => Some(cap_utf8(s, max)),
                         _ => None,
                     };
                     let detail = malformed.message();
                     self.out.event(EventRef::inbound(EventKindOf::CancelIgnored {
-                        request_id: request_id.as_ref().map(RequestId::as_id_ref),
+                        request_id,
                         why: Ignored::Malformed,
                         detail: Some(&detail),
                         reason,
                     }));
                 }
-                return InboundCancelVerdict::Ignore;
+                return PeerCancel::Ignore;
             }
         };
-        let request_id = id.as_id_ref();
+        let request_id = id;
+        let key = Key::of_ref(id);
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self.store.outbound(Key::of(&id)).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
+            let is_listen = self.store.outbound(key).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
             if is_listen {
-                if let Some(listen) = self.take_outbound(&id) {
-                    self.settle(&id, listen.watched);
+                if let Some(listen) = self.take_outbound(key) {
+                    self.settle(id, listen.watched);
                 }
-                emit!(self, EventRef::outbound(EventKindOf::ListenEnded { request_id, reason: reason.as_deref() }));
-                return InboundCancelVerdict::ListenEnded { request_id: id };
+                emit!(self, EventRef::outbound(EventKindOf::ListenEnded { request_id, reason }));
+                return PeerCancel::ListenEnded { request_id: id };
             }
             emit!(
                 self,
@@ -146,20 +147,17 @@ impl<S: Sink> Session<S> {
                     request_id: Some(request_id),
                     why: Ignored::PeerMayNotCancel,
                     detail: Some("in 2026-07-28 a server may only cancel the client's subscriptions/listen"),
-                    reason: reason.as_deref(),
+                    reason,
                 })
             );
-            return InboundCancelVerdict::Ignore;
+            return PeerCancel::Ignore;
         }
-        match self.take_cancelled(Key::of(&id)) {
+        match self.take_cancelled(key) {
             Ok(request) => {
                 let method = &request.method;
-                emit!(
-                    self,
-                    EventRef::inbound(EventKindOf::CancelReceived { request_id, method, reason: reason.as_deref() })
-                );
-                self.out.peer_cancelled(request_id, reason.as_deref(), request.watched);
-                InboundCancelVerdict::Abort { request_id: id, reason }
+                emit!(self, EventRef::inbound(EventKindOf::CancelReceived { request_id, method, reason }));
+                self.out.peer_cancelled(request_id, reason, request.watched);
+                PeerCancel::Abort { request_id: id, reason }
             }
             Err(why) => {
                 emit!(
@@ -168,38 +166,11 @@ impl<S: Sink> Session<S> {
                         request_id: Some(request_id),
                         why,
                         detail: None,
-                        reason: reason.as_deref(),
+                        reason
                     })
                 );
-                InboundCancelVerdict::Ignore
+                PeerCancel::Ignore
             }
-        }
-    }
-
-    /// [`Self::handle_cancelled`] for the host's fast path: a peer's
-    /// `notifications/cancelled` whose `params` is an object and whose `params.requestId`
-    /// is `id`, with no `reason` (`reason_bytes` `None`) or a string `reason` of at most
-    /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
-    ///
-    /// Decides as [`Self::handle_cancelled`] but queues nothing: [`FastCancel::Aborted`]
-    /// when the request is cancelled — the host aborts its work with the reason as the peer
-    /// sent it, which needs no cap — or [`FastCancel::Ignored`]. [`FastCancel::General`]
-    /// (nothing done) when this cancel needs [`Self::handle_cancelled`]: events are on (they
-    /// carry the reason's text), the reason may be longer than
-    /// [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes), or a server may only end
-    /// `subscriptions/listen` (2026-07-28).
-    ///
-    /// Spec: every revision §Cancellation "Behavior Requirements" and "Error Handling".
-    pub fn handle_cancelled_fast(&mut self, id: IdRef<'_>, reason_bytes: Option<usize>) -> FastCancel {
-        if self.config.events
-            || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
-            || self.rules_peer_cancels() == PeerCancels::OnlyListenStreams
-        {
-            return FastCancel::General;
-        }
-        match self.take_cancelled(Key::of_ref(id)) {
-            Ok(request) => FastCancel::Aborted { watched: request.watched },
-            Err(_) => FastCancel::Ignored,
         }
     }
 
@@ -223,36 +194,30 @@ impl<S: Sink> Session<S> {
     }
 
     /// Classifies the response we are about to send to the peer's request `id`, and
-    /// forgets that request. Ids we do not know are [`OutgoingResponseVerdict::Send`].
-    pub fn handle_outgoing_response(&mut self, id: &RequestId) -> OutgoingResponseVerdict {
-        let (verdict, watched) = self.handle_outgoing_response_fast(id.as_id_ref());
-        if watched {
-            self.out.settled(id.as_id_ref(), true);
-        }
-        verdict
-    }
-
-    /// [`Self::handle_outgoing_response`] for the host's fast path: also
-    /// `true` when the request was watched ([`Self::watch_inbound`]) and is now settled,
-    /// without queuing [`Output::InboundSettled`](super::Output::InboundSettled) — the host
-    /// releases what it holds for it.
+    /// forgets that request (a watched one gets its
+    /// [`Output::InboundSettled`](super::Output::InboundSettled)). Ids we do not know are
+    /// [`OutgoingResponseVerdict::Send`].
     ///
     /// Spec: every revision §Cancellation "Behavior Requirements" (the receiver of a cancel
     /// SHOULD NOT send a response for the cancelled request).
-    pub fn handle_outgoing_response_fast(&mut self, id: IdRef<'_>) -> (OutgoingResponseVerdict, bool) {
+    pub fn handle_outgoing_response<'i>(&mut self, id: impl Into<IdRef<'i>>) -> OutgoingResponseVerdict {
+        let id = id.into();
         let key = Key::of_ref(id);
         if let Some(request) = self.store.remove_inbound(key) {
-            return (OutgoingResponseVerdict::Send, request.watched);
+            if request.watched {
+                self.out.settled(id, true);
+            }
+            return OutgoingResponseVerdict::Send;
         }
         if self.store.peer_cancelled_len() == 0 {
-            return (OutgoingResponseVerdict::Send, false);
+            return OutgoingResponseVerdict::Send;
         }
         match self.store.remove_peer_cancelled(key, self.config.events) {
             Some(method) => {
                 emit!(self, EventRef::inbound(EventKindOf::ResponseSuppressed { request_id: id, method: &method }));
-                (OutgoingResponseVerdict::Suppress, false)
+                OutgoingResponseVerdict::Suppress
             }
-            None => (OutgoingResponseVerdict::Send, false),
+            None => OutgoingResponseVerdict::Send,
         }
     }
 
@@ -264,4 +229,15 @@ impl<S: Sink> Session<S> {
         }
         self.rules().map_or(PeerCancels::OwnRequests, |r| r.peer_cancels)
     }
+}
+
+/// What the peer's `notifications/cancelled` did ([`Session::peer_cancel`]): an
+/// [`InboundCancelVerdict`] that borrows its id and reason from the cancel's params.
+pub(super) enum PeerCancel<'p> {
+    /// As [`InboundCancelVerdict::Abort`].
+    Abort { request_id: IdRef<'p>, reason: Option<&'p str> },
+    /// As [`InboundCancelVerdict::ListenEnded`].
+    ListenEnded { request_id: IdRef<'p> },
+    /// As [`InboundCancelVerdict::Ignore`].
+    Ignore,
 }

@@ -92,7 +92,7 @@ impl<'a> Key<'a> {
         }
     }
 
-    /// The key of an id as a host's fast path holds it (nothing allocated).
+    /// The key of an id as a host's boundary holds it (nothing allocated).
     #[inline(never)]
     pub(crate) fn of_ref(id: IdRef<'a>) -> Self {
         match id {
@@ -146,7 +146,7 @@ impl OwnedKey {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 

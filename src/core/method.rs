@@ -283,6 +283,7 @@ impl<'a> MethodName<'a> {
 
     /// The known method, if it is one.
     #[must_use]
+    #[inline]
     pub fn known(self) -> Option<Method> {
         match self {
             MethodName::Known(m) => Some(m),
@@ -292,6 +293,7 @@ impl<'a> MethodName<'a> {
 
     /// The name, when the member is a string.
     #[must_use]
+    #[inline]
     pub fn as_str(self) -> Option<&'a str> {
         match self {
             MethodName::Known(m) => Some(m.name()),
@@ -301,7 +303,7 @@ impl<'a> MethodName<'a> {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::Method;
 

@@ -8,13 +8,13 @@ mod deadlines;
 pub(crate) mod decimal;
 mod event;
 pub(crate) mod float;
-mod id;
+pub(crate) mod id;
 mod inbound;
 mod keys;
 mod message;
 mod method;
 mod outbound;
-mod output;
+pub(crate) mod output;
 mod reason;
 mod relay;
 mod requests;
@@ -33,14 +33,10 @@ pub use deadlines::{Millis, Timeout, TimeoutKind};
 pub use event::{
     Direction, Event, EventKind, EventKindOf, EventOf, EventRef, Ignored, NotSent, TaskCancelOutcome, Via,
 };
-#[cfg(target_arch = "wasm32")]
-pub(crate) use id::concat;
 pub use id::{IdRef, InvalidRequestId, PackedStr, ProgressToken, RequestId, StrId, MAX_SAFE_INTEGER};
 pub use message::{Message, OutgoingError, META_PROTOCOL_VERSION};
 pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{RequestState, TrackRequest};
-#[cfg(target_arch = "wasm32")]
-pub(crate) use output::sealed;
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, Queue, Sink, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
 pub use relay::{
@@ -52,9 +48,7 @@ pub use requests::INVALID_PARAMS;
 pub use response::{Fields, ResponseInfo, ResponseMembers};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};
-pub use verdict::{
-    FastCancel, FastOwnCancel, InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict,
-};
+pub use verdict::{InboundCancelVerdict, OutgoingResponseVerdict, ProgressVerdict, ResponseVerdict, Verdict};
 pub use wire::{
     cap_utf8, CancelledParams, MalformedCancel, PeerValue, CANCELLED_METHOD, INITIALIZE_METHOD, LISTEN_METHOD,
     PROGRESS_METHOD, TASKS_CANCEL_METHOD, TASKS_RESULT_METHOD, TASK_STATUS_METHOD,

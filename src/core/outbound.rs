@@ -7,9 +7,9 @@ use crate::prelude::*;
 
 use super::deadlines::{Millis, RequestTimer, Timeout};
 use super::event::{EventKindOf, EventRef, NotSent, TaskCancelOutcome, Via};
-use super::id::{IdRef, ProgressToken, RequestId, StrId};
+use super::id::{IdRef, ProgressToken, RequestId};
 use super::keys::Key;
-use super::method::{Fields as MessageFields, Method};
+use super::method::{Method, MethodName};
 use super::output::{CancelCause, Sink};
 use super::reason::Reason;
 use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
@@ -17,7 +17,7 @@ use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{emit, Session, TransportKind, UsageError};
 use super::store::At;
-use super::verdict::{FastOwnCancel, ProgressVerdict, ResponseVerdict, Verdict};
+use super::verdict::{ProgressVerdict, ResponseVerdict};
 
 /// A request we send, for [`Session::track`](super::Session::track).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,8 +75,8 @@ impl<S: Sink> Session<S> {
     /// Where our request `id` is; `None` when it completed, was never sent, or its
     /// tombstone was evicted.
     #[must_use]
-    pub fn request_state(&self, id: &RequestId) -> Option<RequestState> {
-        let key = Key::of(id);
+    pub fn request_state<'i>(&self, id: impl Into<IdRef<'i>>) -> Option<RequestState> {
+        let key = Key::of_ref(id.into());
         match self.store.outbound(key) {
             Some((_, o)) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
@@ -86,28 +86,31 @@ impl<S: Sink> Session<S> {
         }
     }
 
-    /// Number of our requests in flight (our own `tasks/cancel` requests included).
+    /// Number of our requests in flight (our own `tasks/cancel` requests included); what the
+    /// host may still cancel is [`Self::in_flight_count`].
     #[must_use]
     pub fn outbound_in_flight(&self) -> usize {
         self.store.outbound_len()
     }
 
-    /// Whether our request `id` can still be cancelled by the host: in flight (not the
-    /// session's own `tasks/cancel`, not a task request whose cancel is already deferred),
-    /// or its task running with no `tasks/cancel` sent yet. The handshake counts (it is in
-    /// flight, though [`Self::cancel`] refuses it).
+    /// Whether our request `id` is in flight as the host sees it — it can still be cancelled:
+    /// sent and not answered (not the session's own `tasks/cancel`, not a task request whose
+    /// cancel is already deferred), or its task running with no `tasks/cancel` sent yet. The
+    /// handshake counts (it is in flight, though [`Self::cancel`] refuses it). The JS API's
+    /// `isInFlight(id)`.
     #[must_use]
-    pub fn is_cancellable(&self, id: &RequestId) -> bool {
-        let key = Key::of(id);
+    pub fn is_in_flight<'i>(&self, id: impl Into<IdRef<'i>>) -> bool {
+        let key = Key::of_ref(id.into());
         match self.store.outbound(key) {
             Some((_, o)) => o.is_cancellable(),
             None => self.store.task_of(key).is_some_and(|t| !self.store.task_cancel_sent(t)),
         }
     }
 
-    /// How many of our requests [`Self::is_cancellable`] is `true` for.
+    /// How many of our requests [`Self::is_in_flight`] is `true` for (the JS API's
+    /// `inFlightCount`).
     #[must_use]
-    pub fn cancellable(&self) -> usize {
+    pub fn in_flight_count(&self) -> usize {
         self.store.cancellable()
     }
 
@@ -121,8 +124,8 @@ impl<S: Sink> Session<S> {
     /// listener) and gets an [`Output::Settled`](super::Output::Settled) when it can no longer be cancelled.
     /// Returns `false` (and marks nothing) when `id` is neither in flight nor a running
     /// task's request.
-    pub fn watch(&mut self, id: &RequestId) -> bool {
-        let key = Key::of(id);
+    pub fn watch<'i>(&mut self, id: impl Into<IdRef<'i>>) -> bool {
+        let key = Key::of_ref(id.into());
         if let Some((at, _)) = self.store.outbound(key) {
             self.store.watch_outbound(at);
             return true;
@@ -159,130 +162,10 @@ impl<S: Sink> Session<S> {
     /// [`UsageError::ProgressTokenInUse`] when the token is used by a request in flight.
     pub fn track(&mut self, request: TrackRequest, now: Millis) -> Result<(), UsageError> {
         let TrackRequest { id, method, progress_token, task, task_ref, timeout, watch } = request;
-        let known = Method::from_name(&method);
-        self.track_entry(id, known, &method, progress_token, task, task_ref, timeout, watch, now)
-    }
-
-    /// [`Self::track`] of a request with the integer id `n` (within ±2^53 − 1, the ids a
-    /// JSON number holds exactly), a known `method`, no progress token, no task, the
-    /// session's timeouts, and `watch` ([`TrackRequest::watch`]). The common case: with no
-    /// timeout to arm (none by default, or the handshake) and no task that the
-    /// id names, it is one insert into the window of counter ids; anything else takes the
-    /// general path, with the same outcome. Spec: as [`Self::track`].
-    ///
-    /// `now`: ms on the host's monotonic time line, read only when a timeout is armed.
-    ///
-    /// # Errors
-    /// [`UsageError::AlreadyInFlight`] when `n` is in flight.
-    pub fn track_number(&mut self, n: i64, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        self.track_plain(IdRef::Number(n), method, watch, now)
-    }
-
-    /// [`Self::track_number`] for a string id (any content, the empty string included), as
-    /// the host holds it: packed ([`StrId::Packed`], e.g. from four numbers a JS host
-    /// computed, [`PackedStr::from_words`](super::PackedStr::from_words)) or as text. Nothing
-    /// is allocated for an id of up to 11 bytes of UTF-8; one key for a longer one.
-    ///
-    /// # Errors
-    /// [`UsageError::AlreadyInFlight`] when `id` is in flight.
-    pub fn track_str(&mut self, id: StrId<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        self.track_plain(IdRef::Str(id), method, watch, now)
-    }
-
-    /// [`Self::response_number`] for a string id, packed or as text: nothing is allocated
-    /// when it completes a plain request.
-    pub fn response_str(&mut self, id: StrId<'_>) -> Verdict {
-        self.queue_settled(IdRef::Str(id))
-    }
-
-    /// [`Self::response_number`] for a host that releases a watched request's objects
-    /// itself: when the response settles a watched request and nothing else is queued,
-    /// [`Output::Settled`](super::Output::Settled) is not queued and the second value is `true` instead (no id is
-    /// made, no output queued: for a string id, nothing allocated). Otherwise exactly
-    /// [`Self::response_number`], and `false`. Spec: as [`Self::response_number`] (every
-    /// revision §Cancellation).
-    pub fn response_number_fast(&mut self, n: i64) -> (Verdict, bool) {
-        self.response_plain(IdRef::Number(n))
-    }
-
-    /// [`Self::response_number_fast`] for a string id, packed or as text (`true`: settled,
-    /// no `Output::Settled` queued). Spec: as [`Self::response_number`].
-    pub fn response_str_fast(&mut self, id: StrId<'_>) -> (Verdict, bool) {
-        self.response_plain(IdRef::Str(id))
-    }
-
-    /// [`Self::handle_incoming_response`](super::Session::handle_incoming_response) of a
-    /// response (result or error) whose id is the integer `n`, with nothing read yet. The
-    /// common case: the response to a plain request — no task, no timer, not the
-    /// handshake, no 2026-07-28 tasks extension to read a `resultType` for — completes it
-    /// with one lookup-and-remove: [`Verdict::Pass`] (deliver it). Anything else takes the
-    /// general path, with the same outcome: [`Verdict::Drop`] for a late response,
-    /// [`Verdict::NeedFields`] when members of the result must be read first (then call
-    /// `handle_incoming_response` with them). Spec: every revision §Cancellation ("SHOULD
-    /// ignore any response … that arrives afterward").
-    pub fn response_number(&mut self, n: i64) -> Verdict {
-        self.queue_settled(IdRef::Number(n))
-    }
-
-    /// [`Self::response_plain`], with a settled request's [`Output::Settled`](super::Output::Settled) queued.
-    fn queue_settled(&mut self, id: IdRef<'_>) -> Verdict {
-        let (verdict, settled) = self.response_plain(id);
-        if settled {
-            self.settle(&id.to_request_id(), true);
-        }
-        verdict
-    }
-
-    /// The one fast path of `track_number` and `track_str`: one insert for a plain request,
-    /// else the general path (a timeout to arm, a task the id names, the handshake).
-    /// Always inlined: each caller's id kind is then known and the other arm goes away
-    /// (not inlined, the number path measured 10-25% slower).
-    #[inline(always)]
-    fn track_plain(&mut self, id: IdRef<'_>, method: Method, watch: bool, now: Millis) -> Result<(), UsageError> {
-        if method == Method::Initialize || self.config.timeout.is_set() || self.store.has_tasks_of_requests() {
-            return self.track_entry(
-                id.to_request_id(),
-                Some(method),
-                method.name(),
-                None,
-                false,
-                None,
-                None,
-                watch,
-                now,
-            );
-        }
-        // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
-        if self.store.tombstones_len() > 0 {
-            self.store.remove_tombstone(Key::of_ref(id));
-        }
-        if self.store.insert_plain(id, Outbound::new(Some(method), Kind::Plain, watch)) {
-            Ok(())
-        } else {
-            Err(UsageError::AlreadyInFlight(id.to_request_id()))
-        }
-    }
-
-    /// The one fast path of the `response_*` entry points: one lookup-and-remove for the
-    /// response to a plain request, else the general path. `true`: a watched request settled
-    /// and its [`Output::Settled`](super::Output::Settled) is the caller's to queue or to act on — only when nothing
-    /// else is queued (so the order of the outputs is the same either way) and no task runs
-    /// (no task's request can then be settled instead, [`Self::settle`]).
-    #[inline(always)]
-    fn response_plain(&mut self, id: IdRef<'_>) -> (Verdict, bool) {
-        if !self.tasks_extension() {
-            if let Some(request) = self.store.remove_plain(id) {
-                if !request.watched {
-                    return (Verdict::Pass, false);
-                }
-                if self.out.is_empty() && !self.store.has_tasks_of_requests() {
-                    return (Verdict::Pass, true);
-                }
-                self.settle(&id.to_request_id(), true);
-                return (Verdict::Pass, false);
-            }
-        }
-        (self.handle_incoming_response(&id.to_request_id(), MessageFields::NONE, None), false)
+        let token = progress_token.as_ref().map(RequestId::as_id_ref);
+        let task_ref = task_ref.as_deref();
+        let method = MethodName::from_name(&method);
+        self.track_entry(id.as_id_ref(), method, token, task, task_ref, timeout, watch, now)
     }
 
     /// The timeouts our request of method `known` runs with: `timeout` when the caller gave
@@ -294,6 +177,7 @@ impl<S: Sink> Session<S> {
     /// itself when one expires: a host that sends cancels needs somewhere to send that one
     /// (the wasm layer refuses such a request in a session without `send`).
     #[must_use]
+    #[inline]
     pub fn timeout_of(&self, known: Option<Method>, timeout: Option<Timeout>) -> Timeout {
         if known == Some(Method::Initialize) && self.handshake_method().is_some() {
             return Timeout::NONE;
@@ -305,28 +189,76 @@ impl<S: Sink> Session<S> {
         }
     }
 
-    /// [`Self::track`] with the method as the host has it: `known` when it is one of
-    /// [`Method`] (then nothing is allocated for it), and by name.
+    /// **The one path of a request we send** — [`Self::track`], [`Self::handle_outgoing`]'s
+    /// requests and the wasm layer's `track` — with the method as the host has it (a known
+    /// one: nothing is allocated for it, its name not even looked up); the id,
+    /// the progress token and `params.taskId` (`task_ref`) borrowed. What it does and refuses:
+    /// [`Self::track`].
+    ///
+    /// The common case takes a shortcut here: a plain request — a known method that is not
+    /// `initialize` (whose response is read), no progress token, no task, no timeout to arm —
+    /// while no task is named by a request id (tracking an id un-names its task) is what the
+    /// general path makes of it, one record with nothing else, put with one insert into the
+    /// window of counter ids (or the index, for a packed string id) without the general
+    /// path's lookups of the token, the tombstone's task and the timer. Bench scenario 1b
+    /// (track + response, no signal) is this and [`Self::handle_incoming_response`]'s
+    /// shortcut (its bound: 0.8× the SDK-style JS with number ids).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn track_entry(
         &mut self,
-        id: RequestId,
-        known: Option<Method>,
-        method: &str,
-        progress_token: Option<ProgressToken>,
+        id: IdRef<'_>,
+        method: MethodName<'_>,
+        progress_token: Option<IdRef<'_>>,
         task: bool,
-        task_ref: Option<String>,
+        task_ref: Option<&str>,
         timeout: Option<Timeout>,
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
-        let key = Key::of(&id);
-        if self.store.has_outbound(key) {
-            return Err(UsageError::AlreadyInFlight(id));
+        let known = method.known();
+        let plain = known.is_some_and(|m| m != Method::Initialize)
+            && progress_token.is_none()
+            && !task
+            && task_ref.is_none()
+            && !self.store.has_tasks_of_requests()
+            && !self.timeout_of(known, timeout).is_set();
+        if !plain {
+            return self.track_general(id, method, progress_token, task, task_ref, timeout, watch, now);
         }
-        if let Some(token) = &progress_token {
-            if self.store.token_owner(Key::of(token)).is_some() {
-                return Err(UsageError::ProgressTokenInUse(token.clone()));
+        // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
+        if self.store.tombstones_len() > 0 {
+            self.store.remove_tombstone(Key::of_ref(id));
+        }
+        if self.store.insert_plain(id, Outbound::new(known, Kind::Plain, watch)) {
+            Ok(())
+        } else {
+            Err(UsageError::AlreadyInFlight(id.to_request_id()))
+        }
+    }
+
+    /// [`Self::track_entry`] of any request.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn track_general(
+        &mut self,
+        id: IdRef<'_>,
+        method: MethodName<'_>,
+        progress_token: Option<IdRef<'_>>,
+        task: bool,
+        task_ref: Option<&str>,
+        timeout: Option<Timeout>,
+        watch: bool,
+        now: Millis,
+    ) -> Result<(), UsageError> {
+        let known = method.known();
+        let key = Key::of_ref(id);
+        if self.store.has_outbound(key) {
+            return Err(UsageError::AlreadyInFlight(id.to_request_id()));
+        }
+        if let Some(token) = progress_token {
+            if self.store.token_owner(Key::of_ref(token)).is_some() {
+                return Err(UsageError::ProgressTokenInUse(token.to_request_id()));
             }
         }
         if self.store.tombstones_len() > 0 {
@@ -340,21 +272,21 @@ impl<S: Sink> Session<S> {
             self.store.unname_task(t);
             if flags & WATCHED != 0 {
                 self.store.set_task_flags(t, flags & !WATCHED);
-                self.out.settled(id.as_id_ref(), false);
+                self.out.settled(id, false);
             }
         }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let mut task_id = None;
         let kind = match task_ref {
-            Some(t) if tasks_apply && self.store.task(&t).is_some() => {
+            Some(t) if tasks_apply && self.store.task(t).is_some() => {
                 if known == Some(Method::TasksCancel) {
                     // The host cancels the task itself: ours would be a second one.
-                    if let Some(running) = self.store.task(&t) {
+                    if let Some(running) = self.store.task(t) {
                         let flags = self.store.task_flags(running);
                         self.store.set_task_flags(running, flags | super::requests::CANCEL_SENT);
                     }
                 }
-                task_id = Some(t);
+                task_id = Some(t.owned());
                 Kind::TaskQuery
             }
             _ if task && tasks_apply && known.is_some_and(|m| TASK_AUGMENTABLE.contains(&m)) => {
@@ -365,8 +297,11 @@ impl<S: Sink> Session<S> {
         let timeout = self.timeout_of(known, timeout);
         let timer = timeout.is_set().then(|| RequestTimer::start(timeout, now));
         let scheduled = timer.is_some();
-        let name = if known.is_none() { Some(method.into()) } else { None };
-        let token = progress_token.as_ref().map(|t| Key::of(t).to_owned());
+        let name = match method {
+            MethodName::Other(name) => Some(name.into()),
+            _ => None,
+        };
+        let token = progress_token.map(|t| Key::of_ref(t).to_owned());
         let extra = (name.is_some() || task_id.is_some() || token.is_some() || timer.is_some()).then_some(Extra {
             name,
             task_id,
@@ -375,8 +310,8 @@ impl<S: Sink> Session<S> {
             request: None,
         });
         let slot = self.insert_outbound(key, Outbound::new(known, kind, watch), extra);
-        if let (Some(token), Some(s)) = (&progress_token, slot) {
-            self.store.insert_token(Key::of(token), s);
+        if let (Some(token), Some(s)) = (progress_token, slot) {
+            self.store.insert_token(Key::of_ref(token), s);
         }
         if let (true, Some(s)) = (scheduled, slot) {
             if let Some(timer) = self.store.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.as_mut()) {
@@ -414,29 +349,57 @@ impl<S: Sink> Session<S> {
     /// # Errors
     /// [`UsageError::HandshakeNotCancellable`] for the revision's handshake; it stays in
     /// flight.
-    pub fn cancel(&mut self, id: &RequestId, reason: &Reason) -> Result<bool, UsageError> {
-        self.cancel_with(id, reason, CancelCause::Cancelled)
+    pub fn cancel<'i>(&mut self, id: impl Into<IdRef<'i>>, reason: &Reason) -> Result<bool, UsageError> {
+        self.cancel_ref(id.into(), reason, CancelCause::Cancelled)
     }
 
-    /// [`Self::cancel`] for any `cause`. Each branch queues, in order: the transmit (if
-    /// any), [`Output::Cancelled`](super::Output::Cancelled), then
-    /// [`Output::Settled`](super::Output::Settled) (if the request settles).
-    pub(super) fn cancel_with(
+    /// [`Self::cancel`] for any `cause` (the relay's, the timer's).
+    #[inline]
+    pub(super) fn cancel_with<'i>(
         &mut self,
-        id: &RequestId,
+        id: impl Into<IdRef<'i>>,
         reason: &Reason,
         cause: CancelCause,
     ) -> Result<bool, UsageError> {
-        let request_id = id.as_id_ref();
-        let key = Key::of(id);
+        self.cancel_ref(id.into(), reason, cause)
+    }
+
+    /// The one cancel path. Each branch queues, in order: the transmit (if any),
+    /// [`Output::Cancelled`](super::Output::Cancelled), then
+    /// [`Output::Settled`](super::Output::Settled) (if the request settles).
+    ///
+    /// The common case takes a shortcut: a plain request in flight (what
+    /// [`Self::track_entry`]'s shortcut makes; never the handshake, `initialize`, whose
+    /// record is not plain) is taken out with one lookup-and-remove, where the general path
+    /// looks it up, compares its method with the handshake's and takes it out; both end in
+    /// [`Self::cancel_plain`], so the outputs are the same, in the same order.
+    fn cancel_ref(&mut self, id: IdRef<'_>, reason: &Reason, cause: CancelCause) -> Result<bool, UsageError> {
+        let key = Key::of_ref(id);
         if let Some(t) = self.store.task_of(key) {
             let task_id = self.store.task_id(t);
             let made = self.cancel_task(id, &task_id);
             if made {
-                self.out.cancelled(request_id, cause);
+                self.out.cancelled(id, cause);
             }
             return Ok(made);
         }
+        if let Some(request) = self.store.remove_plain(id) {
+            self.cancel_plain(id, key, Taken { request, extra: None }, reason, cause);
+            return Ok(true);
+        }
+        self.cancel_general(id, key, reason, cause)
+    }
+
+    /// [`Self::cancel_ref`] of any request that names no task.
+    #[inline(never)]
+    fn cancel_general(
+        &mut self,
+        id: IdRef<'_>,
+        key: Key<'_>,
+        reason: &Reason,
+        cause: CancelCause,
+    ) -> Result<bool, UsageError> {
+        let request_id = id;
         let handshake = self.handshake_method();
         let Some((at, request)) = self.store.outbound(key) else {
             // The tombstone's method is looked up for the event only.
@@ -477,10 +440,10 @@ impl<S: Sink> Session<S> {
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
                 let task_id = self.store.outbound_extra(at).and_then(|e| e.task_id.clone()).unwrap_or_default();
                 let owner = self.store.task(&task_id).and_then(|t| self.store.task_request(t));
-                let made = owner.is_some_and(|owner| self.cancel_task(&owner, &task_id));
-                let Some(poll) = self.take_outbound(id) else { return Ok(made) };
+                let made = owner.is_some_and(|owner| self.cancel_task(owner.as_id_ref(), &task_id));
+                let Some(poll) = self.take_outbound(key) else { return Ok(made) };
                 let watched = poll.watched;
-                self.tombstone(key, poll);
+                tombstone(&mut self.store, key, poll);
                 self.out.cancelled(request_id, cause);
                 self.settle(id, watched);
                 // The poll itself is cancelled even when its task's `tasks/cancel` already
@@ -493,16 +456,25 @@ impl<S: Sink> Session<S> {
         if Some(self.store.outbound_name(at)) == handshake {
             let method = Some(self.store.outbound_name(at));
             emit!(self, EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::Handshake }));
-            return Err(UsageError::HandshakeNotCancellable(id.clone()));
+            return Err(UsageError::HandshakeNotCancellable(id.to_request_id()));
         }
-        let Some(request) = self.take_outbound(id) else { return Ok(false) };
+        let Some(request) = self.take_outbound(key) else { return Ok(false) };
+        self.cancel_plain(id, key, request, reason, cause);
+        Ok(true)
+    }
+
+    /// The cancel of a plain request of ours, taken out: the event, its tombstone, then
+    /// the cancel on the wire (a notification with the reason the policy allows, or the
+    /// stream's close), its caller told, and its settlement.
+    fn cancel_plain(&mut self, id: IdRef<'_>, key: Key<'_>, request: Taken, reason: &Reason, cause: CancelCause) {
         let close_stream = self.cancel_closes_stream();
-        let wire_reason = self.config.reason.wire_reason(reason);
-        let reason = wire_reason.as_deref();
+        // Borrowed from the policy or the caller's reason: the fields below are written
+        // around it, not through `&mut self`.
+        let reason = self.config.reason.wire_text(reason);
         emit!(
             self,
             EventRef::outbound(EventKindOf::CancelSent {
-                request_id,
+                request_id: id,
                 method: request.name(),
                 via: if close_stream { Via::StreamClose } else { Via::Notification },
                 reason,
@@ -510,15 +482,14 @@ impl<S: Sink> Session<S> {
             })
         );
         let watched = request.watched;
-        self.tombstone(key, request);
+        tombstone(&mut self.store, key, request);
         if close_stream {
-            self.out.close_stream(request_id);
+            self.out.close_stream(id);
         } else {
-            self.out.notify(request_id, reason);
+            self.out.notify(id, reason);
         }
-        self.out.cancelled(request_id, cause);
+        self.out.cancelled(id, cause);
         self.settle(id, watched);
-        Ok(true)
     }
 
     /// Whether a cancel of ours closes the request's stream instead of sending
@@ -529,49 +500,15 @@ impl<S: Sink> Session<S> {
             && self.revision.is_some_and(|r| r.rules().http_cancel_is_stream_close)
     }
 
-    /// [`Self::cancel`] for the host's fast path: our request `id` cancelled by
-    /// its caller with no reason (`reason_bytes` `None`) or a string reason of at most
-    /// `reason_bytes` bytes of UTF-8 (an upper bound will do: JS gives 3 × its length).
-    ///
-    /// Decides as [`Self::cancel`] but queues nothing: [`FastOwnCancel::Notify`] when a
-    /// plain request (no task, no timer, no progress token, a known method, not `initialize`)
-    /// was in flight under `id` — it is cancelled and tombstoned, and the host
-    /// does what the outputs of [`Self::cancel`] would have said: send
-    /// `notifications/cancelled` with the caller's reason as is (it needs no cap), then, when
-    /// the request was watched, abort its own signal and release what it holds for it.
-    /// [`FastOwnCancel::General`] (nothing done) when this cancel needs [`Self::cancel`]:
-    /// events are on (they carry the reason's text), the reason may be longer than
-    /// [`ReasonPolicy::max_bytes`](super::ReasonPolicy::max_bytes), a task is in flight,
-    /// output is already queued (the general path keeps its order with this cancel's), the
-    /// request is not a plain one or not in flight, or the cancel closes a stream
-    /// (2026-07-28 Streamable HTTP).
-    ///
-    /// Spec: every revision §Cancellation "Behavior Requirements" (the sender of a request
-    /// MAY cancel it; SHOULD ignore its response if it arrives afterward: the tombstone).
-    pub fn cancel_fast(&mut self, id: IdRef<'_>, reason_bytes: Option<usize>) -> FastOwnCancel {
-        if self.config.events
-            || reason_bytes.is_some_and(|n| n > self.config.reason.max_bytes)
-            || self.store.has_tasks_of_requests()
-            || !self.out.is_empty()
-            || self.cancel_closes_stream()
-        {
-            return FastOwnCancel::General;
-        }
-        let key = Key::of_ref(id);
-        let Some(request) = self.store.remove_plain(id) else { return FastOwnCancel::General };
-        self.store.insert_tombstone(key, request.method, None, None);
-        FastOwnCancel::Notify { watched: request.watched }
-    }
-
     /// What [`Self::handle_response`] needs to read of a response to `id`. Reading nothing
     /// else keeps a 1 MB result out of the session.
     #[must_use]
-    pub fn response_fields(&self, id: &RequestId) -> Fields {
+    pub fn response_fields<'i>(&self, id: impl Into<IdRef<'i>>) -> Fields {
         let tasks_extension = self.tasks_extension();
         if self.reading_responses == 0 && !tasks_extension {
             return Fields::default();
         }
-        let key = Key::of(id);
+        let key = Key::of_ref(id.into());
         match self.store.outbound(key).map(|(_, o)| o) {
             Some(o) => match o.kind {
                 Kind::Task { .. } => Fields { task_id: true, ..Fields::default() },
@@ -597,22 +534,25 @@ impl<S: Sink> Session<S> {
     ///
     /// Spec: every revision §Cancellation, "SHOULD ignore any response to the request that
     /// arrives afterward"; 2025-11-25 §Tasks.
-    pub fn handle_response(&mut self, id: &RequestId, info: &ResponseInfo) -> ResponseVerdict {
-        let Some(request) = self.take_outbound(id) else {
+    pub fn handle_response<'i>(&mut self, id: impl Into<IdRef<'i>>, info: &ResponseInfo) -> ResponseVerdict {
+        self.response_to(id.into(), info)
+    }
+
+    /// [`Self::handle_response`], the id borrowed.
+    pub(super) fn response_to(&mut self, id: IdRef<'_>, info: &ResponseInfo) -> ResponseVerdict {
+        let key = Key::of_ref(id);
+        let Some(request) = self.take_outbound(key) else {
             if self.store.tombstones_len() == 0 {
                 return ResponseVerdict::Unknown;
             }
-            let Some((_, method)) = self.store.remove_tombstone(Key::of(id)) else { return ResponseVerdict::Unknown };
+            let Some((_, method)) = self.store.remove_tombstone(key) else { return ResponseVerdict::Unknown };
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
                 // 2026-07-28: the request we cancelled came back as a task: cancel that too.
                 self.start_task(id, &task_id, &method, false);
                 self.cancel_task(id, &task_id);
             }
-            emit!(
-                self,
-                EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method: &method })
-            );
+            emit!(self, EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id, method: &method }));
             return ResponseVerdict::Late;
         };
         let watched = request.watched;
@@ -641,10 +581,7 @@ impl<S: Sink> Session<S> {
                         self.start_task(id, &task_id, request.name(), watched);
                         self.cancel_task(id, &task_id);
                         let method = request.name();
-                        emit!(
-                            self,
-                            EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method })
-                        );
+                        emit!(self, EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id, method }));
                         ResponseVerdict::Late
                     }
                     (None, false) => {
@@ -655,10 +592,7 @@ impl<S: Sink> Session<S> {
                         // An error, or a server that ran it as a plain request: nothing to cancel.
                         self.settle(id, watched);
                         let method = request.name();
-                        emit!(
-                            self,
-                            EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id.as_id_ref(), method })
-                        );
+                        emit!(self, EventRef::outbound(EventKindOf::LateResponseDropped { request_id: id, method }));
                         ResponseVerdict::Late
                     }
                 }
@@ -686,7 +620,7 @@ impl<S: Sink> Session<S> {
                 emit!(
                     self,
                     EventRef::outbound(EventKindOf::TaskCancelAnswered {
-                        request_id: id.as_id_ref(),
+                        request_id: id,
                         task_id: &task_id,
                         outcome,
                         code: info.error_code,
@@ -700,8 +634,9 @@ impl<S: Sink> Session<S> {
 
     /// Classifies a `notifications/progress` by its `params.progressToken`, at `now`: a
     /// delivered one restarts its request's timeout when it resets on progress.
-    pub fn handle_progress(&mut self, token: &ProgressToken, now: Millis) -> ProgressVerdict {
-        let key = Key::of(token);
+    pub fn handle_progress<'i>(&mut self, token: impl Into<IdRef<'i>>, now: Millis) -> ProgressVerdict {
+        let token = token.into();
+        let key = Key::of_ref(token);
         if let Some(owner) = self.store.token_owner(key) {
             if let Some(timer) = self.store.outbound_extra_mut(At::Slot(owner)).and_then(|e| e.timer.as_mut()) {
                 self.deadlines.on_progress(owner, timer, now);
@@ -717,7 +652,7 @@ impl<S: Sink> Session<S> {
             self.out.event(EventRef::outbound(EventKindOf::LateProgressDropped {
                 request_id: id,
                 method,
-                progress_token: token.as_id_ref(),
+                progress_token: token,
             }));
         }
         ProgressVerdict::Late
@@ -731,9 +666,9 @@ impl<S: Sink> Session<S> {
         self.store.insert_outbound(key, request, extra)
     }
 
-    /// Takes our request `id` out of the store, with its progress token and its deadline.
-    pub(super) fn take_outbound(&mut self, id: &RequestId) -> Option<Taken> {
-        let mut request = self.store.remove_outbound(Key::of(id))?;
+    /// Takes our request `key` out of the store, with its progress token and its deadline.
+    pub(super) fn take_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
+        let mut request = self.store.remove_outbound(key)?;
         if request.reads_response() {
             self.reading_responses -= 1;
         }
@@ -748,10 +683,100 @@ impl<S: Sink> Session<S> {
         }
         Some(request)
     }
+}
 
-    /// Tombstones our cancelled request (taken out): its method and progress token stay.
-    fn tombstone(&mut self, key: Key<'_>, request: Taken) {
-        let (name, token) = request.extra.map_or((None, None), |e| (e.name, e.progress_token));
-        self.store.insert_tombstone(key, request.request.method, name, token);
+/// Tombstones our cancelled request (taken out): its method and progress token stay. Of the
+/// store alone, so that a cancel writes it while it holds the policy's reason.
+fn tombstone(store: &mut super::store::Store, key: Key<'_>, request: Taken) {
+    let (name, token) = request.extra.map_or((None, None), |e| (e.name, e.progress_token));
+    store.insert_tombstone(key, request.request.method, name, token);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::core::{Config, IdRef, MessageFields, Output, PackedStr, Session, StrId, TransportKind, Verdict};
+
+    /// Everything queued, in order.
+    fn drained(session: &mut Session) -> Vec<Output> {
+        ::core::iter::from_fn(|| session.poll_output()).collect()
+    }
+
+    /// A response to `id` with nothing read, then what the core asks for (2026-07-28's tasks
+    /// extension reads a `resultType`: a plain result has none); with `general`, the general
+    /// path alone.
+    fn answer(session: &mut Session, id: IdRef<'_>, general: bool) -> Verdict {
+        let first = if general {
+            session.incoming_response_general(id, MessageFields::NONE, None)
+        } else {
+            session.incoming_response(id, MessageFields::NONE, None)
+        };
+        match first {
+            Verdict::NeedFields(read) => session.incoming_response_general(id, read, Some(&ResponseInfo::default())),
+            verdict => verdict,
+        }
+    }
+
+    /// A plain request tracked, tracked again, cancelled, answered late, tracked and answered:
+    /// `a` through the one paths (their shortcuts), `b` through their general paths alone.
+    /// Every answer, every output in its order, and what the session holds after are the same.
+    #[test]
+    fn the_shortcuts_of_a_plain_request_give_what_the_general_paths_give() {
+        let long = "a-request-id-longer-than-words";
+        let ids = [
+            IdRef::Number(7),
+            IdRef::Number(-3),
+            IdRef::Str(StrId::Packed(PackedStr::new("req-1").unwrap())),
+            IdRef::Str(StrId::Text("req-2")),
+            IdRef::Str(StrId::Text(long)),
+        ];
+        for (events, http, watch) in
+            [(true, false, true), (false, false, false), (true, true, false), (false, true, true)]
+        {
+            let config = || Config {
+                events,
+                transport: if http { TransportKind::StreamableHttp } else { TransportKind::Messages },
+                ..Config::default()
+            };
+            let (mut a, mut b) = (Session::new(config()), Session::new(config()));
+            if http {
+                // The cancel is the stream's close.
+                a.set_protocol_version("2026-07-28");
+                b.set_protocol_version("2026-07-28");
+            }
+            let _ = (drained(&mut a), drained(&mut b));
+            let method = MethodName::Known(Method::ToolsCall);
+            let reason = Reason::Text("stop".into());
+            for id in ids {
+                let what = (events, http, watch, id);
+                let got = a.track_entry(id, method, None, false, None, None, watch, 0);
+                let want = b.track_general(id, method, None, false, None, None, watch, 0);
+                assert_eq!((got, drained(&mut a)), (want, drained(&mut b)), "track {what:?}");
+                let got = a.track_entry(id, method, None, false, None, None, watch, 0);
+                let want = b.track_general(id, method, None, false, None, None, watch, 0);
+                assert!(matches!(got, Err(UsageError::AlreadyInFlight(_))), "again {what:?}");
+                assert_eq!(got, want, "again {what:?}");
+                assert_eq!(a.is_in_flight(id), b.is_in_flight(id), "{what:?}");
+                let got = a.cancel_ref(id, &reason, CancelCause::Cancelled);
+                let key = Key::of_ref(id);
+                let want = b.cancel_general(id, key, &reason, CancelCause::Cancelled);
+                assert_eq!((got, drained(&mut a)), (want, drained(&mut b)), "cancel {what:?}");
+                assert_eq!(a.request_state(id), Some(RequestState::Cancelled), "{what:?}");
+                let (got, want) = (answer(&mut a, id, false), answer(&mut b, id, true));
+                assert_eq!(got, Verdict::Drop, "late {what:?}");
+                assert_eq!((got, drained(&mut a)), (want, drained(&mut b)), "late {what:?}");
+                let _ = a.track_entry(id, method, None, false, None, None, watch, 0);
+                let _ = b.track_general(id, method, None, false, None, None, watch, 0);
+                let (got, want) = (answer(&mut a, id, false), answer(&mut b, id, true));
+                assert_eq!(got, Verdict::Pass, "{what:?}");
+                assert_eq!((got, drained(&mut a)), (want, drained(&mut b)), "response {what:?}");
+                assert_eq!(
+                    (a.outbound_in_flight(), a.in_flight_count(), a.tombstones(), a.request_state(id)),
+                    (b.outbound_in_flight(), b.in_flight_count(), b.tombstones(), b.request_state(id)),
+                    "{what:?}"
+                );
+            }
+        }
     }
 }

@@ -160,10 +160,12 @@ pub trait Sink: sealed::Sealed {
     fn peer_cancelled(&mut self, request_id: IdRef<'_>, reason: Option<&str>, watched: bool);
     /// [`Output::Event`].
     fn event(&mut self, event: EventRef<'_>);
-    /// Takes the [`Output::Settled`] of our `request_id` when it is all the output there is
-    /// (see [`Session::take_settled`](super::Session::take_settled)); `false`, nothing taken,
-    /// otherwise.
-    fn take_settled(&mut self, request_id: IdRef<'_>) -> bool;
+    /// Takes the [`Output::Settled`] of our `request_id` (with `inbound`, the
+    /// [`Output::InboundSettled`] of the peer's) when it is all the output there is; `false`,
+    /// nothing taken, otherwise: the one place a host that releases a settled request's
+    /// objects itself skips the output (the wasm layer, after a response to our request or
+    /// our response to the peer's).
+    fn take_settled(&mut self, request_id: IdRef<'_>, inbound: bool) -> bool;
 }
 
 pub(crate) mod sealed {
@@ -223,9 +225,13 @@ impl Sink for Queue {
         self.0.push_back(Output::Event(event.to_event()));
     }
 
-    fn take_settled(&mut self, request_id: IdRef<'_>) -> bool {
+    fn take_settled(&mut self, request_id: IdRef<'_>, inbound: bool) -> bool {
         let only = self.0.len() == 1
-            && matches!(self.0.front(), Some(Output::Settled(s)) if Key::of(s) == Key::of_ref(request_id));
+            && match self.0.front() {
+                Some(Output::Settled(s)) if !inbound => Key::of(s) == Key::of_ref(request_id),
+                Some(Output::InboundSettled(s)) if inbound => Key::of(s) == Key::of_ref(request_id),
+                _ => false,
+            };
         if only {
             self.0.clear();
         }

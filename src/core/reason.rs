@@ -117,6 +117,13 @@ impl ReasonPolicy {
     /// `None` when the notification should carry no reason.
     #[must_use]
     pub fn wire_reason(&self, reason: &Reason) -> Option<String> {
+        self.wire_text(reason).map(str::owned)
+    }
+
+    /// [`Self::wire_reason`], borrowed from the reason or the policy (nothing allocated: the
+    /// session's cancel writes it as it is).
+    #[must_use]
+    pub fn wire_text<'a>(&'a self, reason: &'a Reason) -> Option<&'a str> {
         let text = match reason {
             Reason::None => return None,
             Reason::Text(t) => t.as_str(),
@@ -124,11 +131,11 @@ impl ReasonPolicy {
             Reason::Error(_) => self.generic_reason.as_str(),
             Reason::Timeout => self.timeout_reason.as_str(),
         };
-        Some(super::wire::cap_utf8(text, self.max_bytes).owned())
+        Some(super::wire::cap_utf8(text, self.max_bytes))
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

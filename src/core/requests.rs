@@ -112,7 +112,7 @@ impl Outbound {
     }
 
     /// Whether it is a plain request with nothing else: what the window holds, and what the
-    /// fast paths take.
+    /// shortcuts of the one paths take (a plain request's track, response and cancel).
     #[inline]
     pub(crate) fn is_plain(&self) -> bool {
         self.kind == Kind::Plain && !self.extra && !self.is(Method::Initialize)
@@ -215,7 +215,7 @@ pub(crate) fn is_terminal(status: &str) -> bool {
     TASK_STATUS_METHOD_TERMINAL.contains(&status)
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -5,7 +5,7 @@ use ::core::fmt;
 
 use super::deadlines::{Deadlines, Timeout};
 use super::event::{EventKindOf, EventRef};
-use super::id::{ProgressToken, RequestId};
+use super::id::{IdRef, ProgressToken, RequestId};
 use super::keys::Key;
 use super::output::{Output, Queue, Sink};
 use super::reason::ReasonPolicy;
@@ -255,25 +255,6 @@ impl<S: Sink> Session<S> {
         }
     }
 
-    /// Where the output goes (the wasm layer takes what its sink wrote).
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn sink_mut(&mut self) -> &mut S {
-        &mut self.out
-    }
-
-    /// The reason policy's texts, set after the session was made (the wasm layer's settings
-    /// that cross as strings, `SessionCore::configure`): `generic` replaces
-    /// [`ReasonPolicy::generic_reason`], `timeout` [`ReasonPolicy::timeout_reason`], when given.
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>) {
-        if let Some(text) = generic {
-            self.config.reason.generic_reason = text.owned();
-        }
-        if let Some(text) = timeout {
-            self.config.reason.timeout_reason = text.owned();
-        }
-    }
-
     // ----- getters -----
 
     /// The session's settings.
@@ -347,20 +328,11 @@ impl<S: Sink> Session<S> {
         self.revision.map(Revision::rules)
     }
 
-    /// Takes the [`Output::Settled`] of our request `id` when it is all the output there is
-    /// (after [`Self::handle_response`] completed a watched request): for a host that then
-    /// releases the request's objects itself, one call across its boundary less per request.
-    /// `false`, and nothing taken, otherwise.
-    #[inline]
-    pub fn take_settled(&mut self, id: &RequestId) -> bool {
-        self.out.take_settled(id.as_id_ref())
-    }
-
     /// Gives the sink [`Output::Settled`] for a watched request that
     /// can no longer be cancelled (a request whose task still runs is not settled until the
     /// task ends).
     #[inline]
-    pub(super) fn settle(&mut self, id: &RequestId, watched: bool) {
+    pub(super) fn settle(&mut self, id: IdRef<'_>, watched: bool) {
         if watched {
             self.settle_watched(id);
         }
@@ -368,10 +340,43 @@ impl<S: Sink> Session<S> {
 
     /// [`Self::settle`] of a watched request: one copy for its ~17 callers (for size).
     #[inline(never)]
-    fn settle_watched(&mut self, id: &RequestId) {
-        if self.store.task_of(Key::of(id)).is_none() {
-            self.out.settled(id.as_id_ref(), false);
+    fn settle_watched(&mut self, id: IdRef<'_>) {
+        if self.store.task_of(Key::of_ref(id)).is_none() {
+            self.out.settled(id, false);
         }
+    }
+}
+
+/// What only the wasm layer asks of a session (its `SessionCore`, not built natively: the
+/// `std` build's allowance).
+#[cfg_attr(feature = "std", allow(dead_code))]
+impl<S: Sink> Session<S> {
+    /// Where the output goes (the wasm layer takes what its sink wrote).
+    pub(crate) fn sink_mut(&mut self) -> &mut S {
+        &mut self.out
+    }
+
+    /// The reason policy's texts, set after the session was made (the wasm layer's settings
+    /// that cross as strings, `SessionCore::configure`): `generic` replaces
+    /// [`ReasonPolicy::generic_reason`], `timeout` [`ReasonPolicy::timeout_reason`], when given.
+    pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>) {
+        if let Some(text) = generic {
+            self.config.reason.generic_reason = text.owned();
+        }
+        if let Some(text) = timeout {
+            self.config.reason.timeout_reason = text.owned();
+        }
+    }
+
+    /// Takes the [`Output::Settled`] (with `inbound`, the [`Output::InboundSettled`]) of the
+    /// request `id` when it is all the output there is: after a response completed our
+    /// watched request ([`Self::handle_incoming_response`]), or our response ended the peer's
+    /// ([`Self::handle_outgoing_response`]). The one place a lone settlement is made cheap: a
+    /// host that releases the request's objects itself is told so by the call's answer and
+    /// takes no output. `false`, and nothing taken, otherwise.
+    #[inline]
+    pub(crate) fn take_settled(&mut self, id: IdRef<'_>, inbound: bool) -> bool {
+        self.out.take_settled(id, inbound)
     }
 }
 
@@ -387,3 +392,44 @@ macro_rules! emit {
     };
 }
 pub(super) use emit;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::core::{Output, Reason, ResponseInfo, ResponseVerdict, TrackRequest};
+
+    fn watched(n: i64) -> TrackRequest {
+        TrackRequest { watch: true, ..TrackRequest::new(RequestId::Number(n), "tools/call") }
+    }
+
+    #[test]
+    fn take_settled_takes_the_settled_of_that_request_only_when_it_is_all_the_output() {
+        let n = RequestId::Number;
+        let mut session = Session::new(Config { events: false, ..Config::default() });
+        session.track(watched(1), 0).unwrap();
+        session.track(watched(2), 0).unwrap();
+        assert_eq!(session.handle_response(&n(1), &ResponseInfo::default()), ResponseVerdict::Deliver);
+        assert!(!session.take_settled(IdRef::Number(2), false), "another request's");
+        assert!(!session.take_settled(IdRef::Number(1), true), "the peer's request 1's");
+        assert!(session.take_settled(IdRef::Number(1), false));
+        assert!(session.poll_output().is_none(), "taken, not reported twice");
+        assert!(!session.take_settled(IdRef::Number(1), false), "nothing left to take");
+        // Behind other output (a cancel of 2 before the response of 3), nothing is taken: the
+        // host drains the queue in order instead.
+        session.track(watched(3), 0).unwrap();
+        assert!(session.cancel(&n(2), &Reason::None).unwrap());
+        assert_eq!(session.handle_response(&n(3), &ResponseInfo::default()), ResponseVerdict::Deliver);
+        assert!(!session.take_settled(IdRef::Number(3), false));
+        let rest: Vec<Output> = ::core::iter::from_fn(|| session.poll_output()).collect();
+        assert_eq!(rest.last(), Some(&Output::Settled(n(3))));
+        // The peer's request our response ended.
+        assert!(session.handle_request(RequestId::from("in"), "ping"));
+        assert!(session.watch_inbound(&RequestId::from("in")));
+        let _ = session.handle_outgoing_response(&RequestId::from("in"));
+        let id = IdRef::Str(crate::core::StrId::Text("in"));
+        assert!(!session.take_settled(id, false), "ours");
+        assert!(session.take_settled(id, true));
+        assert!(session.poll_output().is_none());
+    }
+}

@@ -568,7 +568,7 @@ impl Fifo {
         self.order.clear();
     }
 
-    #[cfg(all(test, not(target_arch = "wasm32")))]
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.order.len()
     }
@@ -579,7 +579,7 @@ fn is_live(slots: &Slots, ns: Ns, s: u32, stamp: u32) -> bool {
     slot.ns == ns && slot.link == stamp
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::keys::number_key;

@@ -4,7 +4,7 @@
 
 use super::decimal::Decimal;
 use super::event::{EventKindOf, EventRef, NotSent, Via};
-use super::id::RequestId;
+use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
 use super::output::Sink;
@@ -36,10 +36,10 @@ impl<S: Sink> Session<S> {
 
     /// Queues the `tasks/cancel` for `task_id` (the task of our request `id`); `false` when
     /// one was already sent. Its id is the session's own, never one in use.
-    pub(super) fn cancel_task(&mut self, id: &RequestId, task_id: &str) -> bool {
+    pub(super) fn cancel_task(&mut self, id: IdRef<'_>, task_id: &str) -> bool {
         let Some(t) = self.store.task(task_id) else { return false };
         let flags = self.store.task_flags(t);
-        let request_id = id.as_id_ref();
+        let request_id = id;
         if flags & CANCEL_SENT != 0 {
             let method = Some(self.store.task_method(t));
             emit!(
@@ -79,12 +79,13 @@ impl<S: Sink> Session<S> {
         true
     }
 
-    pub(super) fn start_task(&mut self, id: &RequestId, task_id: &str, method: &str, watched: bool) {
+    pub(super) fn start_task(&mut self, id: IdRef<'_>, task_id: &str, method: &str, watched: bool) {
         // A peer that gives an earlier request's task id again: that request can no longer
         // be told apart through the task, so it is settled now (as `end_task` would).
-        if let Some((owner, named, watched)) = self.store.insert_task(task_id, Key::of(id), method, watched) {
-            if owner != *id && named && !self.store.has_outbound(Key::of(&owner)) {
-                self.settle(&owner, watched);
+        let key = Key::of_ref(id);
+        if let Some((owner, named, watched)) = self.store.insert_task(task_id, key, method, watched) {
+            if Key::of(&owner) != key && named && !self.store.has_outbound(Key::of(&owner)) {
+                self.settle(owner.as_id_ref(), watched);
             }
         }
     }
@@ -99,7 +100,7 @@ impl<S: Sink> Session<S> {
         self.store.remove_task(t);
         if let (true, Some(owner)) = (named, owner) {
             if !self.store.has_outbound(Key::of(&owner)) {
-                self.settle(&owner, watched);
+                self.settle(owner.as_id_ref(), watched);
             }
         }
     }

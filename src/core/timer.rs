@@ -55,7 +55,7 @@ impl<S: Sink> Session<S> {
                 })
             );
             let cause = CancelCause::TimedOut(kind);
-            if !matches!(self.cancel_with(&id, &Reason::Timeout, cause), Ok(true)) {
+            if !matches!(self.cancel_with(id.as_id_ref(), &Reason::Timeout, cause), Ok(true)) {
                 self.out.cancelled(id.as_id_ref(), cause);
             }
         }

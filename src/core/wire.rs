@@ -7,7 +7,7 @@
 use crate::prelude::*;
 use serde::Serialize;
 
-use super::id::{concat, InvalidRequestId, RequestId};
+use super::id::{concat, IdRef, InvalidRequestId, RequestId, StrId};
 use super::method::Method;
 
 /// The method of the cancellation notification (every revision, 2024-11-05 §Cancellation).
@@ -71,9 +71,21 @@ impl<'a> PeerValue<'a> {
     /// # Errors
     /// [`InvalidRequestId`] for anything but a string or a safe integer.
     pub fn to_request_id(&self) -> Result<RequestId, InvalidRequestId> {
-        match self {
-            Self::String(s) => Ok(RequestId::String((*s).owned())),
-            Self::Number(n) => RequestId::from_f64(*n),
+        self.to_id_ref().map(IdRef::to_request_id)
+    }
+
+    /// The value as a request id, borrowed (nothing allocated).
+    ///
+    /// # Errors
+    /// As [`Self::to_request_id`].
+    pub fn to_id_ref(&self) -> Result<IdRef<'a>, InvalidRequestId> {
+        match *self {
+            Self::String(s) => Ok(IdRef::Str(StrId::Text(s))),
+            Self::Number(n) => match RequestId::from_f64(n)? {
+                RequestId::Number(n) => Ok(IdRef::Number(n)),
+                // `from_f64` makes numbers only.
+                RequestId::String(_) => Err(InvalidRequestId::NotAnInteger),
+            },
             Self::Oversized => Err(InvalidRequestId::TooLong),
             other => Err(InvalidRequestId::WrongType(other.type_name())),
         }
@@ -136,6 +148,14 @@ impl<'a> CancelledParams<'a> {
     /// # Errors
     /// The [`MalformedCancel`] that says what is wrong.
     pub fn validate(&self) -> Result<(RequestId, Option<&'a str>), MalformedCancel> {
+        self.validate_ref().map(|(id, reason)| (id.to_request_id(), reason))
+    }
+
+    /// [`Self::validate`], the request id borrowed (nothing allocated).
+    ///
+    /// # Errors
+    /// As [`Self::validate`].
+    pub(crate) fn validate_ref(&self) -> Result<(IdRef<'a>, Option<&'a str>), MalformedCancel> {
         match self.params {
             PeerValue::Object => {}
             PeerValue::Absent => return Err(MalformedCancel::ParamsMissing),
@@ -143,7 +163,7 @@ impl<'a> CancelledParams<'a> {
         }
         let id = match &self.request_id {
             PeerValue::Absent => return Err(MalformedCancel::RequestIdMissing),
-            v => v.to_request_id().map_err(MalformedCancel::RequestIdInvalid)?,
+            v => v.to_id_ref().map_err(MalformedCancel::RequestIdInvalid)?,
         };
         let reason = match &self.reason {
             PeerValue::Absent => None,
@@ -215,7 +235,7 @@ pub fn cap_utf8(text: &str, max_bytes: usize) -> &str {
     text.get(..end).unwrap_or("")
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use serde_json::json;
 

@@ -21,8 +21,8 @@ use super::json::Json;
 use super::options;
 use super::output::Records;
 use crate::core::{
-    FastCancel, FastOwnCancel, IdRef, Message, MessageFields as Fields, Method, MethodName, OutgoingResponseVerdict,
-    PackedStr, ProgressVerdict, Reason, RequestId, Session, StrId, Timeout, TrackRequest, Verdict,
+    IdRef, Message, MessageFields as Fields, Method, MethodName, PackedStr, PeerValue, ProgressVerdict, Reason,
+    RequestId, Session, StrId, Timeout, Verdict,
 };
 
 /// A verdict as the number the JS layer reads: `0` pass, `1` drop, `2 | fields << 8` read
@@ -31,16 +31,18 @@ pub(super) mod code {
     pub const PASS: u32 = 0;
     pub const DROP: u32 = 1;
     pub const NEED_FIELDS: u32 = 2;
-    /// From `message` and `track`: a request sent with a signal that has aborted: not tracked, not to
-    /// be sent (the JS layer throws the signal's reason, as `fetch` does).
+    /// From `outgoing` and `track`: a request sent with a signal that has aborted: not
+    /// tracked, not to be sent (the JS layer throws the signal's reason, as `fetch` does).
     pub const ABORTED: u32 = 4;
-    /// Added to `PASS` by `message`: our message is a request, now tracked.
+    /// Added to `PASS` by `outgoing`: our message is a request, now tracked.
     pub const TRACKED: u32 = 0x20;
-    /// Added to `PASS` by `message` with a live signal: the request is watched (the JS
+    /// Added to `PASS` by `outgoing` with a live signal: the request is watched (the JS
     /// layer listens to the signal until the request's `settled` record).
     pub const WATCHED: u32 = 0x40;
-    /// Added to `PASS` or `DROP` by `response`: the response settled a watched request, for
-    /// which no `settled` record is queued (the JS layer releases its objects itself).
+    /// Added to `PASS` by `response` (the response settled our watched request) and by
+    /// `outgoing` (our response ended the peer's watched request) when that one record was
+    /// all the output: it is not queued (`Session::take_settled`, the one place a lone
+    /// settlement is cheap), the JS layer releases the request's objects itself.
     pub const SETTLED: u32 = 0x80;
     /// The call was refused: `SessionCore.takeError()` says why (the JS layer throws it).
     pub const FAILED: u32 = 8;
@@ -89,21 +91,12 @@ fn reason_of(kind: u32, first: Option<&str>, second: Option<&str>) -> Reason {
     }
 }
 
-/// The signal a request is made with (`track`'s `signal`; `message`'s `how` is `1 +` it for
-/// our messages, `0` for the peer's): `0` none.
+/// The signal a request is made with (`track`'s and `outgoing`'s `signal`): `0` none.
 mod send_signal {
     /// Live.
     pub const LIVE: u32 = 1;
     /// Aborted before the message was sent.
     pub const ABORTED: u32 = 2;
-}
-
-/// `track(id, method)` of a plain request with a string id, for the `track*` fast paths:
-/// whether it was tracked.
-#[inline]
-fn track_plain_str(core: &mut Session<Records>, id: StrId<'_>, method: Method, watch: bool) -> bool {
-    let now = if core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-    core.track_str(id, method, watch, now).is_ok()
 }
 
 #[inline]
@@ -146,15 +139,14 @@ struct State {
 const KEPT_BYTES: usize = 64 * 1024;
 
 /// The size of a session's scratch buffer, in bytes (`constants_json().scratchBytes`): the
-/// longest string id that takes the numbers-only path, and the most bytes of strings a call
-/// writes there (more go to [`SessionCore::input_at`]'s buffer).
+/// most bytes of strings a call writes there (more go to [`SessionCore::input_at`]'s buffer).
 const SCRATCH_BYTES: usize = 256;
 
 /// The length of a string argument that is absent (`undefined`), in place of its length in
 /// bytes (`constants_json().noString`).
 pub(super) const NO_STRING: u32 = u32::MAX;
 
-/// The strings of one call to a general entry point, read in the order of its arguments:
+/// The strings of one call, read in the order of its arguments:
 /// JS wrote their UTF-8 one after the other into the session's scratch buffer (or the
 /// call's input buffer, [`SessionCore::input_at`]) and passes each one's length in bytes,
 /// or `NO_STRING`. Nothing is copied or allocated to cross them (no string argument, so
@@ -168,6 +160,7 @@ impl<'a> Strings<'a> {
     /// The next string, `len` bytes long; `None` when absent (`NO_STRING`) — and for a
     /// length beyond what was written, or bytes that are not UTF-8 (the JS layer writes
     /// neither: read as absent, never a trap).
+    #[inline]
     fn next(&mut self, len: u32) -> Option<&'a str> {
         if len == NO_STRING {
             return None;
@@ -176,6 +169,109 @@ impl<'a> Strings<'a> {
         let bytes = self.bytes.get(self.at..end)?;
         self.at = end;
         ::core::str::from_utf8(bytes).ok()
+    }
+
+    /// An `ID`: the one way an id-like value crosses (a request id, a progress token, a
+    /// cancel's `requestId`) — five scalars `num, len, w0, w1, w2`, decoded here and nowhere
+    /// else:
+    /// - `len` [`NUMBER_ID`] (`constants_json().numberId`): the JS number `num` (any number:
+    ///   the core judges fractions, NaN, the range);
+    /// - `len` `u32::MAX - 1 - tag` (`constants_json().idLen`, [`id_len`]): a value that is
+    ///   neither a number nor a string, `tag` from `convert::tag` (absent, null, a boolean, an
+    ///   array, an object; a string too long to cross, oversized);
+    /// - `len` with [`IN_BUFFER`] (`constants_json().inBuffer`): a string of
+    ///   `len & !IN_BUFFER` bytes of UTF-8, the next string of the call (`Strings`: strings
+    ///   are read in the order of the arguments, an `ID`'s at its place);
+    /// - otherwise an ASCII string of `len` ≤ [`PackedStr::MAX_BYTES`] (11) bytes packed into
+    ///   `w0`–`w2`, little-endian, byte 0 lowest of `w0` ([`PackedStr::from_words`]: nothing
+    ///   written to memory, nothing allocated); words that name no such string are absent.
+    ///
+    /// `w0`–`w2` are `0` when unused. Inlined into the hot paths (`track`, `response`), which
+    /// decode their ids with no call; the others share [`Self::id_shared`].
+    #[inline(always)]
+    fn id(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Crossed<'a> {
+        if len == NUMBER_ID {
+            return match RequestId::from_f64(num) {
+                Ok(RequestId::Number(n)) => Crossed::Id(IdRef::Number(n)),
+                _ => Crossed::Not(PeerValue::Number(num)),
+            };
+        }
+        if len >= id_len(tag::OVERSIZED) {
+            return Crossed::Not(match NUMBER_ID - 1 - len {
+                tag::NULL => PeerValue::Null,
+                tag::BOOL => PeerValue::Bool,
+                tag::ARRAY => PeerValue::Array,
+                tag::OBJECT => PeerValue::Object,
+                tag::OVERSIZED => PeerValue::Oversized,
+                _ => PeerValue::Absent,
+            });
+        }
+        if len & IN_BUFFER != 0 {
+            return match self.next(len & !IN_BUFFER) {
+                Some(text) => Crossed::Id(IdRef::Str(StrId::Text(text))),
+                None => Crossed::Not(PeerValue::Absent),
+            };
+        }
+        match PackedStr::from_words(len, w0, w1, w2) {
+            Some(packed) => Crossed::Id(IdRef::Str(StrId::Packed(packed))),
+            None => Crossed::Not(PeerValue::Absent),
+        }
+    }
+
+    /// [`Self::id`], one copy for the entry points off the hot path (for the `.wasm`'s size).
+    #[inline(never)]
+    fn id_shared(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Crossed<'a> {
+        self.id(num, len, w0, w1, w2)
+    }
+}
+
+/// `len` of an `ID` that crossed as a number ([`Strings::id`]; `constants_json().numberId`).
+pub(super) const NUMBER_ID: u32 = u32::MAX;
+
+/// The bit of an `ID`'s `len` that says its string is in the call's strings ([`Strings::id`];
+/// `constants_json().inBuffer`).
+pub(super) const IN_BUFFER: u32 = 0x8000_0000;
+
+/// `len` of an `ID` that crossed as the tag `tag` of a value that is neither a number nor a
+/// string ([`Strings::id`]; `constants_json().idLen`).
+const fn id_len(tag: u32) -> u32 {
+    NUMBER_ID - 1 - tag
+}
+
+/// An `ID` as it crossed ([`Strings::id`]).
+#[derive(Clone, Copy)]
+enum Crossed<'a> {
+    /// A request id: an integer, or a string (packed, or in the call's strings).
+    Id(IdRef<'a>),
+    /// Any other value, as the JS reader tagged it (a number that is no request id included).
+    Not(PeerValue<'a>),
+}
+
+impl<'a> Crossed<'a> {
+    /// As a request id, borrowed.
+    ///
+    /// # Errors
+    /// What is wrong with it as a request id.
+    #[inline(always)]
+    fn id(self) -> Result<IdRef<'a>, crate::core::InvalidRequestId> {
+        match self {
+            Crossed::Id(id) => Ok(id),
+            Crossed::Not(value) => value.to_id_ref(),
+        }
+    }
+
+    /// As a member of a message: a packed string unpacked into `text`.
+    fn value<'b>(self, text: &'b mut [u8; 16]) -> PeerValue<'b>
+    where
+        'a: 'b,
+    {
+        match self {
+            // An id is within ±(2^53 − 1): exact as an `f64`.
+            Crossed::Id(IdRef::Number(n)) => PeerValue::Number(n as f64),
+            Crossed::Id(IdRef::Str(StrId::Text(s))) => PeerValue::String(s),
+            Crossed::Id(IdRef::Str(StrId::Packed(p))) => PeerValue::String(p.text(text)),
+            Crossed::Not(value) => value,
+        }
     }
 }
 
@@ -188,8 +284,8 @@ impl State {
         self.busy_hot()
     }
 
-    /// [`Self::busy`] inlined, for the entry points of bench scenario 1b (`trackPlain`,
-    /// `responsePlain`): a call there costs scenario 1b with number ids ~3 ns (7%).
+    /// [`Self::busy`] inlined, for the entry points of bench scenario 1b (`track`,
+    /// `response`): a call there costs scenario 1b with number ids ~3 ns (7%).
     #[inline(always)]
     fn busy_hot(&self) -> bool {
         self.core.has_output() || self.core.poll_timeout() != self.armed
@@ -198,8 +294,8 @@ impl State {
     /// Whether our request of method `known` may be tracked: one that may cancel itself —
     /// `watch` (the caller's signal), or timeouts to run with (its own `timeout`, else the
     /// session's defaults: [`Session::timeout_of`]) — only in a session with an exit for its
-    /// cancel (`send` or `closeStream`). The fast paths refuse it otherwise, and `track` and
-    /// `beforeSend` say `ERR_SEND_REQUIRED`.
+    /// cancel (`send` or `closeStream`): otherwise `track` and `outgoing` (`beforeSend`) say
+    /// `ERR_SEND_REQUIRED`.
     #[inline]
     fn has_exit_for(&self, watch: bool, known: Option<Method>, timeout: Option<Timeout>) -> bool {
         self.exits != 0 || !(watch || self.core.timeout_of(known, timeout).is_set())
@@ -208,9 +304,8 @@ impl State {
 
 /// The buffers JS writes a call's strings into.
 struct Buffers {
-    /// Where JS writes the UTF-8 of the strings of a call — a string id before
-    /// `trackPlain`/`responsePlain`, every string of the other entry points (`Strings`) —
-    /// ([`SCRATCH_BYTES`], never resized, so its address stays): a string crosses once,
+    /// Where JS writes the UTF-8 of the strings of a call (`Strings`) ([`SCRATCH_BYTES`],
+    /// never resized, so its address stays): a string crosses once,
     /// with no allocation and no second copy.
     scratch: Vec<u8>,
     /// The strings of the next call when they need more than [`SCRATCH_BYTES`]
@@ -283,7 +378,7 @@ impl SessionCore {
     /// `NO_STRING`: not given). `BUSY` when that left output (a protocol version's event),
     /// else `0`.
     pub fn configure(&mut self, generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
+        let outcome = self.call(false, |st, mut strings| {
             st.core.set_reason_texts(strings.next(generic_reason_len), strings.next(timeout_reason_len));
             if let Some(version) = strings.next(protocol_version_len) {
                 st.core.set_protocol_version(version);
@@ -353,74 +448,122 @@ impl SessionCore {
         code::busy(st.busy())
     }
 
-    /// A `notifications/progress` from the peer with this `params.progressToken` (tagged, see
-    /// `convert::tag`; a string's UTF-8 in the scratch buffer, `token_len` bytes, see
-    /// `Strings`): `1` (drop) when it is late — its request was cancelled or is no
-    /// longer in flight — else `0` (pass). `shouldDropProgress(token)`'s own entry point:
-    /// three scalars, where [`Self::message`] takes sixteen (a call per progress
-    /// notification; 2025-11-25 basic/utilities/progress).
-    pub fn progress(&mut self, token_tag: u32, token_num: f64, token_len: u32) -> u32 {
-        let (late, busy) = self.with_strings(|st, mut strings| {
-            // A token that is not a request id is not ours to judge (as `message` decides it).
-            let Ok(token) = id_of(token_tag, token_num, strings.next(token_len)) else { return false };
+    /// A `notifications/progress` from the peer with this `params.progressToken` (an `ID`,
+    /// `Strings::id`): `1` (drop) when it is late — its request was cancelled or is no longer
+    /// in flight — else `0` (pass). `shouldDropProgress(token)`'s own entry point: five
+    /// scalars, where [`Self::incoming`] takes nineteen (a call per progress notification;
+    /// 2025-11-25 basic/utilities/progress).
+    pub fn progress(&mut self, token_num: f64, token_len: u32, token_w0: u32, token_w1: u32, token_w2: u32) -> u32 {
+        let (late, busy) = self.call(false, |st, mut strings| {
+            // A token that is not a request id is not ours to judge (as `incoming` decides it).
+            let Ok(token) = strings.id_shared(token_num, token_len, token_w0, token_w1, token_w2).id() else {
+                return false;
+            };
             let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-            st.core.handle_progress(&token, now) == ProgressVerdict::Late
+            st.core.handle_progress(token, now) == ProgressVerdict::Late
         });
         (if late { code::DROP } else { code::PASS }) | code::busy(busy)
     }
 
-    /// A message from the peer (`how` 0), or one we are about to send (`how` `1 +` the signal
-    /// it is sent with, `send_signal`: 1 none, 2 live, 3 aborted): its method (`method_code`, or
-    /// `method_name` for code 0; `method_code` −1: no `method`, −2: not a string), its id,
-    /// and the members `read` (each member as a tag, see `convert::tag`, with its number or
-    /// string: `arg` is `params.requestId`, `params.progressToken` or
-    /// `params._meta.progressToken`, whichever `read` names; `task` whether `params.task` is
-    /// an object). Each string is its length in bytes, its UTF-8 in the scratch buffer, in
-    /// the order of the arguments (`Strings`). Returns the verdict number (see `code`).
+    /// A message from the peer that is not a response ([`Self::response`]): a request, or a
+    /// notification ([`Session::handle_incoming`]). Its `id` (an `ID`, `Strings::id`; absent
+    /// for a notification: `idLen.absent`), its method (`method_code`, or `method_len`'s name
+    /// for code 0; −1: no `method`, −2: not a string), and the members `read` (each as a tag,
+    /// see `convert::tag`, with its string: `params_tag` the type of `params`; `arg` (an `ID`)
+    /// `params.requestId`, `params.progressToken` or `params._meta.progressToken`, whichever
+    /// `read` names; `params.reason`; `params.taskId`, `params.status`; `task` whether
+    /// `params.task` is an object). Each string is its length in bytes, its UTF-8 in the
+    /// scratch buffer, in the order of the arguments (`Strings`). Returns the verdict number
+    /// (see `code`: pass, drop, or the members to read too). Never refused.
     ///
-    /// From the peer: never refused. Ours: a request is tracked (`0 | TRACKED`, and
-    /// `| WATCHED` with a live signal), or with an aborted signal not (`4`: not to be sent);
-    /// the SDK's own `notifications/cancelled` is `1` (not to be sent as it is: the cancel it
-    /// made, if any, is the first record of the output, which the JS layer sends in its
-    /// place). Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
-    /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
-    /// `UsageError` `ERR_ALREADY_IN_FLIGHT` / `ERR_PROGRESS_TOKEN_IN_USE`.
+    /// A request is recorded as in flight; a valid cancel of one leaves its `peerCancelled`
+    /// record (the JS layer aborts the request's work with the peer's reason); a late
+    /// progress, an invalid cancel: drop.
     #[allow(clippy::too_many_arguments)]
-    pub fn message(
+    pub fn incoming(
         &mut self,
-        how: u32,
-        method_code: i32,
-        method_len: u32,
-        id_tag: u32,
         id_num: f64,
         id_len: u32,
+        id_w0: u32,
+        id_w1: u32,
+        id_w2: u32,
+        method_code: i32,
+        method_len: u32,
         read: u32,
         params_tag: u32,
-        arg_tag: u32,
         arg_num: f64,
         arg_len: u32,
+        arg_w0: u32,
+        arg_w1: u32,
+        arg_w2: u32,
         reason_tag: u32,
         reason_len: u32,
         task_id_len: u32,
         status_len: u32,
         task: bool,
     ) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
-            let mut message = read_message(
-                (method_code, strings.next(method_len)),
-                (id_tag, id_num, strings.next(id_len)),
-                read,
-                params_tag,
-                (arg_tag, arg_num, strings.next(arg_len)),
-                (reason_tag, strings.next(reason_len)),
-                strings.next(task_id_len),
-            );
+        let (verdict, busy) = self.call(false, |st, mut strings| {
+            let (mut id_text, mut arg_text) = ([0; 16], [0; 16]);
+            let id = strings.id_shared(id_num, id_len, id_w0, id_w1, id_w2).value(&mut id_text);
+            let method = method_name_of(method_code, strings.next(method_len));
+            let arg = strings.id_shared(arg_num, arg_len, arg_w0, arg_w1, arg_w2).value(&mut arg_text);
+            let reason = (reason_tag, strings.next(reason_len));
+            let mut message = message_of(method, id, read, params_tag, arg, reason, strings.next(task_id_len));
             message.task = task;
             message.status = strings.next(status_len);
-            let Some(signal) = how.checked_sub(1) else {
-                let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
-                return Ok(verdict_code(st.core.handle_incoming(&message, now)));
-            };
+            let now = if st.core.poll_timeout().is_some() { convert::now_ms() } else { 0 };
+            verdict_code(st.core.handle_incoming(&message, now))
+        });
+        verdict | code::busy(busy)
+    }
+
+    /// A message we are about to send that is not a request tracked by [`Self::track`]: our
+    /// request as an SDK sends it (`beforeSend`), our response to a request of the peer's,
+    /// or a notification ([`Session::handle_outgoing`]). `signal` is the signal it is sent
+    /// with (`0` none, `1` live, `2` aborted); the other arguments are [`Self::incoming`]'s
+    /// (no `params.status`). Returns the verdict number (see `code`).
+    ///
+    /// Our request is tracked (`0 | TRACKED`, and `| WATCHED` with a live signal: the JS layer
+    /// listens to it until the request's `settled` record), or with an aborted signal not
+    /// (`ABORTED`: not to be sent); the SDK's own `notifications/cancelled` is `1` (not to be
+    /// sent as it is: the cancel it made, if any, is in the output, which the JS layer sends
+    /// in its place); our response is `0` (send it) or `1` (the peer cancelled that request:
+    /// suppressed), with `SETTLED` added when it ended the peer's watched request and that was
+    /// all the output (no `inboundSettled` record: the JS layer releases its objects itself).
+    /// Refused (`FAILED`, see [`Self::take_error`]): `InvalidArgumentError`
+    /// `ERR_INVALID_REQUEST_ID` for a request whose id or progress token is not one;
+    /// `UsageError` `ERR_SEND_REQUIRED`, `ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn outgoing(
+        &mut self,
+        signal: u32,
+        id_num: f64,
+        id_len: u32,
+        id_w0: u32,
+        id_w1: u32,
+        id_w2: u32,
+        method_code: i32,
+        method_len: u32,
+        read: u32,
+        params_tag: u32,
+        arg_num: f64,
+        arg_len: u32,
+        arg_w0: u32,
+        arg_w1: u32,
+        arg_w2: u32,
+        reason_tag: u32,
+        reason_len: u32,
+        task_id_len: u32,
+        task: bool,
+    ) -> u32 {
+        let (result, busy) = self.call(false, |st, mut strings| {
+            let (mut id_text, mut arg_text) = ([0; 16], [0; 16]);
+            let id = strings.id_shared(id_num, id_len, id_w0, id_w1, id_w2).value(&mut id_text);
+            let method = method_name_of(method_code, strings.next(method_len));
+            let arg = strings.id_shared(arg_num, arg_len, arg_w0, arg_w1, arg_w2).value(&mut arg_text);
+            let reason = (reason_tag, strings.next(reason_len));
+            let mut message = message_of(method, id, read, params_tag, arg, reason, strings.next(task_id_len));
+            message.task = task;
             let request = message.is_request();
             if request && signal == send_signal::ABORTED {
                 return Ok(code::ABORTED);
@@ -438,28 +581,39 @@ impl SessionCore {
                 // A request (even one named `notifications/cancelled`: it has an id).
                 Ok(Verdict::Pass) if watch => Ok(code::PASS | code::TRACKED | code::WATCHED),
                 Ok(Verdict::Pass) if request => Ok(code::PASS | code::TRACKED),
-                Ok(verdict) => Ok(verdict_code(verdict)),
+                Ok(verdict) => {
+                    // Our response: the peer's watched request it ended, if that is all.
+                    let response = matches!(message.method, MethodName::Absent);
+                    let settled = response && message.id.to_id_ref().is_ok_and(|id| st.core.take_settled(id, true));
+                    Ok(verdict_code(verdict) | if settled { code::SETTLED } else { 0 })
+                }
             }
         });
-        let (result, busy) = outcome;
         result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
     }
 
-    /// A response from the peer: its id, and the members of its `result` or `error` the core
-    /// asked for (`read`): `result.task.taskId`, `result.resultType`, `result.taskId`,
-    /// `result.status`, `result.protocolVersion`, and `error.code` (`has_error` when the
-    /// message has an `error`; `error_code` NaN when its code is not a number). The first
-    /// call reads none (`read` 0): the core answers `2 | fields << 8` when it needs some,
-    /// and is called again with them. With `code::SETTLED` added when the response settled a
-    /// watched request and that was all the output: no `settled` record is queued for it.
-    /// Each string is its length in bytes, its UTF-8 in the scratch buffer, in the order of
-    /// the arguments (`Strings`).
+    /// A response from the peer: its id (an `ID`, `Strings::id`), and the members of its
+    /// `result` or `error` the core asked for (`read`): `result.task.taskId`,
+    /// `result.resultType`, `result.taskId`, `result.status`, `result.protocolVersion`, and
+    /// `error.code` (`has_error` when the message has an `error`; `error_code` NaN when its
+    /// code is not a number) — [`Session::handle_incoming_response`]. The first call reads
+    /// none (`read` 0): the core answers `2 | fields << 8` when it needs some, and is called
+    /// again with them. `0` (deliver) or `1` (drop: late, or our own `tasks/cancel`'s
+    /// answer), with `code::SETTLED` added when the response settled a watched request and
+    /// that was all the output: no `settled` record is queued for it (the JS layer releases its
+    /// objects itself). An id that is not a request id: `0` (not ours). Each string is its
+    /// length in bytes, its UTF-8 in the scratch buffer, in the order of the arguments
+    /// (`Strings`). `shouldDropResponse(id)` and the guard's responses: with bench scenario
+    /// 1b's track, the hot path (`[hot]`, `State::busy_hot`).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)] // into its one export: the hot path
     pub fn response(
         &mut self,
-        id_tag: u32,
         id_num: f64,
         id_len: u32,
+        id_w0: u32,
+        id_w1: u32,
+        id_w2: u32,
         read: u32,
         task_task_id_len: u32,
         result_type_len: u32,
@@ -469,87 +623,28 @@ impl SessionCore {
         has_error: bool,
         error_code: f64,
     ) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
-            let id = id_of(id_tag, id_num, strings.next(id_len)).ok()?;
-            let mut text = |len| owned(strings.next(len));
-            let info = (read != 0).then(|| {
-                convert::response_info(
-                    text(task_task_id_len),
-                    text(result_type_len),
-                    text(result_task_id_len),
-                    text(result_status_len),
-                    text(protocol_version_len),
-                    has_error,
-                    error_code,
-                )
-            });
-            let verdict = st.core.handle_incoming_response(&id, Fields(read), info.as_ref());
-            let settled = !matches!(verdict, Verdict::NeedFields(_)) && st.core.take_settled(&id);
-            Some((verdict, settled))
+        let outcome = self.call(true, move |st, mut strings| match strings.id(id_num, id_len, id_w0, id_w1, id_w2) {
+            // A number id with nothing read apart: the core's shortcut is then compiled for it
+            // alone (a response to a plain request measured ~5 ns faster so, of ~15).
+            Crossed::Id(IdRef::Number(n)) if read == 0 => {
+                Some(answered(&mut st.core, IdRef::Number(n), Fields::NONE, None))
+            }
+            Crossed::Id(id) => {
+                let lens =
+                    [task_task_id_len, result_type_len, result_task_id_len, result_status_len, protocol_version_len];
+                let info = (read != 0).then(|| read_response(&mut strings, lens, has_error, error_code));
+                Some(answered(&mut st.core, id, Fields(read), info.as_ref()))
+            }
+            // Not a request id: not ours.
+            Crossed::Not(_) => None,
         });
-        let (Some((verdict, settled)), busy) = outcome else { return code::PASS };
-        verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(busy)
+        let (Some(verdict), busy) = outcome else { return code::PASS };
+        verdict | code::busy(busy)
     }
 
-    /// `track(id, method)` of a plain request — a known method, no options but a signal —
-    /// with its id as numbers only: the hot path. The id is `num` when `len` is
-    /// `NUMBER_ID` (`constants_json().numberId`: the caller's number as JS has it), else an
-    /// ASCII string of `len` bytes — up to [`PackedStr::MAX_BYTES`] (11) as three
-    /// little-endian words `w0`–`w2` (bytes 0–3 in `w0`, byte 0 lowest; see
-    /// [`PackedStr::from_words`]: nothing written to memory, nothing allocated), longer ones
-    /// (up to `constants_json().scratchBytes`) written by JS into the scratch buffer
-    /// ([`Self::scratch_at`]). `method_code` is the method's code in the core's table
-    /// (`constants_json().methods`), with `WATCH_BIT` (`constants_json().watchBit`) added
-    /// when the request is watched (the JS layer checked the caller's signal and listens to
-    /// it). `0`: tracked; `1`: refused, nothing changed (a fraction, an unknown code, words
-    /// that name no id, an id in flight, a watched request in a session without `send`):
-    /// call `track` for the error.
-    pub fn track_plain(&mut self, method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let Some(method) = Method::from_code(method_code & !WATCH_BIT) else { return 1 };
-        let watch = method_code & WATCH_BIT != 0;
-        if len == NUMBER_ID {
-            let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return 1 };
-            // Written out, not through `tracked`: the hottest path (an A/B put the helper's
-            // form 10% slower here).
-            let st = &mut self.state;
-            if !st.has_exit_for(watch, Some(method), None) {
-                return 1;
-            }
-            let now = if st.core.config().timeout.is_set() { convert::now_ms() } else { 0 };
-            // Matched, not `is_ok()`: the error's drop is on its own arm, not a call on this
-            // path (one wasm function fewer compiled at a process's first `track()`).
-            let refused = match st.core.track_number(n, method, watch, now) {
-                Ok(()) => 0,
-                Err(error) => {
-                    drop(error);
-                    1
-                }
-            };
-            return refused | code::busy(st.busy_hot());
-        }
-        let outcome = (|| {
-            let st = &mut self.state;
-            if !st.has_exit_for(watch, Some(method), None) {
-                return None;
-            }
-            // Each kind of string id written out, not through one helper giving a `StrId`: with
-            // the variant known here the words path is inlined for it (a helper puts bench
-            // scenario 1b with string ids 3-8 ns slower in an A/B).
-            let tracked = if len as usize <= PackedStr::MAX_BYTES {
-                let id = PackedStr::from_words(len, w0, w1, w2)?;
-                track_plain_str(&mut st.core, StrId::Packed(id), method, watch)
-            } else {
-                let id = ::core::str::from_utf8(self.buffers.scratch.get(..len as usize)?).ok()?;
-                track_plain_str(&mut st.core, StrId::Text(id), method, watch)
-            };
-            Some((tracked, st.busy_hot()))
-        })();
-        self.tracked(outcome)
-    }
-
-    /// Where JS writes a string id for [`Self::track_plain`] and [`Self::response_plain`]: its
-    /// address in the module's memory, `constants_json().scratchBytes` long. The address stays for
-    /// the session's life; a view of it is detached when the memory grows, and is made again.
+    /// Where JS writes the strings of a call (`Strings`): its address in the module's memory,
+    /// `constants_json().scratchBytes` long. The address stays for the session's life; a view
+    /// of it is detached when the memory grows, and is made again.
     #[must_use]
     pub fn scratch_at(&self) -> u32 {
         u32::try_from(self.buffers.scratch.as_ptr() as usize).unwrap_or(0)
@@ -571,295 +666,145 @@ impl SessionCore {
         u32::try_from(self.buffers.input.as_ptr() as usize).unwrap_or(0)
     }
 
-    /// What a `track*` fast path returns for `(tracked, busy)` (`BUSY` added when busy);
-    /// `None`: refused before the core was asked.
-    #[inline]
-    fn tracked(&self, outcome: Option<(bool, bool)>) -> u32 {
-        self.flushed(outcome.map(|(tracked, busy)| (u32::from(!tracked), busy)), 1)
-    }
-
-    /// A response from the peer with its id as numbers only, as [`Self::track_plain`]'s (a
-    /// number, words, or the scratch buffer): as [`Self::response`]
-    /// (`shouldDropResponse(id)`, the guard's responses). A number that is not an id: `0`
-    /// (pass: not ours); words that name no id: `2` (`NEED_FIELDS` with
-    /// no field), call `response`.
-    pub fn response_plain(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        if len == NUMBER_ID {
-            let Ok(RequestId::Number(n)) = RequestId::from_f64(num) else { return code::PASS };
-            // Written out, not through `responded`: as `track_plain`'s number.
-            let st = &mut self.state;
-            let (verdict, settled) = st.core.response_number_fast(n);
-            return verdict_code(verdict) | if settled { code::SETTLED } else { 0 } | code::busy(st.busy_hot());
-        }
-        let outcome = (|| {
-            let st = &mut self.state;
-            // Written out by kind of id, as `track_plain`'s.
-            let (verdict, settled) = if len as usize <= PackedStr::MAX_BYTES {
-                st.core.response_str_fast(StrId::Packed(PackedStr::from_words(len, w0, w1, w2)?))
-            } else {
-                let id = ::core::str::from_utf8(self.buffers.scratch.get(..len as usize)?).ok()?;
-                st.core.response_str_fast(StrId::Text(id))
-            };
-            Some((verdict, settled, st.busy_hot()))
-        })();
-        self.responded(outcome, code::NEED_FIELDS)
-    }
-
-    /// What a `response*` fast path returns for `(verdict, settled, busy)` (`BUSY` added when
-    /// busy); `refused` when the core was not asked.
-    #[inline]
-    fn responded(&self, outcome: Option<(Verdict, bool, bool)>, refused: u32) -> u32 {
-        let outcome =
-            outcome.map(|(v, settled, busy)| (verdict_code(v) | if settled { code::SETTLED } else { 0 }, busy));
-        self.flushed(outcome, refused)
-    }
-
-    /// A request from the peer (a message with `method` and `id`) whose method is known
-    /// (`method_code`) and whose id crossed as numbers (an integer `num`
-    /// when `len` is `constants_json().numberId`, else an ASCII string of `len` ≤ 11 bytes as words, see
-    /// [`Self::track_plain`]), with `task` the `params.task` member the core's tables name
-    /// for it: recorded as [`Self::message`] would, the peer's requests' fast path (bench
-    /// scenario 3). `0` (pass); `2` (`NEED_FIELDS` with no field): not taken, nothing
-    /// changed — a method that needs more members than `task`, an id that did not cross —
-    /// call `message`.
-    #[allow(clippy::too_many_arguments)] // numbers only: the id crosses as five of them
-    pub fn peer_request(&mut self, method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let outcome = (|| {
-            let method = Method::from_code(method_code)?;
-            if !Fields::TASK.contains(Method::fields(Some(method), true)) {
-                return None;
-            }
-            let id = crossed_id(num, len, w0, w1, w2)?;
-            let st = &mut self.state;
-            st.core.handle_known_request(id, method, task);
-            Some(st.busy())
-        })();
-        self.fast(outcome.map(|busy| (code::PASS, busy)))
-    }
-
-    /// A `notifications/cancelled` from the peer whose `params` is an object and whose
-    /// `params.requestId` crossed as numbers (as [`Self::peer_request`]), with
-    /// `reason_bytes` `0` when it has no `reason`, else `1 +` an upper bound of its string
-    /// `reason`'s length in bytes of UTF-8 (any other `reason`: call `message`): decided as
-    /// [`Self::message`] would, queuing no output ([`Session::handle_cancelled_fast`]).
-    /// `0` (pass): the peer's request is cancelled, abort its work with the reason as the
-    /// peer sent it — with `WATCHED` added when it was watched (JS holds its controller);
-    /// `1` (drop): ignored; `2` (`NEED_FIELDS` with no field): not taken, nothing changed,
-    /// call `message`.
-    pub fn peer_cancel(&mut self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let outcome = (|| {
-            let id = crossed_id(num, len, w0, w1, w2)?;
-            let st = &mut self.state;
-            let verdict = match st.core.handle_cancelled_fast(id, reason_bound(reason_bytes)) {
-                FastCancel::Aborted { watched: true } => code::PASS | code::WATCHED,
-                FastCancel::Aborted { watched: false } => code::PASS,
-                FastCancel::Ignored => code::DROP,
-                FastCancel::General => return None,
-            };
-            Some((verdict, st.busy()))
-        })();
-        self.fast(outcome)
-    }
-
-    /// Our request whose id crossed as numbers (as [`Self::peer_request`]) cancelled by its
-    /// caller — `cancel(id, reason)`, or the abort of the signal it was tracked with — with
-    /// `reason_bytes` `0` when it has no reason, else `1 +` an upper bound of its string
-    /// reason's length in bytes of UTF-8 (any other reason: call `cancel`):
-    /// decided as they would, queuing no output ([`Session::cancel_fast`]), the fast path of
-    /// bench scenario 2. `0` (pass): cancelled — JS sends `notifications/cancelled`
-    /// with the caller's id and reason through `send`, and when `WATCHED` is added aborts
-    /// the request's own signal and releases its listener (what the `cancelled` and `settled`
-    /// records would make JS do); `2` (`NEED_FIELDS` with no field): not taken,
-    /// nothing changed, call `cancel` (also when the session has no `send`).
-    ///
-    /// Spec: every revision §Cancellation "Behavior Requirements".
-    pub fn cancel_fast(&mut self, reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let outcome = (|| {
-            let id = crossed_id(num, len, w0, w1, w2)?;
-            let st = &mut self.state;
-            // Without `send`, `cancel` returns the message: the general path.
-            if st.exits & exit::SEND == 0 {
-                return None;
-            }
-            let verdict = match st.core.cancel_fast(id, reason_bound(reason_bytes)) {
-                FastOwnCancel::Notify { watched: true } => code::PASS | code::WATCHED,
-                FastOwnCancel::Notify { watched: false } => code::PASS,
-                FastOwnCancel::General => return None,
-            };
-            Some((verdict, st.busy()))
-        })();
-        self.fast(outcome)
-    }
-
-    /// Our response (a message with `id` and no `method`) to the peer's request whose id
-    /// crossed as numbers (as [`Self::peer_request`]): as [`Self::message`] would, the
-    /// fast path of our responses. `0` (pass): send it; `1` (drop): the peer
-    /// cancelled that request, do not send it; with `SETTLED` added when the request was
-    /// watched — JS releases its controller itself, no `inboundSettled` record is queued;
-    /// `2` (`NEED_FIELDS` with no field): not taken, nothing changed, call `message`.
-    pub fn sent_response(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let outcome = (|| {
-            let id = crossed_id(num, len, w0, w1, w2)?;
-            let st = &mut self.state;
-            let (verdict, settled) = st.core.handle_outgoing_response_fast(id);
-            let verdict = match verdict {
-                OutgoingResponseVerdict::Suppress => code::DROP,
-                _ => code::PASS,
-            };
-            Some((verdict | if settled { code::SETTLED } else { 0 }, st.busy()))
-        })();
-        self.fast(outcome)
-    }
-
-    /// What a peer's fast path returns for `(verdict, busy)`; `None`: not taken,
-    /// `NEED_FIELDS` with no field.
-    #[inline]
-    fn fast(&self, outcome: Option<(u32, bool)>) -> u32 {
-        self.flushed(outcome, code::NEED_FIELDS)
-    }
-
-    /// The one end of every numbers-only entry point: `verdict` of `(verdict, busy)`, with
-    /// `BUSY` added when busy (events, the timer), or `refused` when the core was not asked.
-    #[inline]
-    fn flushed(&self, outcome: Option<(u32, bool)>, refused: u32) -> u32 {
-        outcome.map_or(refused, |(verdict, busy)| verdict | code::busy(busy))
-    }
-
-    /// Tracks a request we send (`track(id, method, options)`), with its options as
-    /// js/options.js `trackOptions` reads them: `signal` the caller's signal (`0` none, `1`
-    /// live, `2` aborted), the progress token `params._meta.progressToken` (tagged, see
-    /// `convert::tag`; `absent` when not given), `task` whether `params.task` is an object,
-    /// `task_ref` `params.taskId` when it is a string, `timeout_ms`/`max_total_ms` (`NaN`: not
-    /// given) and `flags` (`optionFlags.timeoutGiven`, `optionFlags.resetOnProgress`,
-    /// `optionFlags.invalid` when a member has the wrong type).
+    /// Tracks a request we send (`track(id, method, options)`) — [`Session::track`] — with
+    /// its id (an `ID`, `Strings::id`), its method (`method_code`, or `method_len`'s name
+    /// for code 0) and its options as js/options.js `trackOptions` reads them: `signal` the
+    /// caller's signal (`0` none, `1` live, `2` aborted), the progress token
+    /// `params._meta.progressToken` (an `ID`; `idLen.absent` when not given), `task` whether
+    /// `params.task` is an object, `task_ref` `params.taskId` when it is a string,
+    /// `timeout_ms`/`max_total_ms` (`NaN`: not given) and `flags` (`optionFlags.timeoutGiven`,
+    /// `optionFlags.resetOnProgress`, `optionFlags.invalid` when a member has the wrong type).
+    /// With a live signal the request is watched: the JS layer listens to the signal until the
+    /// request's `settled` record. With bench scenario 1b's response, the hot path (`[hot]`,
+    /// `State::busy_hot`).
     ///
     /// Returns `0` (tracked), `OPTIONS` (the id and the method are right, but the options
     /// are not: the JS layer throws its own error), `ABORTED` (the caller's signal has
     /// aborted: nothing is tracked, the JS layer throws its `reason`), or `FAILED`
     /// ([`Self::take_error`]): `InvalidArgumentError` (`ERR_INVALID_REQUEST_ID` for the id or
     /// the progress token, `ERR_INVALID_ARGUMENT` for a method that is not a string);
-    /// `UsageError` (`ERR_ALREADY_IN_FLIGHT`, `ERR_PROGRESS_TOKEN_IN_USE`,
-    /// `ERR_SEND_REQUIRED`), in that order. Each string is its length in
+    /// `UsageError` (`ERR_SEND_REQUIRED`, `ERR_ALREADY_IN_FLIGHT`,
+    /// `ERR_PROGRESS_TOKEN_IN_USE`), in that order. Each string is its length in
     /// bytes, its UTF-8 in the scratch buffer, in the order of the arguments (`Strings`).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)] // into its one export: the hot path
     pub fn track(
         &mut self,
-        id_tag: u32,
         id_num: f64,
         id_len: u32,
+        id_w0: u32,
+        id_w1: u32,
+        id_w2: u32,
         method_code: i32,
         method_len: u32,
         signal: u32,
-        token_tag: u32,
         token_num: f64,
         token_len: u32,
+        token_w0: u32,
+        token_w1: u32,
+        token_w2: u32,
         task: bool,
         task_ref_len: u32,
         timeout_ms: f64,
         max_total_ms: f64,
         flags: u32,
     ) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
-            let id = id_of(id_tag, id_num, strings.next(id_len))
-                .map_err(|e| Refusal::invalid_id("track(): request id", e, Subject::Id))?;
-            let Some(method) = method_name_of(method_code, strings.next(method_len)).as_str() else {
-                return Err(Refusal::invalid_argument(
-                    "track(): `method` must be a string",
-                    "ERR_INVALID_ARGUMENT",
-                    Subject::None,
-                ));
+        let outcome = self.call(true, move |st, mut strings| {
+            let id = match strings.id(id_num, id_len, id_w0, id_w1, id_w2) {
+                Crossed::Id(id) => id,
+                Crossed::Not(value) => return Err(Untracked::Id(not_an_id(value))),
             };
+            let method = method_name_of(method_code, strings.next(method_len));
+            if !matches!(method, MethodName::Known(_) | MethodName::Other(_)) {
+                return Err(Untracked::Method);
+            }
             if flags & options::flag::INVALID != 0 {
                 return Ok(code::OPTIONS);
             }
-            let mut request = TrackRequest::new(id, method);
-            let token = strings.next(token_len);
-            if token_tag != tag::ABSENT {
-                let token = peer_value(token_tag, token_num, token)
-                    .to_request_id()
-                    .map_err(|e| Refusal::invalid_id("track(): params._meta.progressToken", e, Subject::Token))?;
-                request.progress_token = Some(token);
-            }
-            request.task = task;
-            request.task_ref = strings.next(task_ref_len).map(str::owned);
-            request.timeout = options::timeout(flags, timeout_ms, max_total_ms);
+            let token = match strings.id(token_num, token_len, token_w0, token_w1, token_w2) {
+                Crossed::Not(PeerValue::Absent) => None,
+                Crossed::Id(token) => Some(token),
+                Crossed::Not(value) => return Err(Untracked::Token(not_an_id(value))),
+            };
+            let task_ref = strings.next(task_ref_len);
+            let timeout = options::timeout(flags, timeout_ms, max_total_ms);
             if signal == send_signal::ABORTED {
                 return Ok(code::ABORTED);
             }
-            let timeout = request.timeout.unwrap_or(st.core.config().timeout);
             let watch = signal == send_signal::LIVE;
-            if !st.has_exit_for(watch, MethodName::from_name(method).known(), request.timeout) {
-                return Err(Refusal::send_required("track()"));
+            let known = method.known();
+            if !st.has_exit_for(watch, known, timeout) {
+                return Err(Untracked::SendRequired);
             }
-            let now = if timeout.is_set() { convert::now_ms() } else { 0 };
-            // The JS layer attaches the listener to the caller's signal (and removes it at the
-            // request's `settled` record).
-            request.watch = watch;
-            st.core.track(request, now).map(|()| code::PASS).map_err(|e| Refusal::usage(&e))
+            let now = if timeout.unwrap_or(st.core.config().timeout).is_set() { convert::now_ms() } else { 0 };
+            // A number id apart, as `response`'s.
+            let tracked = match id {
+                IdRef::Number(n) => {
+                    st.core.track_entry(IdRef::Number(n), method, token, task, task_ref, timeout, watch, now)
+                }
+                id => st.core.track_entry(id, method, token, task, task_ref, timeout, watch, now),
+            };
+            tracked.map(|()| code::PASS).map_err(Untracked::Usage)
         });
-        let (result, busy) = outcome;
-        result.unwrap_or_else(|refusal| self.refuse(refusal)) | code::busy(busy)
+        match outcome {
+            (Ok(verdict), busy) => verdict | code::busy(busy),
+            (Err(untracked), busy) => self.refuse(untracked.refusal()) | code::busy(busy),
+        }
     }
 
-    /// Marks our request (with `inbound`, the peer's) of a number or string id (tagged, see
-    /// `convert::tag`; a string's UTF-8 in the scratch buffer, `id_len` bytes, see
-    /// `Strings`) as watched: the JS layer keeps objects for it (its signal's
-    /// controller) and learns from the output's records when to abort or release them.
-    /// `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
+    /// Marks our request (with `inbound`, the peer's) `id` (an `ID`, `Strings::id`) as
+    /// watched ([`Session::watch`], [`Session::watch_inbound`]): the JS layer keeps objects
+    /// for it (its signal's controller) and learns from the output's records when to abort or
+    /// release them. `1`: watched; `0`: not in flight; `FAILED` ([`Self::take_error`]):
     /// `InvalidArgumentError` `ERR_INVALID_REQUEST_ID`.
-    pub fn watch_plain(&mut self, inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
-            let id = id_of(id_tag, id_num, strings.next(id_len)).map_err(|e| {
+    pub fn watch(&mut self, inbound: bool, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32) -> u32 {
+        let (result, _) = self.call(false, |st, mut strings| {
+            let id = strings.id_shared(id_num, id_len, id_w0, id_w1, id_w2).id().map_err(|e| {
                 let what = if inbound { "inboundSignal(): request id" } else { "signal(): request id" };
                 Refusal::invalid_id(what, e, Subject::Id)
             })?;
-            Ok(u32::from(if inbound { st.core.watch_inbound(&id) } else { st.core.watch(&id) }))
+            Ok(u32::from(if inbound { st.core.watch_inbound(id) } else { st.core.watch(id) }))
         });
-        let (result, _) = outcome;
         result.unwrap_or_else(|refusal| self.refuse(refusal))
     }
 
-    /// `watchPlain(true, …)` of the peer's request whose id crossed as numbers (as
-    /// [`Self::peer_request`]): `inboundSignal(id)`'s fast path (bench scenario 3 with
-    /// string ids: the id does not cross as a string). `1`: watched; `0`: the peer has no
-    /// such request in flight; `2`: not taken, nothing changed (call `watchPlain`).
-    pub fn watch_peer_request(&mut self, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32 {
-        let Some(id) = crossed_id(num, len, w0, w1, w2) else { return 2 };
-        let st = &mut self.state;
-        u32::from(st.core.watch_inbound_ref(id))
-    }
-
-    /// Cancels our request `id` (tagged, see `convert::tag`) with a reason (the one cancel
-    /// path), for `cancel(id, reason)` (`aborted` false) or the abort of the caller's signal
-    /// it was tracked with (`aborted` true): `1` when a cancel was made (its message is in
-    /// the output: the JS layer sends it, or without `send` returns it from `cancel()` — an
-    /// abort's always goes to `send`), `0` when not. The reason crosses as `reason_kind`
-    /// (`constants_json().reasons`) with `reason` — the text, an error's `name`, or the JSON
-    /// of anything else — and an error's `message` in `message`. Each string is its length
-    /// in bytes, its UTF-8 in the scratch buffer, in the order of the arguments
-    /// (`Strings`).
+    /// Cancels our request `id` (an `ID`, `Strings::id`) with a reason — the one cancel path,
+    /// [`Session::cancel`] — for `cancel(id, reason)` (`aborted` false) or the abort of the
+    /// caller's signal it was tracked with (`aborted` true): `1` when a cancel was made, `0`
+    /// when not. What it made is in the output, in order: its event, the cancel to put on the
+    /// wire (`notify`, which the JS layer sends, or without `send` returns from `cancel()` — an
+    /// abort's always goes to `send`; `close`; `tasksCancel`), `cancelled`, then `settled` for
+    /// a watched request. The reason crosses as `reason_kind` (`constants_json().reasons`)
+    /// with `reason` — the text, an error's `name`, or the JSON of anything else — and an
+    /// error's `message` in `message`. Each string is its length in bytes, its UTF-8 in the
+    /// scratch buffer, in the order of the arguments (`Strings`).
     ///
     /// Refused (`FAILED`, [`Self::take_error`]), `cancel()` only: `InvalidArgumentError`
-    /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`. An abort is never refused: `0` (the handshake is reported as an
-    /// event and kept).
+    /// `ERR_INVALID_REQUEST_ID`; `UsageError` `ERR_HANDSHAKE_NOT_CANCELLABLE`. An abort is
+    /// never refused: `0` (the handshake is reported as an event and kept).
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements".
     #[allow(clippy::too_many_arguments)] // numbers only
     pub fn cancel(
         &mut self,
         aborted: bool,
-        id_tag: u32,
         id_num: f64,
         id_len: u32,
+        id_w0: u32,
+        id_w1: u32,
+        id_w2: u32,
         reason_kind: u32,
         reason_len: u32,
         message_len: u32,
     ) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
-            let id = id_of(id_tag, id_num, strings.next(id_len))
+        let (result, busy) = self.call(false, |st, mut strings| {
+            let id = strings
+                .id_shared(id_num, id_len, id_w0, id_w1, id_w2)
+                .id()
                 .map_err(|e| Refusal::invalid_id("cancel(): request id", e, Subject::Id))?;
             let reason = reason_of(reason_kind, strings.next(reason_len), strings.next(message_len));
-            st.core.cancel(&id, &reason).map(u32::from).map_err(|e| Refusal::usage(&e))
+            st.core.cancel(id, &reason).map(u32::from).map_err(|e| Refusal::usage(&e))
         });
-        let (result, busy) = outcome;
         let made = match result {
             Ok(made) => made,
             Err(_) if aborted => 0,
@@ -874,7 +819,7 @@ impl SessionCore {
     /// added when that left output: an event), or `0` when refused ([`Self::take_error`]:
     /// `InvalidArgumentError` `ERR_INVALID_ARGUMENT`).
     pub fn set_protocol_version(&mut self, version_len: u32) -> u32 {
-        let outcome = self.with_strings(|st, mut strings| {
+        let outcome = self.call(false, |st, mut strings| {
             let version = strings.next(version_len).ok_or_else(|| {
                 Refusal::invalid_argument(
                     "setProtocolVersion(): `version` must be a string",
@@ -918,19 +863,19 @@ impl SessionCore {
         revision_number(self.state.core.revision())
     }
 
-    /// Whether our request `id` (tagged, see `convert::tag`; a string's UTF-8 in the scratch
-    /// buffer, `id_len` bytes, see `Strings`) can still be cancelled (in flight, or its
-    /// task running).
-    pub fn is_in_flight(&mut self, id_tag: u32, id_num: f64, id_len: u32) -> bool {
-        let outcome = self.with_strings(|st, mut strings| {
-            id_of(id_tag, id_num, strings.next(id_len)).is_ok_and(|id| st.core.is_cancellable(&id))
+    /// Whether our request `id` (an `ID`, `Strings::id`) is in flight: it can still be
+    /// cancelled (in flight, or its task running) — [`Session::is_in_flight`].
+    pub fn is_in_flight(&mut self, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32) -> bool {
+        let (in_flight, _) = self.call(false, |st, mut strings| {
+            strings.id_shared(id_num, id_len, id_w0, id_w1, id_w2).id().is_ok_and(|id| st.core.is_in_flight(id))
         });
-        outcome.0
+        in_flight
     }
 
-    /// How many of our requests can still be cancelled (what `isInFlight` counts).
+    /// How many of our requests are in flight, as `isInFlight` says
+    /// ([`Session::in_flight_count`]).
     pub fn in_flight_count(&self) -> usize {
-        self.state.core.cancellable()
+        self.state.core.in_flight_count()
     }
 
     /// Number of tombstones.
@@ -946,8 +891,8 @@ impl SessionCore {
     /// into pkg/web/mcp_cancel_tables.js, which the JS entries import, so a session's first
     /// use makes no wasm call for it:
     /// `{ methods, incoming, outgoing, fields, names, timeoutError, tags, verdicts,
-    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, watchBit, scratchBytes, noString,
-    /// optionFlags, reasons, exits, records }` (the
+    /// maxPeerString, maxReasonBytes, maxWordsId, numberId, inBuffer, idLen, scratchBytes,
+    /// noString, optionFlags, reasons, exits, records }` (the
     /// relay's build adds its own in `RelayCore.constantsJson()`, see `wasm::relay`) —
     /// `methods[code - 1]` is the name of method `code`; `incoming[code]` /
     /// `outgoing[code]` the members to read of a message with that method ([`Method::fields`],
@@ -959,9 +904,9 @@ impl SessionCore {
     /// entry points return (`failed`: refused, see [`Self::take_error`]); `maxPeerString` the longest peer string that crosses (UTF-16
     /// code units), `maxReasonBytes` the largest `maxReasonBytes` option (a longer reason is
     /// never kept, so never copied), `maxWordsId` the longest ASCII string id that crosses as
-    /// words ([`Self::track_plain`], [`PackedStr::MAX_BYTES`]), `numberId` the `len` of an id
-    /// that crosses as a number ([`Self::peer_request`]), `watchBit` what [`Self::track_plain`]'s
-    /// method code adds for a watched request, `scratchBytes` the size of a session's scratch
+    /// words ([`PackedStr::MAX_BYTES`]); `numberId`, `inBuffer` and `idLen` (by tag: `absent`,
+    /// `null`, `boolean`, `array`, `object`, `oversized`) how an `ID` says what it is
+    /// (`Strings::id`); `scratchBytes` the size of a session's scratch
     /// buffer ([`Self::scratch_at`]), `noString` the length of an absent string argument
     /// (`Strings`), `optionFlags` the bits of the settings' and `track()`'s flags (`options::flag`), `reasons` the kinds of a cancel's reason as it
     /// crosses (`reason_kind`), `exits` the bits of a session's exits (`exit`), `records`
@@ -973,14 +918,18 @@ impl SessionCore {
     }
 
     /// Runs `f` with the session and the strings of the call (`Strings`), then frees the
-    /// call's input buffer; with whether the JS layer's `flush()` has work.
-    fn with_strings<R>(&mut self, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> (R, bool) {
+    /// call's input buffer; with whether the JS layer's `flush()` has work ([`State::busy`],
+    /// or with `hot` [`State::busy_hot`], inlined: the hot paths of bench scenario 1b).
+    #[inline(always)]
+    fn call<R>(&mut self, hot: bool, f: impl FnOnce(&mut State, Strings<'_>) -> R) -> (R, bool) {
         let SessionCore { state, buffers, .. } = self;
         let bytes = if buffers.input.is_empty() { &buffers.scratch[..] } else { &buffers.input[..] };
         let result = f(state, Strings { bytes, at: 0 });
-        // The call's input buffer, if it had one, is freed.
-        buffers.input = Vec::new();
-        (result, state.busy())
+        if !buffers.input.is_empty() {
+            // The call's input buffer is freed.
+            buffers.input = Vec::new();
+        }
+        (result, if hot { state.busy_hot() } else { state.busy() })
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
@@ -989,36 +938,6 @@ impl SessionCore {
         self.refusal = Some(refusal);
         code::FAILED
     }
-}
-
-/// `len` of an id that crossed as a number ([`crossed_id`]).
-pub(super) const NUMBER_ID: u32 = u32::MAX;
-
-/// Added to the method code of [`SessionCore::track_plain`]:
-/// the request is watched (the JS layer listens to its caller's signal).
-pub(super) const WATCH_BIT: u32 = 0x100;
-
-/// A request id that crossed as numbers: the integer `num` when `len` is [`NUMBER_ID`],
-/// else an ASCII string of `len` ≤ 11 bytes as three little-endian words
-/// ([`PackedStr::from_words`]); `None` for a fraction or words that name no id. One copy for
-/// the peer's fast paths and our cancel's (for size; each is microseconds of JS).
-#[inline(never)]
-fn crossed_id(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> Option<IdRef<'static>> {
-    if len == NUMBER_ID {
-        match RequestId::from_f64(num) {
-            Ok(RequestId::Number(n)) => Some(IdRef::Number(n)),
-            _ => None,
-        }
-    } else {
-        PackedStr::from_words(len, w0, w1, w2).map(|p| IdRef::Str(StrId::Packed(p)))
-    }
-}
-
-/// The reason of a cancel as it crosses to the fast paths of cancels ([`SessionCore::peer_cancel`],
-/// [`SessionCore::cancel_fast`]): `0` none, else `1 +` an upper bound of its bytes of UTF-8.
-#[inline]
-fn reason_bound(reason_bytes: u32) -> Option<usize> {
-    reason_bytes.checked_sub(1).map(|n| n as usize)
 }
 
 /// A revision as [`SessionCore::revision`] gives it: `1 +` its discriminant (its index in
@@ -1035,6 +954,78 @@ fn valid_request_ids(message: &Message<'_>) -> bool {
             || message.progress_token.to_request_id().is_ok())
 }
 
+/// [`SessionCore::response`]'s verdict number for a response to `id` with the members `read`
+/// (`info`): with `SETTLED` added when it settled a watched request and that was all the
+/// output.
+#[inline(always)]
+fn answered(core: &mut Session<Records>, id: IdRef<'_>, read: Fields, info: Option<&crate::core::ResponseInfo>) -> u32 {
+    let verdict = core.incoming_response(id, read, info);
+    let settled = !matches!(verdict, Verdict::NeedFields(_)) && core.take_settled(id, false);
+    verdict_code(verdict) | if settled { code::SETTLED } else { 0 }
+}
+
+/// Why [`SessionCore::track`] refused a request, made into its [`Refusal`] off the hot path
+/// (a `Refusal` returned through the call is a copy of ~60 bytes on it).
+enum Untracked {
+    /// The id is no request id.
+    Id(crate::core::InvalidRequestId),
+    /// The method is not a string.
+    Method,
+    /// The progress token is no request id.
+    Token(crate::core::InvalidRequestId),
+    /// It may cancel itself, and the session has nowhere to send that cancel.
+    SendRequired,
+    /// The core refused it.
+    Usage(crate::core::UsageError),
+}
+
+/// Why `value`, a value that crossed as no request id ([`Crossed::Not`]), is none.
+#[cold]
+#[inline(never)]
+fn not_an_id(value: PeerValue<'_>) -> crate::core::InvalidRequestId {
+    value.to_id_ref().err().unwrap_or(crate::core::InvalidRequestId::TooLong)
+}
+
+impl Untracked {
+    #[cold]
+    #[inline(never)]
+    fn refusal(self) -> Refusal {
+        match self {
+            Untracked::Id(e) => Refusal::invalid_id("track(): request id", e, Subject::Id),
+            Untracked::Method => {
+                Refusal::invalid_argument("track(): `method` must be a string", "ERR_INVALID_ARGUMENT", Subject::None)
+            }
+            Untracked::Token(e) => Refusal::invalid_id("track(): params._meta.progressToken", e, Subject::Token),
+            Untracked::SendRequired => Refusal::send_required("track()"),
+            Untracked::Usage(e) => Refusal::usage(&e),
+        }
+    }
+}
+
+/// The response members of [`SessionCore::response`] that were read: the strings of `lens`
+/// (`result.task.taskId`, `result.resultType`, `result.taskId`, `result.status`,
+/// `result.protocolVersion`) and `error.code`. Off the hot path (a response read with no
+/// member).
+#[inline(never)]
+fn read_response(
+    strings: &mut Strings<'_>,
+    lens: [u32; 5],
+    has_error: bool,
+    error_code: f64,
+) -> crate::core::ResponseInfo {
+    let [task_task_id, result_type, result_task_id, result_status, protocol_version] =
+        lens.map(|len| owned(strings.next(len)));
+    convert::response_info(
+        task_task_id,
+        result_type,
+        result_task_id,
+        result_status,
+        protocol_version,
+        has_error,
+        error_code,
+    )
+}
+
 /// `text`, owned: one copy for the response's five members (for size: `.map(str::owned)`
 /// at each of them is 83 bytes gzip more).
 #[inline(never)]
@@ -1042,13 +1033,7 @@ fn owned(text: Option<&str>) -> Option<String> {
     text.map(str::owned)
 }
 
-/// A request id from a tagged member whose string crossed as bytes (`Strings`). One copy for
-/// its six callers (for the `.wasm`'s size).
-#[inline(never)]
-fn id_of(tag: u32, number: f64, string: Option<&str>) -> Result<RequestId, crate::core::InvalidRequestId> {
-    peer_value(tag, number, string).to_request_id()
-}
-
+#[inline]
 pub(super) fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     match code {
         -1 => MethodName::Absent,
@@ -1058,25 +1043,42 @@ pub(super) fn method_name_of(code: i32, name: Option<&str>) -> MethodName<'_> {
     }
 }
 
-/// The message `message` was given: its method (code, or name for code 0),
-/// its id and the members `read`, each a tag with its number or string — `arg` is
-/// `requestId`, `progressToken` or `_meta.progressToken`, whichever `read` names.
+/// A message as the relay's `message` gives it: its method (code, or name for code 0), its
+/// id and the members `read`, each a tag with its number or string — `arg` is `requestId`,
+/// `progressToken` or `_meta.progressToken`, whichever `read` names ([`message_of`]).
+#[cfg(feature = "relay")]
 pub(super) fn read_message<'a>(
     (method_code, method_name): (i32, Option<&'a str>),
     (id_tag, id_num, id_str): (u32, f64, Option<&'a str>),
     read: u32,
     params_tag: u32,
     (arg_tag, arg_num, arg_str): (u32, f64, Option<&'a str>),
+    reason: (u32, Option<&'a str>),
+    task_id: Option<&'a str>,
+) -> Message<'a> {
+    let id = peer_value(id_tag, id_num, id_str);
+    let arg = peer_value(arg_tag, arg_num, arg_str);
+    message_of(method_name_of(method_code, method_name), id, read, params_tag, arg, reason, task_id)
+}
+
+/// A message with its method, its id and the members `read`: `params` as its tag, `arg` as
+/// `requestId`, `progressToken` or `_meta.progressToken`, whichever `read` names, the reason
+/// as its tag and string, `params.taskId`.
+pub(super) fn message_of<'a>(
+    method: MethodName<'a>,
+    id: PeerValue<'a>,
+    read: u32,
+    params_tag: u32,
+    arg: PeerValue<'a>,
     (reason_tag, reason): (u32, Option<&'a str>),
     task_id: Option<&'a str>,
 ) -> Message<'a> {
-    let mut message = Message::new(peer_value(id_tag, id_num, id_str), method_name_of(method_code, method_name));
+    let mut message = Message::new(id, method);
     let read = Fields(read);
     message.read = read;
     // Only the type of `params` crosses: a string's content is not needed.
     message.params =
         if params_tag == tag::STRING { crate::core::PeerValue::String("") } else { peer_value(params_tag, 0.0, None) };
-    let arg = peer_value(arg_tag, arg_num, arg_str);
     if read.contains(Fields::REQUEST_ID) {
         message.request_id = arg;
     } else if read.contains(Fields::PROGRESS_TOKEN) || read.contains(Fields::META_PROGRESS_TOKEN) {
@@ -1163,8 +1165,19 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
     json.number(PackedStr::MAX_BYTES as u32);
     json.key("numberId");
     json.number(NUMBER_ID);
-    json.key("watchBit");
-    json.number(WATCH_BIT);
+    json.key("inBuffer");
+    json.number(IN_BUFFER);
+    json.object(
+        "idLen",
+        &[
+            ("absent", id_len(tag::ABSENT)),
+            ("null", id_len(tag::NULL)),
+            ("boolean", id_len(tag::BOOL)),
+            ("array", id_len(tag::ARRAY)),
+            ("object", id_len(tag::OBJECT)),
+            ("oversized", id_len(tag::OVERSIZED)),
+        ],
+    );
     json.key("scratchBytes");
     json.number(SCRATCH_BYTES as u32);
     json.key("noString");

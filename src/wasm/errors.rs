@@ -51,7 +51,7 @@ impl Refusal {
         Refusal {
             usage: false,
             code: "ERR_INVALID_REQUEST_ID",
-            message: crate::core::concat(&[what, ": ", &e.message()]),
+            message: crate::core::id::concat(&[what, ": ", &e.message()]),
             subject,
         }
     }
@@ -80,7 +80,7 @@ impl Refusal {
         Refusal {
             usage: true,
             code: "ERR_SEND_REQUIRED",
-            message: crate::core::concat(&[
+            message: crate::core::id::concat(&[
                 call,
                 ": a request with a `signal` or a timeout needs the session's `send` option (where its cancel goes)",
             ]),

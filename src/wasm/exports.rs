@@ -1,13 +1,15 @@
-//! The `.wasm`'s entry points: one function per method of [`SessionCore`],
-//! each taking the session's handle first and the method's numbers after it, as the JS
-//! layer's `CancellationSession` calls them (`core.wasm.trackPlain(core.h, …)`,
-//! js/session.js). [`new_session`] makes a session and gives its handle (a `u32`, never `0`),
+//! The `.wasm`'s entry points: one function per operation, each a method of [`SessionCore`]
+//! taking the session's handle first and the method's numbers after it, as the JS layer's
+//! `CancellationSession` calls them (`core.wasm.track(core.h, …)`). An id-like argument (a
+//! request id, a progress token, a cancel's `requestId`) crosses as an `ID`: the five
+//! scalars `<x>_num: f64, <x>_len: u32, <x>_w0: u32, <x>_w1: u32, <x>_w2: u32`, decoded by the
+//! wasm layer in one place (`Strings::id`); a string as `<x>_len: u32`, its UTF-8 written by
+//! JS into the scratch buffer in the order of the arguments. [`new_session`] makes a session and gives its handle (a `u32`, never `0`),
 //! [`free_session`] frees it; the `.wasm` keeps its sessions in a table, so a handle that
 //! names no session (never made, freed, or another instance's) finds nothing — never memory
 //! that is not a session's. Each function does what its method's documentation says; for a
 //! handle that names no session it returns the value after `none:` in the list below
-//! (nothing done: a peer's message passes, a caller's call is refused, a fast path sends the
-//! JS layer to its general path).
+//! (nothing done: a peer's message passes, a caller's call is refused).
 //!
 //! Not a wasm-bindgen class, for size: a class's every method checks a null pointer, counts a
 //! reference up and down and borrows a cell of its own, each with a path that throws, on
@@ -19,9 +21,11 @@ use wasm_bindgen::prelude::*;
 use super::bindings::{code, SessionCore};
 use super::sessions;
 
-/// Defines each entry point: `js_name => fn method(arguments) -> type, none: value;`.
-/// `[hot]` before `fn`: the session is found inline (`sessions::with_hot`), for the two
-/// entry points of bench scenario 1b (a plain request's track and response).
+/// Defines each entry point: `js_name => fn method(arguments) -> type, none: value;`, one
+/// per entry, the single list of the exports (scripts/write-calls.mjs writes the JS caller
+/// of each from it, with these argument names). `[hot]` before `fn`: the session is found
+/// inline (`sessions::with_hot`), for the two entry points of bench scenario 1b (a plain
+/// request's track and response).
 macro_rules! entry_points {
     ($(
         $(#[$doc:meta])*
@@ -84,66 +88,59 @@ entry_points! {
     takeOutput => fn take_output() -> u32, none: 0;
     /// [`SessionCore::output_at`].
     outputAt => fn output_at() -> u32, none: 0;
-    /// [`SessionCore::next_deadline`].
-    nextDeadline => fn next_deadline() -> f64, none: -2.0;
-    /// [`SessionCore::fire_timer`].
-    fireTimer => fn fire_timer() -> u32, none: 0;
-    /// [`SessionCore::progress`].
-    progress => fn progress(token_tag: u32, token_num: f64, token_len: u32) -> u32, none: code::PASS;
-    /// [`SessionCore::message`].
-    message => fn message(
-        how: u32, method_code: i32, method_len: u32, id_tag: u32, id_num: f64, id_len: u32, read: u32,
-        params_tag: u32, arg_tag: u32, arg_num: f64, arg_len: u32, reason_tag: u32, reason_len: u32,
-        task_id_len: u32, status_len: u32, task: bool,
-    ) -> u32, none: if how == 0 { code::PASS } else { code::FAILED };
-    /// [`SessionCore::response`].
-    response => fn response(
-        id_tag: u32, id_num: f64, id_len: u32, read: u32, task_task_id_len: u32, result_type_len: u32,
-        result_task_id_len: u32, result_status_len: u32, protocol_version_len: u32, has_error: bool,
-        error_code: f64,
-    ) -> u32, none: code::PASS;
-    /// [`SessionCore::track_plain`].
-    trackPlain => [hot] fn track_plain(method_code: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: 1;
+    /// [`SessionCore::take_error`].
+    takeError => fn take_error() -> u32, none: 0;
     /// [`SessionCore::scratch_at`].
     scratch => fn scratch_at() -> u32, none: 0;
     /// [`SessionCore::input_at`].
     input => fn input_at(bytes: u32) -> u32, none: 0;
-    /// [`SessionCore::response_plain`].
-    responsePlain => [hot] fn response_plain(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::peer_request`].
-    peerRequest => fn peer_request(method_code: u32, task: bool, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::peer_cancel`].
-    peerCancel => fn peer_cancel(reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::cancel_fast`].
-    cancelFast => fn cancel_fast(reason_bytes: u32, num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::sent_response`].
-    sentResponse => fn sent_response(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::track`].
-    track => fn track(
-        id_tag: u32, id_num: f64, id_len: u32, method_code: i32, method_len: u32, signal: u32, token_tag: u32,
-        token_num: f64, token_len: u32, task: bool, task_ref_len: u32, timeout_ms: f64, max_total_ms: f64,
-        flags: u32,
-    ) -> u32, none: code::FAILED;
-    /// [`SessionCore::watch_plain`].
-    watchPlain => fn watch_plain(inbound: bool, id_tag: u32, id_num: f64, id_len: u32) -> u32, none: code::FAILED;
-    /// [`SessionCore::watch_peer_request`].
-    watchPeerRequest => fn watch_peer_request(num: f64, len: u32, w0: u32, w1: u32, w2: u32) -> u32, none: code::NEED_FIELDS;
-    /// [`SessionCore::cancel`].
-    cancel => fn cancel(
-        aborted: bool, id_tag: u32, id_num: f64, id_len: u32, reason_kind: u32, reason_len: u32, message_len: u32,
-    ) -> u32, none: if aborted { 0 } else { code::FAILED };
+    /// [`SessionCore::next_deadline`].
+    nextDeadline => fn next_deadline() -> f64, none: -2.0;
+    /// [`SessionCore::fire_timer`].
+    fireTimer => fn fire_timer() -> u32, none: 0;
     /// [`SessionCore::set_protocol_version`].
     setProtocolVersion => fn set_protocol_version(version_len: u32) -> u32, none: 0;
-    /// [`SessionCore::take_error`].
-    takeError => fn take_error() -> u32, none: 0;
     /// [`SessionCore::accepts_batches`].
     acceptsBatches => fn accepts_batches() -> bool, none: false;
     /// [`SessionCore::revision`].
     revision => fn revision() -> u32, none: 0;
-    /// [`SessionCore::is_in_flight`].
-    isInFlight => fn is_in_flight(id_tag: u32, id_num: f64, id_len: u32) -> bool, none: false;
     /// [`SessionCore::in_flight_count`].
     inFlightCount => fn in_flight_count() -> usize, none: 0;
     /// [`SessionCore::tombstone_count`].
     tombstoneCount => fn tombstone_count() -> usize, none: 0;
+    /// [`SessionCore::track`].
+    track => [hot] fn track(
+        id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, method_code: i32, method_len: u32, signal: u32,
+        token_num: f64, token_len: u32, token_w0: u32, token_w1: u32, token_w2: u32, task: bool, task_ref_len: u32,
+        timeout_ms: f64, max_total_ms: f64, flags: u32,
+    ) -> u32, none: code::FAILED;
+    /// [`SessionCore::response`].
+    response => [hot] fn response(
+        id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, read: u32, task_task_id_len: u32,
+        result_type_len: u32, result_task_id_len: u32, result_status_len: u32, protocol_version_len: u32,
+        has_error: bool, error_code: f64,
+    ) -> u32, none: code::PASS;
+    /// [`SessionCore::progress`].
+    progress => fn progress(token_num: f64, token_len: u32, token_w0: u32, token_w1: u32, token_w2: u32) -> u32, none: code::PASS;
+    /// [`SessionCore::cancel`].
+    cancel => fn cancel(
+        aborted: bool, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, reason_kind: u32, reason_len: u32,
+        message_len: u32,
+    ) -> u32, none: if aborted { 0 } else { code::FAILED };
+    /// [`SessionCore::watch`].
+    watch => fn watch(inbound: bool, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32) -> u32, none: code::FAILED;
+    /// [`SessionCore::incoming`].
+    incoming => fn incoming(
+        id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, method_code: i32, method_len: u32, read: u32,
+        params_tag: u32, arg_num: f64, arg_len: u32, arg_w0: u32, arg_w1: u32, arg_w2: u32, reason_tag: u32,
+        reason_len: u32, task_id_len: u32, status_len: u32, task: bool,
+    ) -> u32, none: code::PASS;
+    /// [`SessionCore::outgoing`].
+    outgoing => fn outgoing(
+        signal: u32, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, method_code: i32, method_len: u32,
+        read: u32, params_tag: u32, arg_num: f64, arg_len: u32, arg_w0: u32, arg_w1: u32, arg_w2: u32,
+        reason_tag: u32, reason_len: u32, task_id_len: u32, task: bool,
+    ) -> u32, none: code::FAILED;
+    /// [`SessionCore::is_in_flight`].
+    isInFlight => fn is_in_flight(id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32) -> bool, none: false;
 }
