@@ -23,6 +23,44 @@ import { isAborted, isListenable } from "./signals.js";
 /** A message with no members (what a response given by its id alone is read as). */
 export const EMPTY = Object.freeze({});
 
+/** What crosses of `params` when the core reads none of it (`readParams`'s record, empty). */
+const NO_PARAMS = Object.freeze({ paramsTag: ABSENT, reasonTag: ABSENT, reason: undefined, taskId: undefined, status: undefined, task: false });
+
+/** What crosses of a response before the core asks for its members (`readResponse`'s record, empty). */
+const NO_RESPONSE_MEMBERS = Object.freeze({
+  need: 0,
+  taskTaskId: undefined,
+  resultType: undefined,
+  resultTaskId: undefined,
+  status: undefined,
+  protocolVersion: undefined,
+  hasError: false,
+  errorCode: NaN,
+});
+
+/** Sets the call's fields of the members read of `params` (`r`), with `arg` as it crosses. */
+function setParams(e, r, arg) {
+  e.paramsTag = r.paramsTag;
+  e.arg = arg;
+  e.reasonTag = r.reasonTag;
+  e.reason = r.reason;
+  e.taskId = r.taskId;
+  e.status = r.status;
+  e.task = r.task;
+}
+
+/** Sets the call's fields of the members read of a response (`r`). */
+function setResponse(e, r) {
+  e.read = r.need;
+  e.taskTaskId = r.taskTaskId;
+  e.resultType = r.resultType;
+  e.resultTaskId = r.resultTaskId;
+  e.resultStatus = r.status;
+  e.protocolVersion = r.protocolVersion;
+  e.hasError = r.hasError;
+  e.errorCode = r.errorCode;
+}
+
 /**
  * A session's routes into its core. Each sets the fields of its call only once everything it
  * reads of the message is read: a getter of the message may call the session, whose calls use
@@ -58,26 +96,12 @@ export class Router {
     const e = this.e;
     const output = this.output;
     e.id = crossed;
-    e.read = 0;
-    e.taskTaskId = undefined;
-    e.resultType = undefined;
-    e.resultTaskId = undefined;
-    e.resultStatus = undefined;
-    e.protocolVersion = undefined;
-    e.hasError = false;
-    e.errorCode = NaN;
+    setResponse(e, NO_RESPONSE_MEMBERS);
     let v = output.after(calls.response(this.core, e));
     if ((v & 0xff) === NEED) {
       const r = readResponse(this.wire, message, v >>> 8, this.result);
       e.id = crossed;
-      e.read = r.need;
-      e.taskTaskId = r.taskTaskId;
-      e.resultType = r.resultType;
-      e.resultTaskId = r.resultTaskId;
-      e.resultStatus = r.status;
-      e.protocolVersion = r.protocolVersion;
-      e.hasError = r.hasError;
-      e.errorCode = r.errorCode;
+      setResponse(e, r);
       v = output.after(calls.response(this.core, e));
     }
     if ((v & SETTLED) !== 0) {
@@ -112,12 +136,7 @@ export class Router {
       e.methodCode = code;
       e.method = name;
       e.read = need;
-      e.paramsTag = ABSENT;
-      e.arg = undefined;
-      e.reasonTag = ABSENT;
-      e.reason = undefined;
-      e.taskId = undefined;
-      e.status = undefined;
+      setParams(e, NO_PARAMS, undefined);
       e.task = task;
       return output.after(calls.incoming(this.core, e));
     }
@@ -126,13 +145,7 @@ export class Router {
     e.methodCode = code;
     e.method = name;
     e.read = need;
-    e.paramsTag = r.paramsTag;
-    e.arg = peerValue(r.arg);
-    e.reasonTag = r.reasonTag;
-    e.reason = r.reason;
-    e.taskId = r.taskId;
-    e.status = r.status;
-    e.task = r.task;
+    setParams(e, r, peerValue(r.arg));
     if ((need & FIELDS_REASON) === 0) return output.after(calls.incoming(this.core, e));
     // A message whose reason the core reads (a cancel): its output gets the peer's strings
     // back as they are (`Output.enter`).
@@ -152,28 +165,14 @@ export class Router {
     const id = message.id;
     const name = code === 0 ? method : undefined;
     const need = code >= 0 ? w.outgoing[code] : 0;
-    const r = need === 0 ? undefined : readParams(w, message, need, false, this.params);
+    const r = need === 0 ? NO_PARAMS : readParams(w, message, need, false, this.params);
     const e = this.e;
     e.signal = signal;
     e.id = id;
     e.methodCode = code;
     e.method = name;
     e.read = need;
-    if (r === undefined) {
-      e.paramsTag = ABSENT;
-      e.arg = undefined;
-      e.reasonTag = ABSENT;
-      e.reason = undefined;
-      e.taskId = undefined;
-      e.task = false;
-    } else {
-      e.paramsTag = r.paramsTag;
-      e.arg = r.arg;
-      e.reasonTag = r.reasonTag;
-      e.reason = r.reason;
-      e.taskId = r.taskId;
-      e.task = r.task;
-    }
+    setParams(e, r, r.arg);
     return this.output.after(calls.outgoing(this.core, e));
   }
 
