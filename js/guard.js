@@ -4,8 +4,31 @@
 // core's); this file wires callbacks and passes messages through it.
 
 import { InvalidArgumentError } from "./errors.js";
-import { SENT_REQUEST, timeoutError } from "./session.js";
+import { SENT_REQUEST, cascadeError, timeoutError } from "./session.js";
 import { onAbort, reasonOf } from "./signals.js";
+
+/**
+ * A cache: the host's `AsyncLocalStorage` class (Node's `node:async_hooks`, which Deno, Bun
+ * and workerd with `nodejs_compat` also have), `null` in a host without it.
+ * @type {any}
+ */
+let AsyncContext;
+
+/**
+ * A new async context of the host's, or `undefined` where it has none: what a handler runs
+ * in, so that a request it sends is known to be sent for the peer's request it handles even
+ * when the SDK gives no `relatedRequestId` (`server.server.elicitInput()`, `createMessage()`).
+ */
+function asyncContext() {
+  if (AsyncContext === undefined) {
+    try {
+      AsyncContext = globalThis.process?.getBuiltinModule?.("node:async_hooks")?.AsyncLocalStorage ?? null;
+    } catch {
+      AsyncContext = null;
+    }
+  }
+  return AsyncContext === null ? undefined : new AsyncContext();
+}
 
 /**
  * @param {typeof import("./index.js").CancellationSession} Session
@@ -66,6 +89,8 @@ export function createGuardTransport(Session) {
 /** The guard's own members, with its state private in this closure. */
 function guard(inner, Session, options) {
   const report = (error) => self.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  // The peer's request each handler runs for (its id), across the handler's awaits.
+  const handling = asyncContext();
   const session = new Session({
     transport: inner.hasPerRequestStream === true ? "streamable-http" : "stdio",
     ...options,
@@ -84,6 +109,16 @@ function guard(inner, Session, options) {
         error: { ...timeoutError(), data: { reason: "timeout", detail: error.message } },
       });
       options.onTimeout?.(id, error);
+    },
+    // A request sent for the peer's request that the peer cancelled (an elicitation of a
+    // cancelled tool call) was cancelled on the wire: the SDK stops waiting for it now.
+    onCascade: (id, error) => {
+      self.onmessage?.({
+        jsonrpc: "2.0",
+        id,
+        error: { ...cascadeError(), data: { reason: "parent-cancelled", detail: error.message } },
+      });
+      options.onCascade?.(id, error);
     },
   });
 
@@ -148,7 +183,13 @@ function guard(inner, Session, options) {
       const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
       const isRequest = out === message && session[SENT_REQUEST]();
-      if (isRequest && inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
+      if (isRequest) {
+        // Sent for the peer's request a handler runs for: the SDK's `relatedRequestId`
+        // (`extra.sendRequest()`), else the handler's async context.
+        const parent = sendOptions?.relatedRequestId ?? handling?.getStore();
+        if (parent !== undefined) session.relate(out.id, parent);
+        if (inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
+      }
       try {
         await inner.send(out, sendOptions);
       } catch (error) {
@@ -182,7 +223,11 @@ function guard(inner, Session, options) {
       // on and the error reported, never lost.
       report(error);
     }
-    if (kept !== undefined) self.onmessage?.(kept, extra);
+    if (kept === undefined) return;
+    // A request from the peer: its handler (which the SDK starts in this call) runs in a
+    // context that names it.
+    if (handling !== undefined && isPeerRequest(kept)) handling.run(kept.id, () => self.onmessage?.(kept, extra));
+    else self.onmessage?.(kept, extra);
   };
   inner.onclose = () => {
     session.close();
@@ -190,4 +235,9 @@ function guard(inner, Session, options) {
   };
   inner.onerror = (error) => self.onerror?.(error);
   return self;
+}
+
+/** Whether `message` is a request (a method and an id), not a notification or a response. */
+function isPeerRequest(message) {
+  return message !== null && typeof message === "object" && typeof message.method === "string" && message.id !== undefined && message.id !== null;
 }

@@ -51,6 +51,7 @@ export type IgnoredWhy = "malformed" | "not-in-flight" | "wrong-direction" | "al
 export type CancellationEvent =
   | { type: "cancel-sent"; direction: "outbound"; requestId: RequestId; method: string; via: "notification" | "stream-close" | "tasks-cancel"; reason?: string; taskId?: string }
   | { type: "cancel-not-sent"; direction: "outbound"; requestId: RequestId; method?: string; why: NotSentWhy }
+  | { type: "cancel-cascaded"; direction: "outbound"; requestId: RequestId; method: string; parentId: RequestId }
   | { type: "cancel-deferred"; direction: "outbound"; requestId: RequestId; method: string }
   | { type: "timed-out"; direction: "outbound"; requestId: RequestId; method: string; kind: "timeout" | "max-total" }
   | { type: "task-cancel-answered"; direction: "outbound"; requestId: RequestId; taskId: string; outcome: "cancelled" | "already-terminal" | "error"; code?: number }
@@ -91,6 +92,14 @@ export interface CancellationSessionOptions extends TimeoutOptions {
   closeStream?: (requestId: RequestId) => void;
   /** Called when a request's timeout expires, after its cancel went out, with a `DOMException` named `TimeoutError`. */
   onTimeout?: (requestId: RequestId, error: DOMException) => void;
+  /**
+   * Called when a request of ours was cancelled because the peer cancelled the request it was
+   * sent for (`relate()`), after its cancel went out, with a `DOMException` named
+   * `AbortError` whose message is the `cascadeReason`.
+   */
+  onCascade?: (requestId: RequestId, error: DOMException) => void;
+  /** Reason sent for a nested request whose parent the peer cancelled (`relate()`). Default "The request it was sent for was cancelled". */
+  cascadeReason?: string;
   /** Called with every cancellation event. Default: none (with `DEBUG=mcp-cancel` in Node: printed by `debug`). */
   onEvent?: (event: CancellationEvent) => void;
   /** The negotiated protocol version, if known up front (else learned from the `initialize` result or `setProtocolVersion()`). */
@@ -257,6 +266,19 @@ export class CancellationSession {
   setProtocolVersion(version: string): Revision | undefined;
   /** The revision whose rules are followed, or `undefined` before one is known. */
   readonly revision: Revision | undefined;
+  /**
+   * Makes our request `id` (tracked, in flight) a nested request of the peer's request
+   * `parentId` (seen by `shouldDropIncoming()`, in flight): it was sent while handling it, as
+   * an elicitation or a sampling request a tool call makes (the MCP TypeScript SDK's
+   * `relatedRequestId`). When the peer validly cancels `parentId`, `id` is cancelled too:
+   * its `notifications/cancelled` goes to `send` with the `cascadeReason`, a
+   * `cancel-cascaded` event names the parent, its own signal aborts and `onCascade` is
+   * called. When `parentId` ends otherwise (our response), `id` is not touched. Returns
+   * `false`, and relates nothing, when either is not in flight or is no request id; a
+   * request has one parent, the first one given. Spec: every revision §Cancellation
+   * "Behavior Requirements" (the receiver SHOULD stop processing a cancelled request).
+   */
+  relate(id: RequestId, parentId: RequestId): boolean;
   /** Whether our request `id` can still be cancelled: in flight, or its task running. */
   isInFlight(id: RequestId): boolean;
   /** How many of our requests `isInFlight` would say `true` for. */
@@ -338,6 +360,15 @@ export interface TransportLike {
  * handshake: on expiry the cancel goes out and the SDK gets a -32001 "Request timed out"
  * error response (`{ code: -32001, message: "Request timed out", data: { reason: "timeout",
  * detail } }`, `detail` the `TimeoutError`'s message); `onTimeout` is called too.
+ *
+ * A request the SDK sends while it handles the peer's request (an elicitation or a sampling
+ * request of a tool call) is that request's nested request: from the `relatedRequestId` the
+ * SDK gives, else from the async context the handler runs in (`AsyncLocalStorage`, in Node,
+ * Deno, Bun and workerd with `nodejs_compat`; elsewhere `relatedRequestId` only). When the
+ * peer cancels the request, each nested request still in flight is cancelled on the wire and
+ * the SDK's promise for it rejects at once with the error response `{ code: -32000, message:
+ * "The request it was sent for was cancelled", data: { reason: "parent-cancelled", detail } }`;
+ * `onCascade` is called too.
  */
 export type GuardOptions = Omit<CancellationSessionOptions, "send" | "closeStream">;
 

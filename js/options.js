@@ -30,7 +30,7 @@ const SETTINGS_KEYS = [
 ];
 
 /** `CancellationSession`'s own options. */
-const SESSION_KEYS = ["send", "closeStream", "onTimeout", "role"];
+const SESSION_KEYS = ["send", "closeStream", "onTimeout", "onCascade", "cascadeReason", "role"];
 
 /** `createRelay()`'s own options (read by js/relay.js). */
 const RELAY_KEYS = ["upstream", "maxInFlightPerClient", "onUpstreamClose", "onError"];
@@ -59,6 +59,8 @@ const RENAMED = new Map([
  * @property {Function | undefined} send
  * @property {Function | undefined} closeStream
  * @property {Function | undefined} onTimeout
+ * @property {Function | undefined} onCascade
+ * @property {string | undefined} cascadeReason
  * @property {Function | undefined} onEvent
  */
 
@@ -95,6 +97,8 @@ export const NO_SETTINGS = Object.freeze({
   send: undefined,
   closeStream: undefined,
   onTimeout: undefined,
+  onCascade: undefined,
+  cascadeReason: undefined,
   onEvent: undefined,
   protocolVersion: undefined,
 });
@@ -205,6 +209,8 @@ function settings(options, what, w) {
   s.send = fn(options, "send", what);
   s.closeStream = fn(options, "closeStream", what);
   s.onTimeout = fn(options, "onTimeout", what);
+  s.onCascade = fn(options, "onCascade", what);
+  s.cascadeReason = string(options, "cascadeReason", what);
   s.onEvent = fn(options, "onEvent", what);
   s.protocolVersion = string(options, "protocolVersion", what);
   return s;

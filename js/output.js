@@ -72,6 +72,8 @@ export class Output {
     this.send = s.send;
     this.closeStream = s.closeStream;
     this.onTimeout = s.onTimeout;
+    this.onCascade = s.onCascade;
+    this.cascadeReason = s.cascadeReason;
     this.onEvent = s.onEvent;
     this.objects = objects;
     /** @type {{ wasm: any, h: number } | undefined} the session's core (`undefined` once the session closed, `detach`) */
@@ -240,8 +242,23 @@ export class Output {
     return cancelledMessage(this.wire, ownValue(call.id, r.requestId), reason);
   }
 
-  /** Our request was cancelled: abort its own signal; after a timeout, `onTimeout` too. */
+  /**
+   * Our request was cancelled: abort its own signal; after a timeout, `onTimeout` too; after
+   * the peer cancelled the request it was sent for, `onCascade`.
+   */
   cancelled(r, entry, call) {
+    if (r.cascaded) {
+      const error = cascadeException(this.cascadeReason ?? this.wire.cascadeError.message);
+      if (entry !== undefined) abortOwn(entry, error);
+      if (this.onCascade !== undefined) {
+        try {
+          this.onCascade(ownValue(call.id, r.requestId), error);
+        } catch (thrown) {
+          this.sendFailed(r.requestId, thrown);
+        }
+      }
+      return;
+    }
     if (r.timeout === undefined) {
       // The caller's reason (`undefined`: the default `AbortError`, made only when the
       // request's signal was asked for).
@@ -320,6 +337,14 @@ function noExit(option) {
 }
 
 /** A `TimeoutError` `DOMException` with `message` (the core's text). */
+/** The error of a nested request cancelled because the peer cancelled the request it was sent for: an `AbortError`. */
+function cascadeException(message) {
+  if (typeof DOMException === "function") return new DOMException(message, "AbortError");
+  const error = new Error(message);
+  error.name = "AbortError";
+  return error;
+}
+
 function timeoutException(message) {
   if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
   const error = new Error(message);

@@ -71,6 +71,12 @@ let wire;
 export const timeoutError = () => wire?.timeoutError;
 
 /**
+ * The JSON-RPC error of a nested request whose parent the peer cancelled, `{ code, message }`
+ * (−32000, as the relay's), from the core's tables: known once a session was made.
+ */
+export const cascadeError = () => wire?.cascadeError;
+
+/**
  * `session[SENT_REQUEST]()`: whether the last `beforeSend()` passed a request the session
  * now tracks (the core said so). Not part of the public API: `guardTransport` uses it.
  */
@@ -141,9 +147,10 @@ class Session {
     this.#sessions = env.sessions;
     this.#hasSend = s.send !== undefined;
     // The settings that are strings (their output, a protocol version's event, done now).
-    if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.protocolVersion !== undefined) {
+    if (s.genericReason !== undefined || s.timeoutReason !== undefined || s.cascadeReason !== undefined || s.protocolVersion !== undefined) {
       encoder.genericReason = s.genericReason;
       encoder.timeoutReason = s.timeoutReason;
+      encoder.cascadeReason = s.cascadeReason;
       encoder.protocolVersion = s.protocolVersion;
       output.after(calls.configure(core, encoder));
     }
@@ -389,6 +396,14 @@ class Session {
     const core = this.#core;
     // `0`: none yet (`undefined`).
     return core === undefined ? undefined : wire.records.names.revision[calls.revision(core) - 1];
+  }
+
+  relate(id, parentId) {
+    const core = this.#live("relate");
+    const e = this.#encoder;
+    e.child = id;
+    e.parent = parentId;
+    return calls.relate(core, e) === 1;
   }
 
   isInFlight(id) {

@@ -255,7 +255,7 @@ describe("typed errors", () => {
   });
 
   test("bad options throw InvalidArgumentError ERR_INVALID_OPTION", () => {
-    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { maxReasonBytes: 4097 }, { exposeErrorReasons: 1 }, { genericReason: 3 }, { timeout: Infinity }, { maxTotalTimeout: -1 }, { resetTimeoutOnProgress: "yes" }, { transport: "sse" }, { protocolVersion: 2025 }]) {
+    for (const options of [{ send: 5 }, { onEvent: "x" }, { tombstoneCapacity: -1 }, { tombstoneCapacity: 1.5 }, { maxReasonBytes: "9" }, { maxReasonBytes: 4097 }, { exposeErrorReasons: 1 }, { genericReason: 3 }, { cascadeReason: 3 }, { onCascade: "x" }, { timeout: Infinity }, { maxTotalTimeout: -1 }, { resetTimeoutOnProgress: "yes" }, { transport: "sse" }, { protocolVersion: 2025 }]) {
       assert.throws(() => new CancellationSession(options), (e) => e instanceof InvalidArgumentError && e.code === "ERR_INVALID_OPTION", JSON.stringify(options));
     }
     // The first unknown option, in the object's order, is the one named, with the known ones.
@@ -264,7 +264,7 @@ describe("typed errors", () => {
       (e) =>
         e instanceof InvalidArgumentError &&
         e.requestId === "bogus" &&
-        e.message.startsWith("CancellationSession: unknown option `bogus`; known options: send, closeStream, onTimeout, role, onEvent,"),
+        e.message.startsWith("CancellationSession: unknown option `bogus`; known options: send, closeStream, onTimeout, onCascade, cascadeReason, role, onEvent,"),
     );
     // The wrong member's value is the error's value.
     assert.throws(() => new CancellationSession({ maxReasonBytes: 4097 }), (e) => e.requestId === 4097 && e.message === "CancellationSession: option `maxReasonBytes` must be an integer from 0 to 4096");

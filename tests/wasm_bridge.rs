@@ -560,7 +560,7 @@ fn a_signal_aborting_during_the_request_queues_one_cancel_with_the_string_reason
         json!({"direction":"outbound","type":"cancel-sent","requestId":7,"method":"tools/call","via":"notification","reason":"user pressed stop"})
     );
     assert_eq!(out[1], json!({"o":"notify","requestId":7,"reason":"user pressed stop"}));
-    assert_eq!(out[2], json!({"o":"cancelled","requestId":7}));
+    assert_eq!(out[2], json!({"o":"cancelled","requestId":7,"cascaded":false}));
     assert_eq!(out[3], json!({"o":"settled","requestId":7}));
     // Again: nothing more goes on the wire (an event says why).
     signal_aborted(&mut session, 7.into(), "again".into());
@@ -757,7 +757,7 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     let out = records(&mut session);
     assert_eq!(kinds(&out), ["event timed-out", "event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[2]["reason"], "Request timed out");
-    assert_eq!(out[3], json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out"}));
+    assert_eq!(out[3], json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out","cascaded":false}));
     assert_eq!(session.next_deadline(), -2.0, "nothing left to time, and the timer that fired is gone");
     // A deadline that goes away before its timer fires disarms it.
     track(&mut session, 9.into(), "tools/call", JsValue::UNDEFINED).unwrap();
@@ -769,8 +769,8 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
 #[wasm_bindgen_test]
 fn the_settings_that_are_strings_come_by_configure() {
     let mut session = session_with("");
-    let l = put(&mut session, &[Some("stopped"), None, Some("2025-06-18")]);
-    assert_eq!(session.configure(l[0], l[1], l[2]), BUSY, "the protocol version's event");
+    let l = put(&mut session, &[Some("stopped"), None, None, Some("2025-06-18")]);
+    assert_eq!(session.configure(l[0], l[1], l[2], l[3]), BUSY, "the protocol version's event");
     let out = records(&mut session);
     assert_eq!(kinds(&out), ["event revision-negotiated"]);
     assert_eq!(out[0]["event"]["revision"], "2025-06-18");
@@ -781,7 +781,7 @@ fn the_settings_that_are_strings_come_by_configure() {
     assert_eq!(notify["reason"], "stopped");
     // Nothing given: nothing to do.
     let mut plain = session_with("");
-    assert_eq!(plain.configure(NO, NO, NO), 0);
+    assert_eq!(plain.configure(NO, NO, NO, NO), 0);
     assert_eq!(records(&mut plain), Vec::<Value>::new());
 }
 

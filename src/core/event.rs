@@ -74,6 +74,17 @@ pub enum EventKindOf<S, I> {
         #[serde(skip_serializing_if = "Option::is_none")]
         task_id: Option<S>,
     },
+    /// The peer cancelled its request `parent_id`, and our request, sent for it
+    /// ([`Session::relate`](super::Session::relate)), is cancelled too: its `cancel-sent`
+    /// follows.
+    CancelCascaded {
+        /// Our request (a nested request: an elicitation, a sampling request).
+        request_id: I,
+        /// Its method.
+        method: S,
+        /// The peer's request it was sent for.
+        parent_id: I,
+    },
     /// The request is task-augmented and its `taskId` is not known yet: `tasks/cancel` will
     /// be sent as soon as the `CreateTaskResult` arrives (2025-11-25 §Tasks).
     CancelDeferred {
@@ -312,6 +323,9 @@ impl<S, I> EventOf<S, I> {
                 reason: reason.as_ref().map(&text),
                 task_id: task_id.as_ref().map(&text),
             },
+            K::CancelCascaded { request_id, method, parent_id } => {
+                K::CancelCascaded { request_id: id(request_id), method: text(method), parent_id: id(parent_id) }
+            }
             K::CancelDeferred { request_id, method } => {
                 K::CancelDeferred { request_id: id(request_id), method: text(method) }
             }
@@ -389,6 +403,7 @@ impl<S, I> EventKindOf<S, I> {
     pub const fn type_name(&self) -> &'static str {
         match self {
             Self::CancelSent { .. } => "cancel-sent",
+            Self::CancelCascaded { .. } => "cancel-cascaded",
             Self::CancelDeferred { .. } => "cancel-deferred",
             Self::TimedOut { .. } => "timed-out",
             Self::TaskCancelAnswered { .. } => "task-cancel-answered",
@@ -517,6 +532,7 @@ mod tests {
                 reason: None,
                 task_id: None,
             },
+            EventKind::CancelCascaded { request_id: id.clone(), method: m.clone(), parent_id: id.clone() },
             EventKind::CancelDeferred { request_id: id.clone(), method: m.clone() },
             EventKind::TimedOut { request_id: id.clone(), method: m.clone(), kind: TimeoutKind::Timeout },
             EventKind::TaskCancelAnswered {

@@ -70,6 +70,9 @@ impl<S: Sink> Session<S> {
             if request.watched {
                 self.out.settled(old.as_id_ref(), true);
             }
+            if !self.children.is_empty() {
+                self.children.forget_parent(Key::of(&old));
+            }
             let method = &request.method;
             emit!(self, EventRef::inbound(EventKindOf::InboundForgotten { request_id: old.as_id_ref(), method }));
         }
@@ -157,6 +160,9 @@ impl<S: Sink> Session<S> {
                 let method = &request.method;
                 emit!(self, EventRef::inbound(EventKindOf::CancelReceived { request_id, method, reason }));
                 self.out.peer_cancelled(request_id, reason, request.watched);
+                if !self.children.is_empty() {
+                    self.cascade(key);
+                }
                 PeerCancel::Abort { request_id: id, reason }
             }
             Err(why) => {
@@ -206,6 +212,9 @@ impl<S: Sink> Session<S> {
         if let Some(request) = self.store.remove_inbound(key) {
             if request.watched {
                 self.out.settled(id, true);
+            }
+            if !self.children.is_empty() {
+                self.children.forget_parent(key);
             }
             return OutgoingResponseVerdict::Send;
         }

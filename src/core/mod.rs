@@ -4,6 +4,7 @@
 //! the [`Session`] what crossed the wire and does what it answers. Nothing here imports
 //! `wasm_bindgen` or `js_sys`, and nothing reads a clock.
 
+mod children;
 mod deadlines;
 pub(crate) mod decimal;
 mod event;

@@ -353,6 +353,58 @@ impl<S: Sink> Session<S> {
         self.cancel_ref(id.into(), reason, CancelCause::Cancelled)
     }
 
+    /// Makes our request `child` a child of the peer's request `parent`: `child` was sent
+    /// while handling `parent` (an elicitation or a sampling request a tool call makes; the
+    /// MCP TypeScript SDK's `relatedRequestId`). When the peer cancels `parent`, every child
+    /// still in flight is cancelled on the wire with [`ReasonPolicy::cascade_reason`](super::ReasonPolicy::cascade_reason),
+    /// after an [`EventKind::CancelCascaded`](super::EventKind::CancelCascaded), and its
+    /// local caller gets [`CancelCause::ParentCancelled`]; when `parent` ends otherwise (our
+    /// response to it), its children are not touched. `false`, and nothing related, when
+    /// `child` is not our request in flight or `parent` not the peer's (ended, forgotten,
+    /// never seen); a child has one parent, the first one given.
+    ///
+    /// Spec: every revision §Cancellation "Behavior Requirements": the receiver of a cancel
+    /// SHOULD stop processing the request and free its resources; what it sent for the
+    /// request is part of that processing.
+    pub fn relate<'c, 'p>(&mut self, child: impl Into<IdRef<'c>>, parent: impl Into<IdRef<'p>>) -> bool {
+        let (child, parent) = (child.into(), parent.into());
+        if !self.store.has_outbound(Key::of_ref(child)) || !self.store.has_inbound(Key::of_ref(parent)) {
+            return false;
+        }
+        let store = &self.store;
+        self.children.relate(child, parent, |k| store.has_outbound(k));
+        true
+    }
+
+    /// The peer cancelled its request `parent`: each of its children still in flight is
+    /// cancelled ([`Self::relate`]).
+    #[inline(never)]
+    pub(super) fn cascade(&mut self, parent: Key<'_>) {
+        let children = self.children.take_parent(parent);
+        if children.is_empty() {
+            return;
+        }
+        let parent_id = parent.as_id_ref().to_request_id();
+        let reason = Reason::Text(self.config.reason.cascade_reason.clone());
+        for child in &children {
+            let id = IdRef::from(child);
+            let Some(method) = self.store.outbound(Key::of_ref(id)).map(|(at, _)| self.store.outbound_name(at).owned())
+            else {
+                continue;
+            };
+            emit!(
+                self,
+                EventRef::outbound(EventKindOf::CancelCascaded {
+                    request_id: id,
+                    method: &method,
+                    parent_id: IdRef::from(&parent_id),
+                })
+            );
+            // A child that cannot be cancelled (the handshake) stays as it is.
+            let _ = self.cancel_ref(id, &reason, CancelCause::ParentCancelled);
+        }
+    }
+
     /// [`Self::cancel`] for any `cause` (the relay's, the timer's).
     #[inline]
     pub(super) fn cancel_with<'i>(

@@ -93,6 +93,9 @@ pub enum CancelCause {
     Cancelled,
     /// Its timeout expired: the caller gets a `TimeoutError`.
     TimedOut(TimeoutKind),
+    /// The peer cancelled the request it was sent for ([`Session::relate`](super::Session::relate)):
+    /// the caller stops waiting with an error that says so.
+    ParentCancelled,
 }
 
 /// Something the host must do, from [`Session::poll_output`](super::Session::poll_output), in the order it must be

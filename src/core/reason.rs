@@ -99,6 +99,10 @@ pub struct ReasonPolicy {
     pub generic_reason: String,
     /// Sent when a request times out. Default `"Request timed out"`.
     pub timeout_reason: String,
+    /// Sent when the peer cancelled the request a nested request was sent for
+    /// ([`Session::relate`](super::Session::relate)). Default `"The request it was sent for
+    /// was cancelled"`.
+    pub cascade_reason: String,
 }
 
 impl Default for ReasonPolicy {
@@ -108,6 +112,7 @@ impl Default for ReasonPolicy {
             expose_error_reasons: false,
             generic_reason: "Request cancelled".owned(),
             timeout_reason: "Request timed out".owned(),
+            cascade_reason: "The request it was sent for was cancelled".owned(),
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::prelude::*;
 use ::core::fmt;
 
+use super::children::Children;
 use super::deadlines::{Deadlines, Timeout};
 use super::event::{EventKindOf, EventRef};
 use super::id::{IdRef, ProgressToken, RequestId};
@@ -217,6 +218,9 @@ pub struct Session<S = Queue> {
     /// `initialize`): while none does, and no tasks extension applies, a response is
     /// classified by its id alone without asking [`Self::response_fields`].
     pub(super) reading_responses: usize,
+    /// Our nested requests and the peer's requests they were sent for
+    /// ([`Session::relate`]): empty in a session that sends none.
+    pub(super) children: Children,
 }
 
 impl Default for Session {
@@ -252,6 +256,7 @@ impl<S: Sink> Session<S> {
             next_internal_id: 1,
             out,
             reading_responses: 0,
+            children: Children::default(),
         }
     }
 
@@ -307,6 +312,7 @@ impl<S: Sink> Session<S> {
         let out = &mut self.out;
         self.store.each_watched(|id, inbound| out.settled(id, inbound));
         self.store.clear();
+        self.children.clear();
         self.reading_responses = 0;
         self.deadlines.clear();
     }
@@ -359,12 +365,16 @@ impl<S: Sink> Session<S> {
     /// The reason policy's texts, set after the session was made (the wasm layer's settings
     /// that cross as strings, `SessionCore::configure`): `generic` replaces
     /// [`ReasonPolicy::generic_reason`], `timeout` [`ReasonPolicy::timeout_reason`], when given.
-    pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>) {
-        if let Some(text) = generic {
-            self.config.reason.generic_reason = text.owned();
-        }
-        if let Some(text) = timeout {
-            self.config.reason.timeout_reason = text.owned();
+    pub(crate) fn set_reason_texts(&mut self, generic: Option<&str>, timeout: Option<&str>, cascade: Option<&str>) {
+        let policy = &mut self.config.reason;
+        for (text, into) in [
+            (generic, &mut policy.generic_reason),
+            (timeout, &mut policy.timeout_reason),
+            (cascade, &mut policy.cascade_reason),
+        ] {
+            if let Some(text) = text {
+                *into = text.owned();
+            }
         }
     }
 

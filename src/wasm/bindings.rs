@@ -373,13 +373,21 @@ impl SessionCore {
 
     /// The settings of `new CancellationSession(options)` that are strings, on the session
     /// just made (before any other call): the texts of
-    /// `genericReason` and `timeoutReason` and the `protocolVersion` to follow, each its
+    /// `genericReason`, `timeoutReason` and `cascadeReason` and the `protocolVersion` to follow, each its
     /// length in bytes and its UTF-8 in the scratch buffer, in this order (`Strings`;
     /// `NO_STRING`: not given). `BUSY` when that left output (a protocol version's event),
     /// else `0`.
-    pub fn configure(&mut self, generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32 {
+    pub fn configure(
+        &mut self,
+        generic_reason_len: u32,
+        timeout_reason_len: u32,
+        cascade_reason_len: u32,
+        protocol_version_len: u32,
+    ) -> u32 {
         let outcome = self.call(false, |st, mut strings| {
-            st.core.set_reason_texts(strings.next(generic_reason_len), strings.next(timeout_reason_len));
+            let generic = strings.next(generic_reason_len);
+            let timeout = strings.next(timeout_reason_len);
+            st.core.set_reason_texts(generic, timeout, strings.next(cascade_reason_len));
             if let Some(version) = strings.next(protocol_version_len) {
                 st.core.set_protocol_version(version);
             }
@@ -399,7 +407,8 @@ impl SessionCore {
     /// - `"tasksCancel"`: send the `tasks/cancel` request `id` for task `taskId`, the cancel of
     ///   `requestId`;
     /// - `"cancelled"`: our request `requestId` was cancelled; after a timeout `timeout` is
-    ///   `"timeout"` or `"max-total"` and `message` the `TimeoutError`'s text;
+    ///   `"timeout"` or `"max-total"` and `message` the `TimeoutError`'s text; `cascaded`
+    ///   when the peer cancelled the request it was sent for ([`Session::relate`]);
     /// - `"settled"`: our watched request `requestId` can no longer be cancelled;
     /// - `"inboundSettled"`: the peer's watched request `requestId` is over;
     /// - `"peerCancelled"`: the peer cancelled its request `requestId` with `reason` (absent:
@@ -886,6 +895,32 @@ impl SessionCore {
         in_flight
     }
 
+    /// Makes our request `child` (an `ID`, `Strings::id`) a child of the peer's request
+    /// `parent` (an `ID`) — [`Session::relate`]: `1` when related, `0` when either is not in
+    /// flight or is no request id (nothing to relate: the SDK's `relatedRequestId` of a
+    /// request that ended).
+    #[allow(clippy::too_many_arguments)] // two `ID`s
+    pub fn relate(
+        &mut self,
+        child_num: f64,
+        child_len: u32,
+        child_w0: u32,
+        child_w1: u32,
+        child_w2: u32,
+        parent_num: f64,
+        parent_len: u32,
+        parent_w0: u32,
+        parent_w1: u32,
+        parent_w2: u32,
+    ) -> u32 {
+        let (related, _) = self.call(false, |st, mut strings| {
+            let child = strings.id_shared(child_num, child_len, child_w0, child_w1, child_w2).id();
+            let parent = strings.id_shared(parent_num, parent_len, parent_w0, parent_w1, parent_w2).id();
+            matches!((child, parent), (Ok(c), Ok(p)) if st.core.relate(c, p))
+        });
+        u32::from(related)
+    }
+
     /// How many of our requests are in flight, as `isInFlight` says
     /// ([`Session::in_flight_count`]).
     pub fn in_flight_count(&self) -> usize {
@@ -1172,6 +1207,14 @@ pub(super) fn constants_with(more: impl FnOnce(&mut Json)) -> String {
         ],
     );
     json.failure("timeoutError", crate::core::Failure::Timeout);
+    // What the guard answers a nested request with when the peer cancelled the request it was
+    // sent for: the relay's code for that case, with the default cascade reason as its text.
+    json.key("cascadeError");
+    json.0.push_str("{\"code\":");
+    json.number(crate::core::Failure::CallCancelled.code());
+    json.key("message");
+    json.string(&crate::core::ReasonPolicy::default().cascade_reason);
+    json.0.push('}');
     json.object(
         "tags",
         &[

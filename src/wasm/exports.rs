@@ -83,7 +83,7 @@ pub fn free_session(session: u32) {
 
 entry_points! {
     /// [`SessionCore::configure`].
-    configure => fn configure(generic_reason_len: u32, timeout_reason_len: u32, protocol_version_len: u32) -> u32, none: 0;
+    configure => fn configure(generic_reason_len: u32, timeout_reason_len: u32, cascade_reason_len: u32, protocol_version_len: u32) -> u32, none: 0;
     /// [`SessionCore::take_output`].
     takeOutput => fn take_output() -> u32, none: 0;
     /// [`SessionCore::output_at`].
@@ -141,6 +141,11 @@ entry_points! {
         read: u32, params_tag: u32, arg_num: f64, arg_len: u32, arg_w0: u32, arg_w1: u32, arg_w2: u32,
         reason_tag: u32, reason_len: u32, task_id_len: u32, task: bool,
     ) -> u32, none: code::FAILED;
+    /// [`SessionCore::relate`].
+    relate => fn relate(
+        child_num: f64, child_len: u32, child_w0: u32, child_w1: u32, child_w2: u32,
+        parent_num: f64, parent_len: u32, parent_w0: u32, parent_w1: u32, parent_w2: u32,
+    ) -> u32, none: 0;
     /// [`SessionCore::is_in_flight`].
     isInFlight => fn is_in_flight(id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32) -> bool, none: false;
 }

@@ -72,7 +72,7 @@ const KINDS: [(&str, &[(&str, &str)]); 9] = [
     ("notify", &[("requestId", ID), ("reason", OPT_TEXT)]),
     ("close", &[("requestId", ID)]),
     ("tasksCancel", &[("requestId", ID), ("id", ID), ("taskId", TEXT)]),
-    ("cancelled", &[("requestId", ID), ("timeout", OPT_TIMEOUT), ("message", OPT_TEXT)]),
+    ("cancelled", &[("requestId", ID), ("timeout", OPT_TIMEOUT), ("message", OPT_TEXT), ("cascaded", BOOL)]),
     ("settled", &[("requestId", ID)]),
     ("inboundSettled", &[("requestId", ID)]),
     ("peerCancelled", &[("requestId", ID), ("reason", OPT_TEXT), ("watched", BOOL)]),
@@ -83,7 +83,7 @@ const KINDS: [(&str, &[(&str, &str)]); 9] = [
 
 /// The event types and their fields after `direction`, by their byte (the members of the
 /// core's `Serialize`, in its order: `onEvent`'s objects are the same).
-const EVENTS: [(&str, &[(&str, &str)]); 14] = [
+const EVENTS: [(&str, &[(&str, &str)]); 15] = [
     ("cancel-sent", &[("requestId", ID), ("method", TEXT), ("via", VIA), ("reason", OPT_TEXT), ("taskId", OPT_TEXT)]),
     ("cancel-deferred", &[("requestId", ID), ("method", TEXT)]),
     ("timed-out", &[("requestId", ID), ("method", TEXT), ("kind", TIMEOUT)]),
@@ -98,6 +98,7 @@ const EVENTS: [(&str, &[(&str, &str)]); 14] = [
     ("response-suppressed", &[("requestId", ID), ("method", TEXT)]),
     ("duplicate-request-id", &[("requestId", ID), ("method", TEXT)]),
     ("inbound-forgotten", &[("requestId", ID), ("method", TEXT)]),
+    ("cancel-cascaded", &[("requestId", ID), ("method", TEXT), ("parentId", ID)]),
 ];
 
 /// `,"records":{"kinds":[…],"fields":[…],"events":[…],"names":{…}}`: how the JS layer reads
@@ -271,9 +272,10 @@ impl Sink for Records {
         self.byte(record::CANCELLED);
         self.id(request_id);
         let CancelCause::TimedOut(kind) = cause else {
-            // No `timeout`, no `message`.
+            // No `timeout`, no `message`; whether the request it was sent for was cancelled.
             self.byte(0);
             self.byte(0);
+            self.byte(u8::from(cause == CancelCause::ParentCancelled));
             return;
         };
         self.byte(1);
@@ -287,6 +289,7 @@ impl Sink for Records {
             _ => " timed out",
         });
         self.opt_text(Some(&message));
+        self.byte(0);
     }
 
     fn settled(&mut self, request_id: IdRef<'_>, inbound: bool) {
@@ -364,6 +367,10 @@ impl Sink for Records {
             EventKindOf::ResponseSuppressed { request_id, method } => self.event_method(11, d, request_id, method),
             EventKindOf::DuplicateRequestId { request_id, method } => self.event_method(12, d, request_id, method),
             EventKindOf::InboundForgotten { request_id, method } => self.event_method(13, d, request_id, method),
+            EventKindOf::CancelCascaded { request_id, method, parent_id } => {
+                self.event_method(14, d, request_id, method);
+                self.id(parent_id);
+            }
         }
     }
 
@@ -544,6 +551,7 @@ mod tests {
         r.cancelled(IdRef::Number(4), CancelCause::Cancelled);
         r.cancelled(packed, CancelCause::TimedOut(TimeoutKind::MaxTotal));
         r.cancelled(IdRef::Number(5), CancelCause::TimedOut(TimeoutKind::Timeout));
+        r.cancelled(IdRef::Number(8), CancelCause::ParentCancelled);
         r.settled(IdRef::Number(6), false);
         r.settled(packed, true);
         r.peer_cancelled(IdRef::Number(7), None, true);
@@ -553,9 +561,10 @@ mod tests {
             { "o": "notify", "requestId": -9_007_199_254_740_991_i64 },
             { "o": "close", "requestId": "req-7" },
             { "o": "tasksCancel", "requestId": 3, "id": "req-7", "taskId": "task-1" },
-            { "o": "cancelled", "requestId": 4 },
-            { "o": "cancelled", "requestId": "req-7", "timeout": "max-total", "message": "Request \"req-7\" exceeded its maximum total timeout" },
-            { "o": "cancelled", "requestId": 5, "timeout": "timeout", "message": "Request 5 timed out" },
+            { "o": "cancelled", "requestId": 4, "cascaded": false },
+            { "o": "cancelled", "requestId": "req-7", "timeout": "max-total", "message": "Request \"req-7\" exceeded its maximum total timeout", "cascaded": false },
+            { "o": "cancelled", "requestId": 5, "timeout": "timeout", "message": "Request 5 timed out", "cascaded": false },
+            { "o": "cancelled", "requestId": 8, "cascaded": true },
             { "o": "settled", "requestId": 6 },
             { "o": "inboundSettled", "requestId": "req-7" },
             { "o": "peerCancelled", "requestId": 7, "watched": true },

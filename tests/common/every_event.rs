@@ -24,6 +24,7 @@ fn every_kind() -> Vec<Event> {
             Direction::Outbound,
             EventKind::CancelNotSent { request_id: id.clone(), method: s(), why: NotSent::NotInFlight },
         ),
+        (Direction::Outbound, EventKind::CancelCascaded { request_id: id.clone(), method: m(), parent_id: id.clone() }),
         (Direction::Outbound, EventKind::CancelDeferred { request_id: id.clone(), method: m() }),
         (Direction::Outbound, EventKind::TimedOut { request_id: id.clone(), method: m(), kind: TimeoutKind::Timeout }),
         (
