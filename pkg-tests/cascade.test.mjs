@@ -10,7 +10,10 @@ import { describe, test } from "node:test";
 
 import { Client as Client2, InMemoryTransport as InMemory2 } from "@modelcontextprotocol/client";
 import { McpServer as McpServer2 } from "@modelcontextprotocol/server";
+import { fileURLToPath } from "node:url";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -224,5 +227,31 @@ describe("relate() in the low-level API", () => {
     assert.equal(session.relate(1, 7), true);
     session.close();
     assert.throws(() => session.relate(1, 7), (e) => e.code === "ERR_CLOSED");
+  });
+});
+
+describe("over stdio: an SDK 1.32.2 McpServer process, its transport guarded", () => {
+  test("the client aborts `ask`: the server's cancel of the elicitation arrives within 500 ms and elicitInput() rejects", async (t) => {
+    const server = fileURLToPath(new URL("peers/node-server.mjs", import.meta.url));
+    const stdio = new StdioClientTransport({ command: process.execPath, args: [server, "--guard"], stderr: "pipe" });
+    let stderr = "";
+    stdio.stderr?.on("data", (d) => (stderr += d));
+    const wire = [];
+    const client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return new Promise(() => {}); // the user never answers
+    });
+    t.after(() => client.close().catch(() => {}));
+    await client.connect(tap(stdio, wire), { timeout: 20000 });
+    const ac = new AbortController();
+    const call = client.callTool({ name: "ask", arguments: {} }, undefined, { signal: ac.signal });
+    await until(() => asked === 1, 10000, "the elicitation");
+    const elicitation = messages(wire, "in").find((m) => m.method === "elicitation/create");
+    ac.abort("user pressed stop");
+    await assert.rejects(call);
+    await until(() => messages(wire, "in").some((m) => m.method === "notifications/cancelled" && m.params.requestId === elicitation.id), 500, "the server's cancel of its elicitation");
+    await until(() => stderr.includes("ask: rejected: MCP error -32000: The request it was sent for was cancelled"), 500, "elicitInput() to reject");
   });
 });

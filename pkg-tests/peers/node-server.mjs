@@ -1,10 +1,15 @@
 // An MCP server over stdio for the real-peer matrix, on the TypeScript SDK 1.32.2 McpServer:
 // `slow` honours its signal and reports progress; `stubborn` ignores it; `ask` elicits from
 // the client the usual way, `server.server.elicitInput()` with no signal, so a cancel of the
-// call leaves its elicitation open.
+// call leaves its elicitation open. With `--guard` its transport is guarded with
+// `{ role: "server" }` (the elicitation is then cancelled with the call), and `ask` writes how
+// its elicitation ended to stderr.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { guardTransport } from "mcp-cancel";
 import { z } from "zod";
+
+const guarded = process.argv.includes("--guard");
 
 const server = new McpServer({ name: "node-peer", version: "0.0.0" });
 const sleep = (ms, signal) =>
@@ -30,8 +35,14 @@ server.registerTool("stubborn", { inputSchema: { ms: z.number() } }, async ({ ms
 });
 
 server.registerTool("ask", { inputSchema: {} }, async () => {
-  const answer = await server.server.elicitInput({ message: "What is your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+  const asked = server.server.elicitInput({ message: "What is your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+  if (guarded) asked.then(() => process.stderr.write("ask: answered\n"), (error) => process.stderr.write(`ask: rejected: ${error.message}\n`));
+  const answer = await asked;
   return { content: [{ type: "text", text: `elicitation: ${answer.action}` }] };
 });
 
-await server.connect(new StdioServerTransport());
+if (guarded) {
+  await server.connect(guardTransport(new StdioServerTransport(), { role: "server" }));
+} else {
+  await server.connect(new StdioServerTransport());
+}
