@@ -89,8 +89,9 @@ export function createGuardTransport(Session) {
 /** The guard's own members, with its state private in this closure. */
 function guard(inner, Session, options) {
   const report = (error) => self.onerror?.(error instanceof Error ? error : new Error(String(error)));
-  // The peer's request each handler runs for (its id), across the handler's awaits.
+  // The peer's request each handler runs for (its id as the SDK has it), across the handler's awaits.
   const handling = asyncContext();
+  const ids = new StandIns();
   const session = new Session({
     transport: inner.hasPerRequestStream === true ? "streamable-http" : "stdio",
     ...options,
@@ -180,6 +181,10 @@ function guard(inner, Session, options) {
     async send(message, sendOptions) {
       // The AI SDK passes each request's `signal` in the send options (the caller's, or
       // combined with its own timeout): the session cancels the request when it aborts.
+      // Our answer to the peer's request 0 or "" goes out with the peer's own id.
+      message = ids.ours(message);
+      const related = sendOptions?.relatedRequestId;
+      if (related !== undefined && ids.isStandIn(related)) sendOptions = { ...sendOptions, relatedRequestId: ids.peers(related) };
       const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
       const isRequest = out === message && session[SENT_REQUEST]();
@@ -187,7 +192,7 @@ function guard(inner, Session, options) {
         // Sent for the peer's request a handler runs for: the SDK's `relatedRequestId`
         // (`extra.sendRequest()`), else the handler's async context.
         const parent = sendOptions?.relatedRequestId ?? handling?.getStore();
-        if (parent !== undefined) session.relate(out.id, parent);
+        if (parent !== undefined) session.relate(out.id, ids.peers(parent));
         if (inner.hasPerRequestStream === true) sendOptions = withStream(out.id, sendOptions);
       }
       try {
@@ -224,6 +229,7 @@ function guard(inner, Session, options) {
       report(error);
     }
     if (kept === undefined) return;
+    kept = ids.theirs(kept);
     // A request from the peer: its handler (which the SDK starts in this call) runs in a
     // context that names it.
     if (handling !== undefined && isPeerRequest(kept)) handling.run(kept.id, () => self.onmessage?.(kept, extra));
@@ -240,4 +246,47 @@ function guard(inner, Session, options) {
 /** Whether `message` is a request (a method and an id), not a notification or a response. */
 function isPeerRequest(message) {
   return message !== null && typeof message === "object" && typeof message.method === "string" && message.id !== undefined && message.id !== null;
+}
+
+/**
+ * The stand-in ids of the peer's requests `0` and `""` in the SDK above the guard. The MCP
+ * TypeScript SDK 1.x drops a cancel whose `requestId` is falsy (`if (!requestId) return`), so
+ * the handler of such a request would never abort: the SDK gets the request, and the peer's
+ * cancel of it, with a stand-in (a string no peer uses: it holds a random tag of this guard's),
+ * and our response to it goes out with the peer's id. The wire never shows a stand-in; the SDK's
+ * handlers see it as the request's id (`extra.requestId`).
+ */
+class StandIns {
+  constructor() {
+    const tag = `mcp-cancel:${Math.random().toString(36).slice(2, 10)}:`;
+    /** The stand-in of `0` and of `""`. */
+    this.zero = `${tag}0`;
+    this.empty = `${tag}""`;
+  }
+
+  /** Whether `id` is a stand-in. */
+  isStandIn(id) {
+    return id === this.zero || id === this.empty;
+  }
+
+  /** The peer's id of the SDK's `id` (a stand-in or any other). */
+  peers(id) {
+    return id === this.zero ? 0 : id === this.empty ? "" : id;
+  }
+
+  /** `message` from the peer as the SDK gets it: its request `0` or `""`, and a cancel of one, under the stand-in. */
+  theirs(message) {
+    if (message === null || typeof message !== "object" || typeof message.method !== "string") return message;
+    const id = message.id;
+    if (id === 0 || id === "") return { ...message, id: id === 0 ? this.zero : this.empty };
+    const cancelled = message.method === "notifications/cancelled" ? message.params?.requestId : undefined;
+    if (cancelled === 0 || cancelled === "") return { ...message, params: { ...message.params, requestId: cancelled === 0 ? this.zero : this.empty } };
+    return message;
+  }
+
+  /** `message` from the SDK as it goes out: a response to a stand-in with the peer's id. */
+  ours(message) {
+    if (message === null || typeof message !== "object" || message.method !== undefined || !this.isStandIn(message.id)) return message;
+    return { ...message, id: this.peers(message.id) };
+  }
 }

@@ -369,6 +369,10 @@ export interface TransportLike {
  * the SDK's promise for it rejects at once with the error response `{ code: -32000, message:
  * "The request it was sent for was cancelled", data: { reason: "parent-cancelled", detail } }`;
  * `onCascade` is called too.
+ *
+ * The SDK above the guard gets the peer's requests `0` and `""`, and their cancels, under a
+ * stand-in id (a string with a random tag), so that the SDK 1.x, which drops a cancel of a falsy
+ * id, aborts their handlers; responses go out with the peer's id.
  */
 export type GuardOptions = Omit<CancellationSessionOptions, "send" | "closeStream">;
 

@@ -156,11 +156,10 @@ for (const sdk of SDKS) {
         assert.equal(outcome.error.code, -32000);
         assert.match(outcome.error.message, /The request it was sent for was cancelled/);
         assert.ok(outcome.at - abortedAt < 500, `rejected ${Math.round(outcome.at - abortedAt)} ms after the abort`);
-        // The client's handler signal aborts for a nested id the SDK honours (1.x drops a
-        // cancel of id 0, the server's first request: see the answered case above).
-        if (request.id !== 0 || sdk.name === "SDK 2.4.0") {
-          await until(() => c.handled.at(-1).abortedAt !== undefined, 500, "the client's handler signal");
-        }
+        // The client's handler signal aborts, for the server's first request (id 0) too: the
+        // client's guard hands the SDK 1.x, which drops a cancel of id 0, a stand-in id.
+        await until(() => c.handled.at(-1).abortedAt !== undefined, 500, "the client's handler signal");
+        assert.ok(c.handled.at(-1).abortedAt - abortedAt < 500);
         const cascaded = c.serverEvents.find((e) => e.type === "cancel-cascaded");
         assert.equal(cascaded.requestId, request.id);
         assert.equal(cascaded.method, method);
@@ -254,4 +253,41 @@ describe("over stdio: an SDK 1.32.2 McpServer process, its transport guarded", (
     await until(() => messages(wire, "in").some((m) => m.method === "notifications/cancelled" && m.params.requestId === elicitation.id), 500, "the server's cancel of its elicitation");
     await until(() => stderr.includes("ask: rejected: MCP error -32000: The request it was sent for was cancelled"), 500, "elicitInput() to reject");
   });
+});
+
+describe("the handler of the client's request 0 or \"\" aborts on its cancel (SDK 1.32.2 McpServer, guarded)", () => {
+  for (const id of [0, "", 5, "req-5"]) {
+    test(`request id ${JSON.stringify(id)}: the handler's signal aborts within 300 ms; no progress and no response after`, async () => {
+      const server = new McpServer({ name: "slow-1x", version: "0.0.0" });
+      let abortedAt;
+      server.registerTool("slow", {}, async (extra) => {
+        extra.signal.addEventListener("abort", () => (abortedAt = performance.now()));
+        for (let i = 1; i <= 20 && !extra.signal.aborted; i++) {
+          await sleep(20);
+          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: "p", progress: i } });
+        }
+        return { content: [{ type: "text", text: "done" }] };
+      });
+      const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+      await server.connect(guardTransport(serverEnd, { role: "server" }));
+      const got = [];
+      clientEnd.onmessage = (m) => got.push({ at: performance.now(), m });
+      await clientEnd.start();
+      const send = (m) => clientEnd.send({ jsonrpc: "2.0", ...m });
+      await send({ id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+      await send({ method: "notifications/initialized" });
+      await send({ id, method: "tools/call", params: { name: "slow", arguments: {}, _meta: { progressToken: "p" } } });
+      await until(() => got.some((r) => r.m.method === "notifications/progress"), 2000, "progress");
+      const cancelledAt = performance.now();
+      await send({ method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+      await until(() => abortedAt !== undefined, 300, "the handler's signal");
+      assert.ok(abortedAt - cancelledAt < 300);
+      await sleep(100);
+      const after = got.filter((r) => r.at > abortedAt);
+      assert.deepEqual(after.filter((r) => r.m.method === "notifications/progress"), [], "no progress after the abort");
+      assert.deepEqual(got.filter((r) => r.m.id === id), [], "no response for it");
+      assert.ok(got.every((r) => typeof r.m.id !== "string" || !r.m.id.startsWith("mcp-cancel:")), "no stand-in id on the wire");
+      await server.close();
+    });
+  }
 });
