@@ -10,10 +10,14 @@ import { describe, test } from "node:test";
 
 import { Client as Client2, InMemoryTransport as InMemory2 } from "@modelcontextprotocol/client";
 import { McpServer as McpServer2 } from "@modelcontextprotocol/server";
+import { randomUUID } from "node:crypto";
+import http from "node:http";
 import { fileURLToPath } from "node:url";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -290,4 +294,46 @@ describe("the handler of the client's request 0 or \"\" aborts on its cancel (SD
       await server.close();
     });
   }
+});
+
+describe("over Streamable HTTP: an SDK 1.32.2 McpServer, its session's transport guarded", () => {
+  test("the client aborts `ask`: the server's cancel of the elicitation reaches the client within 500 ms and elicitInput() rejects", async (t) => {
+    const { seen, record } = outcomes();
+    const server = server1(record);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+    await server.connect(guardTransport(transport, { role: "server" }));
+    const httpServer = http.createServer(async (req, res) => {
+      try {
+        await transport.handleRequest(req, res);
+      } catch (error) {
+        if (!res.headersSent) res.writeHead(500).end(String(error));
+      }
+    });
+    await new Promise((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+    t.after(async () => {
+      await server.close().catch(() => {});
+      httpServer.closeAllConnections();
+      await new Promise((resolve) => httpServer.close(resolve));
+    });
+    const wire = [];
+    const client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return new Promise(() => {}); // the user never answers
+    });
+    await client.connect(tap(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${httpServer.address().port}/mcp`)), wire));
+    t.after(() => client.close().catch(() => {}));
+    const ac = new AbortController();
+    const call = client.callTool({ name: "ask", arguments: {} }, undefined, { signal: ac.signal });
+    await until(() => asked === 1, 5000, "the elicitation");
+    const elicitation = messages(wire, "in").find((m) => m.method === "elicitation/create");
+    const abortedAt = performance.now();
+    ac.abort("user pressed stop");
+    await assert.rejects(call);
+    await until(() => messages(wire, "in").some((m) => m.method === "notifications/cancelled" && m.params.requestId === elicitation.id), 500, "the server's cancel of its elicitation");
+    await until(() => seen.length === 1, 500, "elicitInput() to settle");
+    assert.equal(seen[0].error?.code, -32000);
+    assert.ok(seen[0].at - abortedAt < 500);
+  });
 });
