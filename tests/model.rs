@@ -41,6 +41,8 @@ enum Op {
     SetRevision { revision: Revision },
     Watch { id: RequestId },
     WatchInbound { id: RequestId },
+    /// Our request `child` was sent for the peer's request `parent` (`Session::relate`).
+    Relate { child: RequestId, parent: RequestId },
     Close,
 }
 
@@ -125,6 +127,7 @@ fn op() -> impl Strategy<Value = Op> {
         .prop_map(|revision| Op::SetRevision { revision }),
         1 => id().prop_map(|id| Op::Watch { id }),
         2 => id().prop_map(|id| Op::WatchInbound { id }),
+        3 => (id(), id()).prop_map(|(child, parent)| Op::Relate { child, parent }),
         1 => Just(Op::Close),
     ]
 }
@@ -137,6 +140,8 @@ enum Out {
     Notify(RequestId, Option<String>),
     /// The request's local caller is told: cancelled (`None`) or timed out.
     Cancelled(RequestId, Option<TimeoutKind>),
+    /// The request's local caller is told: the peer cancelled the request it was sent for.
+    Cascaded(RequestId),
     Settled(RequestId),
     InboundSettled(RequestId),
     PeerCancelled(RequestId, Option<String>),
@@ -156,6 +161,7 @@ fn outs(core: &mut Session) -> Result<Vec<Out>, TestCaseError> {
             Output::Cancelled { request_id, cause: CancelCause::TimedOut(kind) } => {
                 Out::Cancelled(request_id, Some(kind))
             }
+            Output::Cancelled { request_id, cause: CancelCause::ParentCancelled } => Out::Cascaded(request_id),
             Output::Settled(id) => Out::Settled(id),
             Output::InboundSettled(id) => Out::InboundSettled(id),
             Output::PeerCancelled { request_id, reason, .. } => Out::PeerCancelled(request_id, reason),
@@ -198,6 +204,9 @@ struct Model {
     inbound: VecDeque<(RequestId, String, bool)>,
     /// The peer's requests it cancelled, awaiting our response, oldest first (bounded).
     peer_cancelled: VecDeque<RequestId>,
+    /// Our nested requests: (parent, child), oldest first; a child in one pair at most, and
+    /// only while it is the request it was related as.
+    children: Vec<(RequestId, RequestId)>,
 }
 
 impl Model {
@@ -237,6 +246,7 @@ impl Model {
             }
         }
         self.tombstones.retain(|(t, _)| t != id);
+        self.children.retain(|(_, c)| c != id);
         let exempt = Some(method) == self.handshake();
         let (idle, max) = if exempt {
             (None, None)
@@ -267,6 +277,37 @@ impl Model {
         }
         self.tombstone(id.clone(), o.token);
         Ok(true)
+    }
+
+    /// `relate`: `true` when both are in flight (a child already related keeps its parent).
+    fn relate(&mut self, child: &RequestId, parent: &RequestId) -> bool {
+        if !self.outbound.contains_key(child) || self.inbound_position(parent).is_none() {
+            return false;
+        }
+        if !self.children.iter().any(|(_, c)| c == child) {
+            self.children.push((parent.clone(), child.clone()));
+        }
+        true
+    }
+
+    /// The peer cancelled `parent`: each child still in flight is cancelled, oldest pair
+    /// first, with the cascade reason (the handshake is not).
+    fn cascade(&mut self, parent: &RequestId, out: &mut Vec<Out>) {
+        let (of, rest): (Vec<_>, Vec<_>) = self.children.drain(..).partition(|(p, _)| p == parent);
+        self.children = rest;
+        for (_, child) in of {
+            let Some(o) = self.outbound.get(&child) else { continue };
+            if Some(o.method.as_str()) == self.handshake() {
+                continue;
+            }
+            let o = self.outbound.remove(&child).unwrap();
+            out.push(Out::Notify(child.clone(), Some("The request it was sent for was cancelled".to_owned())));
+            out.push(Out::Cascaded(child.clone()));
+            if o.watched {
+                out.push(Out::Settled(child.clone()));
+            }
+            self.tombstone(child, o.token);
+        }
     }
 
     fn response(&mut self, id: &RequestId, out: &mut Vec<Out>) -> ResponseVerdict {
@@ -311,6 +352,7 @@ impl Model {
             if watched {
                 out.push(Out::InboundSettled(old.clone()));
             }
+            self.children.retain(|(p, _)| *p != old);
             out.push(Out::InboundForgotten(old));
         }
         true
@@ -345,6 +387,7 @@ impl Model {
                     self.peer_cancelled.pop_front();
                 }
                 out.push(Out::PeerCancelled(id.clone(), reason.clone()));
+                self.cascade(&id, out);
                 InboundCancelVerdict::Abort { request_id: id, reason }
             }
             _ => InboundCancelVerdict::Ignore,
@@ -356,6 +399,7 @@ impl Model {
             if self.inbound.remove(pos).is_some_and(|(.., watched)| watched) {
                 out.push(Out::InboundSettled(id.clone()));
             }
+            self.children.retain(|(p, _)| p != id);
             return OutgoingResponseVerdict::Send;
         }
         match self.peer_cancelled.iter().position(|c| c == id) {
@@ -411,6 +455,7 @@ impl Model {
         self.tombstones.clear();
         self.inbound.clear();
         self.peer_cancelled.clear();
+        self.children.clear();
     }
 }
 
@@ -590,6 +635,11 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
                 }
                 let got = if fast { core.watch_inbound(id_ref(id, step)) } else { core.watch_inbound(id) };
                 prop_assert_eq!(got, pos.is_some(), "step {} {:?}", step, op);
+            }
+            Op::Relate { child, parent } => {
+                let expected = model.relate(child, parent);
+                let got = if fast { core.relate(id_ref(child, step), id_ref(parent, step)) } else { core.relate(child, parent) };
+                prop_assert_eq!(got, expected, "step {} {:?}", step, op);
             }
             Op::Close => {
                 model.close(&mut want);

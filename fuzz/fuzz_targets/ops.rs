@@ -85,6 +85,8 @@ enum Op {
     OutgoingResponse { id: Id },
     Tick { ms: u8 },
     Revision { index: u8 },
+    /// Our request `child` was sent for the peer's request `parent`.
+    Relate { child: Id, parent: Id },
 }
 
 const METHODS: [&str; 5] = ["tools/call", "initialize", "subscriptions/listen", "tasks/get", "sampling/createMessage"];
@@ -131,6 +133,12 @@ fuzz_target!(|ops: Vec<Op>| {
         // The request this op cancels, and its state before (`None`: no cancel is made).
         let mut cancelling: Option<(RequestId, Option<RequestState>)> = None;
         let mut peer_cancels_allowed = 0;
+        // A valid peer cancel was output this step (its nested requests cascade after it).
+        let mut peer_cancel_made = false;
+        // The tombstones a peer cancel changed (only its cascade may: the nested requests it
+        // cancels), and whether one cascaded.
+        let mut tombstones_changed = false;
+        let mut cascaded = false;
         match op {
             Op::Track { id, method, token, task, timeout } => {
                 let watch = method >= 128;
@@ -285,7 +293,7 @@ fuzz_target!(|ops: Vec<Op>| {
                 } else {
                     let _ = session.handle_cancelled(&cancel);
                 }
-                assert_eq!(session.tombstones(), tombstones, "a peer cancel changed the tombstones");
+                tombstones_changed = session.tombstones() != tombstones;
                 peer_cancels_allowed = inbound - session.inbound_in_flight();
                 assert!(peer_cancels_allowed <= 1);
             }
@@ -308,6 +316,15 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::Revision { index } => {
                 session.set_protocol_version(VERSIONS[usize::from(index) % VERSIONS.len()]);
+            }
+            Op::Relate { child, parent } => {
+                let (child, parent) = (child.id(), parent.id());
+                // Ours and not yet answered (a task's deferred cancel included).
+                let recorded =
+                    matches!(session.request_state(&child), Some(RequestState::InFlight | RequestState::CancelPending));
+                if session.relate(&child, &parent) {
+                    assert!(recorded, "{child} related, not in flight");
+                }
             }
         }
         while let Some(output) = session.poll_output() {
@@ -335,6 +352,10 @@ fuzz_target!(|ops: Vec<Op>| {
                             "cancel for {id} in state {before:?}"
                         );
                     }
+                    if let CancelCause::ParentCancelled = cause {
+                        assert!(peer_cancel_made, "{request_id} cascaded by no peer cancel");
+                        cascaded = true;
+                    }
                     if let CancelCause::TimedOut(_) = cause {
                         assert!(
                             session.request_state(&request_id) != Some(RequestState::InFlight)
@@ -353,10 +374,12 @@ fuzz_target!(|ops: Vec<Op>| {
                 Output::PeerCancelled { .. } => {
                     assert!(peer_cancels_allowed > 0, "a PeerCancelled without a valid peer cancel");
                     peer_cancels_allowed -= 1;
+                    peer_cancel_made = true;
                 }
                 _ => {}
             }
         }
+        assert!(!tombstones_changed || cascaded, "a peer cancel changed the tombstones, and cancelled no nested request");
         if let Some((id, _)) = &cancelling {
             if session.watch(id) {
                 // Still cancellable (the handshake, a task whose cancel is deferred): watch it.

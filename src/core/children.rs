@@ -9,9 +9,10 @@
 //! 2. A parent's pairs go when the parent ends, by a cancel ([`Children::take_parent`]: its
 //!    children in flight are cancelled) or by our response, or when it is forgotten
 //!    ([`Children::forget_parent`]).
-//! 3. A pair whose child settled is kept until its parent ends, or until the next pair
-//!    finds the list at its bound: then every such pair goes. The list never holds more
-//!    than `2 × (children in flight) + 16` pairs.
+//! 3. A pair whose child settled is kept until its parent ends, a new request of ours takes
+//!    the child's id ([`Children::forget_child`]), or the next pair finds the list at its
+//!    bound: then every such pair goes. So a pair's child, when in flight, is the request it
+//!    was made for, and the list never holds more than `2 × (children in flight) + 16` pairs.
 //!
 //! Spec: every revision §Cancellation "Behavior Requirements": the receiver of a cancel
 //! SHOULD stop processing the request and free its resources; a nested request it sent
@@ -79,6 +80,11 @@ impl Children {
     /// not touched.
     pub(crate) fn forget_parent(&mut self, parent: Key<'_>) {
         self.pairs.retain(|(p, _)| Key::of(p) != parent);
+    }
+
+    /// `child`'s pair goes: a new request of ours takes its id, and is nobody's child (yet).
+    pub(crate) fn forget_child(&mut self, child: Key<'_>) {
+        self.pairs.retain(|(_, c)| Key::of(c) != child);
     }
 
     /// Every pair goes (the connection closed).

@@ -216,6 +216,12 @@ impl<S: Sink> Session<S> {
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
+        // A new request is nobody's child: an earlier request of that id may have been (the
+        // pair of a settled child is kept until its parent ends). One in flight is refused
+        // below, and keeps its pair.
+        if !self.children.is_empty() && !self.store.has_outbound(Key::of_ref(id)) {
+            self.children.forget_child(Key::of_ref(id));
+        }
         let known = method.known();
         let plain = known.is_some_and(|m| m != Method::Initialize)
             && progress_token.is_none()
