@@ -30,19 +30,49 @@ const INBOUND_CAPACITY: usize = 4;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Track { id: RequestId, handshake: bool, token: bool, timeout: Option<Timeout>, watch: bool },
-    Cancel { id: RequestId },
-    Response { id: RequestId },
-    Progress { token: RequestId },
-    InboundRequest { id: RequestId, handshake: bool },
-    InboundCancel { params: serde_json::Value },
-    OutgoingResponse { id: RequestId },
-    Tick { ms: u64 },
-    SetRevision { revision: Revision },
-    Watch { id: RequestId },
-    WatchInbound { id: RequestId },
+    Track {
+        id: RequestId,
+        handshake: bool,
+        token: bool,
+        timeout: Option<Timeout>,
+        watch: bool,
+    },
+    Cancel {
+        id: RequestId,
+    },
+    Response {
+        id: RequestId,
+    },
+    Progress {
+        token: RequestId,
+    },
+    InboundRequest {
+        id: RequestId,
+        handshake: bool,
+    },
+    InboundCancel {
+        params: serde_json::Value,
+    },
+    OutgoingResponse {
+        id: RequestId,
+    },
+    Tick {
+        ms: u64,
+    },
+    SetRevision {
+        revision: Revision,
+    },
+    Watch {
+        id: RequestId,
+    },
+    WatchInbound {
+        id: RequestId,
+    },
     /// Our request `child` was sent for the peer's request `parent` (`Session::relate`).
-    Relate { child: RequestId, parent: RequestId },
+    Relate {
+        child: RequestId,
+        parent: RequestId,
+    },
     Close,
 }
 
@@ -638,7 +668,11 @@ fn run_logged(ops: Vec<Op>, events: bool, log: &mut Vec<String>) -> Result<(), T
             }
             Op::Relate { child, parent } => {
                 let expected = model.relate(child, parent);
-                let got = if fast { core.relate(id_ref(child, step), id_ref(parent, step)) } else { core.relate(child, parent) };
+                let got = if fast {
+                    core.relate(id_ref(child, step), id_ref(parent, step))
+                } else {
+                    core.relate(child, parent)
+                };
                 prop_assert_eq!(got, expected, "step {} {:?}", step, op);
             }
             Op::Close => {

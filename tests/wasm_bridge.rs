@@ -757,7 +757,10 @@ async fn a_timeout_arms_the_js_layers_timer_and_cancels_when_it_fires() {
     let out = records(&mut session);
     assert_eq!(kinds(&out), ["event timed-out", "event cancel-sent", "notify", "cancelled", "settled"]);
     assert_eq!(out[2]["reason"], "Request timed out");
-    assert_eq!(out[3], json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out","cascaded":false}));
+    assert_eq!(
+        out[3],
+        json!({"o":"cancelled","requestId":8,"timeout":"timeout","message":"Request 8 timed out","cascaded":false})
+    );
     assert_eq!(session.next_deadline(), -2.0, "nothing left to time, and the timer that fired is gone");
     // A deadline that goes away before its timer fires disarms it.
     track(&mut session, 9.into(), "tools/call", JsValue::UNDEFINED).unwrap();
