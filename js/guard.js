@@ -104,24 +104,20 @@ function guard(inner, Session, options) {
     closeStream: () => {},
     // The SDK keeps waiting for a response: give it the timeout as an error response.
     onTimeout: (id, error) => {
-      self.onmessage?.({
-        jsonrpc: "2.0",
-        id,
-        error: { ...timeoutError(), data: { reason: "timeout", detail: error.message } },
-      });
+      answer(id, timeoutError(), "timeout", error);
       options.onTimeout?.(id, error);
     },
     // A request sent for the peer's request that the peer cancelled (an elicitation of a
     // cancelled tool call) was cancelled on the wire: the SDK stops waiting for it now.
     onCascade: (id, error) => {
-      self.onmessage?.({
-        jsonrpc: "2.0",
-        id,
-        error: { ...cascadeError(), data: { reason: "parent-cancelled", detail: error.message } },
-      });
+      answer(id, cascadeError(), "parent-cancelled", error);
       options.onCascade?.(id, error);
     },
   });
+
+  /** Answers the SDK's request `id`, which the session cancelled, with the JSON-RPC error `rpc`. */
+  const answer = (id, rpc, reason, error) =>
+    self.onmessage?.({ jsonrpc: "2.0", id, error: { ...rpc, data: { reason, detail: error.message } } });
 
   /**
    * A request on a transport with per-request streams (SDK 2.x Streamable HTTP): the SDK's
@@ -179,12 +175,12 @@ function guard(inner, Session, options) {
       return inner.start(...args);
     },
     async send(message, sendOptions) {
-      // The AI SDK passes each request's `signal` in the send options (the caller's, or
-      // combined with its own timeout): the session cancels the request when it aborts.
       // Our answer to the peer's request 0 or "" goes out with the peer's own id.
       message = ids.ours(message);
       const related = sendOptions?.relatedRequestId;
       if (related !== undefined && ids.isStandIn(related)) sendOptions = { ...sendOptions, relatedRequestId: ids.peers(related) };
+      // The AI SDK passes each request's `signal` in the send options (the caller's, or
+      // combined with its own timeout): the session cancels the request when it aborts.
       const out = session.beforeSend(message, sendOptions);
       if (out === undefined) return;
       const isRequest = out === message && session[SENT_REQUEST]();

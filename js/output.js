@@ -247,32 +247,22 @@ export class Output {
    * the peer cancelled the request it was sent for, `onCascade`.
    */
   cancelled(r, entry, call) {
-    if (r.cascaded) {
-      const error = cascadeException(this.cascadeReason ?? this.wire.cascadeError.message);
-      if (entry !== undefined) abortOwn(entry, error);
-      if (this.onCascade !== undefined) {
-        try {
-          this.onCascade(ownValue(call.id, r.requestId), error);
-        } catch (thrown) {
-          this.sendFailed(r.requestId, thrown);
-        }
-      }
-      return;
-    }
-    if (r.timeout === undefined) {
+    if (r.timeout === undefined && !r.cascaded) {
       // The caller's reason (`undefined`: the default `AbortError`, made only when the
       // request's signal was asked for).
       if (entry !== undefined) abortOwn(entry, call.reason);
       return;
     }
-    const error = timeoutException(r.message);
+    const error = r.cascaded
+      ? domException(this.cascadeReason ?? this.wire.cascadeError.message, "AbortError")
+      : domException(r.message, "TimeoutError");
     if (entry !== undefined) abortOwn(entry, error);
-    if (this.onTimeout !== undefined) {
-      try {
-        this.onTimeout(ownValue(call.id, r.requestId), error);
-      } catch (thrown) {
-        this.sendFailed(r.requestId, thrown);
-      }
+    const callback = r.cascaded ? this.onCascade : this.onTimeout;
+    if (callback === undefined) return;
+    try {
+      callback(ownValue(call.id, r.requestId), error);
+    } catch (thrown) {
+      this.sendFailed(r.requestId, thrown);
     }
   }
 
@@ -337,18 +327,14 @@ function noExit(option) {
 }
 
 /** A `TimeoutError` `DOMException` with `message` (the core's text). */
-/** The error of a nested request cancelled because the peer cancelled the request it was sent for: an `AbortError`. */
-function cascadeException(message) {
-  if (typeof DOMException === "function") return new DOMException(message, "AbortError");
+/**
+ * A `DOMException` named `name` (`TimeoutError` after a timeout, `AbortError` for a nested
+ * request whose parent the peer cancelled), or an `Error` so named where the host has none.
+ */
+function domException(message, name) {
+  if (typeof DOMException === "function") return new DOMException(message, name);
   const error = new Error(message);
-  error.name = "AbortError";
-  return error;
-}
-
-function timeoutException(message) {
-  if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
-  const error = new Error(message);
-  error.name = "TimeoutError";
+  error.name = name;
   return error;
 }
 

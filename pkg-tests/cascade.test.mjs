@@ -233,6 +233,17 @@ describe("relate() in the low-level API", () => {
   });
 });
 
+/** An SDK 1.x Client whose user never answers an elicitation; `asked()`: how many it got. */
+function neverAnswering() {
+  const client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  let asked = 0;
+  client.setRequestHandler(ElicitRequestSchema, () => {
+    asked++;
+    return new Promise(() => {});
+  });
+  return { client, asked: () => asked };
+}
+
 describe("over stdio: an SDK 1.32.2 McpServer process, its transport guarded", () => {
   test("the client aborts `ask`: the server's cancel of the elicitation arrives within 500 ms and elicitInput() rejects", async (t) => {
     const server = fileURLToPath(new URL("peers/node-server.mjs", import.meta.url));
@@ -240,17 +251,12 @@ describe("over stdio: an SDK 1.32.2 McpServer process, its transport guarded", (
     let stderr = "";
     stdio.stderr?.on("data", (d) => (stderr += d));
     const wire = [];
-    const client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-    let asked = 0;
-    client.setRequestHandler(ElicitRequestSchema, () => {
-      asked++;
-      return new Promise(() => {}); // the user never answers
-    });
+    const { client, asked } = neverAnswering();
     t.after(() => client.close().catch(() => {}));
     await client.connect(tap(stdio, wire), { timeout: 20000 });
     const ac = new AbortController();
     const call = client.callTool({ name: "ask", arguments: {} }, undefined, { signal: ac.signal });
-    await until(() => asked === 1, 10000, "the elicitation");
+    await until(() => asked() === 1, 10000, "the elicitation");
     const elicitation = messages(wire, "in").find((m) => m.method === "elicitation/create");
     ac.abort("user pressed stop");
     await assert.rejects(call);
@@ -316,17 +322,12 @@ describe("over Streamable HTTP: an SDK 1.32.2 McpServer, its session's transport
       await new Promise((resolve) => httpServer.close(resolve));
     });
     const wire = [];
-    const client = new Client({ name: "pkg-tests", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-    let asked = 0;
-    client.setRequestHandler(ElicitRequestSchema, () => {
-      asked++;
-      return new Promise(() => {}); // the user never answers
-    });
+    const { client, asked } = neverAnswering();
     await client.connect(tap(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${httpServer.address().port}/mcp`)), wire));
     t.after(() => client.close().catch(() => {}));
     const ac = new AbortController();
     const call = client.callTool({ name: "ask", arguments: {} }, undefined, { signal: ac.signal });
-    await until(() => asked === 1, 5000, "the elicitation");
+    await until(() => asked() === 1, 5000, "the elicitation");
     const elicitation = messages(wire, "in").find((m) => m.method === "elicitation/create");
     const abortedAt = performance.now();
     ac.abort("user pressed stop");

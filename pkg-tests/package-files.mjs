@@ -22,6 +22,7 @@ export const PACKAGE_FILES = Object.freeze(
     "docs/low-level-api.md",
     "docs/migrating-from-0.1.md",
     "docs/reference.md",
+    "docs/server.md",
     "docs/spec-revisions.md",
     // The library (ESM; js/node/ is bundled into dist/node/ and not shipped as is).
     "js/index.d.ts",
