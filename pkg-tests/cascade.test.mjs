@@ -265,20 +265,49 @@ describe("over stdio: an SDK 1.32.2 McpServer process, its transport guarded", (
   });
 });
 
-describe("the handler of the client's request 0 or \"\" aborts on its cancel (SDK 1.32.2 McpServer, guarded)", () => {
-  for (const id of [0, "", 5, "req-5"]) {
-    test(`request id ${JSON.stringify(id)}: the handler's signal aborts within 300 ms; no progress and no response after`, async () => {
+/** A server with `slow`: progress every 20 ms until its signal aborts (`aborted(at)`). */
+const SLOW_SERVERS = [
+  {
+    name: "SDK 1.32.2 McpServer",
+    InMemory: InMemoryTransport,
+    make(aborted) {
       const server = new McpServer({ name: "slow-1x", version: "0.0.0" });
-      let abortedAt;
       server.registerTool("slow", {}, async (extra) => {
-        extra.signal.addEventListener("abort", () => (abortedAt = performance.now()));
+        extra.signal.addEventListener("abort", () => aborted(performance.now()));
         for (let i = 1; i <= 20 && !extra.signal.aborted; i++) {
           await sleep(20);
           await extra.sendNotification({ method: "notifications/progress", params: { progressToken: "p", progress: i } });
         }
         return { content: [{ type: "text", text: "done" }] };
       });
-      const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+      return server;
+    },
+  },
+  {
+    name: "SDK 2.4.0 McpServer",
+    InMemory: InMemory2,
+    make(aborted) {
+      const server = new McpServer2({ name: "slow-2x", version: "0.0.0" }, { capabilities: { tools: {} } });
+      server.registerTool("slow", {}, async (ctx) => {
+        const { signal } = ctx.mcpReq;
+        signal.addEventListener("abort", () => aborted(performance.now()));
+        for (let i = 1; i <= 20 && !signal.aborted; i++) {
+          await sleep(20);
+          if (!signal.aborted) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: "p", progress: i } });
+        }
+        return { content: [{ type: "text", text: "done" }] };
+      });
+      return server;
+    },
+  },
+];
+
+for (const peer of SLOW_SERVERS) describe(`the handler of the client's request 0 or "" aborts on its cancel (${peer.name}, guarded)`, () => {
+  for (const id of [0, "", 5, "req-5"]) {
+    test(`request id ${JSON.stringify(id)}: the handler's signal aborts within 300 ms; no progress and no response after`, async () => {
+      let abortedAt;
+      const server = peer.make((at) => (abortedAt = at));
+      const [clientEnd, serverEnd] = peer.InMemory.createLinkedPair();
       await server.connect(guardTransport(serverEnd, { role: "server" }));
       const got = [];
       clientEnd.onmessage = (m) => got.push({ at: performance.now(), m });
