@@ -32,6 +32,13 @@ pub(crate) struct Children {
     bound: usize,
 }
 
+/// Which end of a pair [`Children::take`] matches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Parent,
+    Child,
+}
+
 /// The fewest pairs kept before the settled ones are dropped.
 const MIN_BOUND: usize = 16;
 
@@ -65,26 +72,34 @@ impl Children {
 
     /// The children of `parent`, its pairs gone (invariant 2): the parent was cancelled.
     pub(crate) fn take_parent(&mut self, parent: Key<'_>) -> Vec<RequestId> {
-        let mut children = Vec::new();
-        self.pairs.retain(|(p, c)| {
-            let of = Key::of(p) == parent;
-            if of {
-                children.push(c.clone());
-            }
-            !of
-        });
-        children
+        self.take(Side::Parent, parent)
     }
 
     /// `parent` ended otherwise (our response, or forgotten): its pairs go, its children are
     /// not touched.
     pub(crate) fn forget_parent(&mut self, parent: Key<'_>) {
-        self.pairs.retain(|(p, _)| Key::of(p) != parent);
+        self.take(Side::Parent, parent);
     }
 
     /// `child`'s pair goes: a new request of ours takes its id, and is nobody's child (yet).
     pub(crate) fn forget_child(&mut self, child: Key<'_>) {
-        self.pairs.retain(|(_, c)| Key::of(c) != child);
+        self.take(Side::Child, child);
+    }
+
+    /// Takes out the pairs whose `side` is `key`: their children, oldest first. One loop for
+    /// every removal (each `retain` of its own is another copy in the `.wasm`).
+    #[inline(never)]
+    fn take(&mut self, side: Side, key: Key<'_>) -> Vec<RequestId> {
+        let mut taken = Vec::new();
+        let mut i = 0;
+        while let Some((p, c)) = self.pairs.get(i) {
+            if Key::of(if side == Side::Parent { p } else { c }) == key {
+                taken.push(self.pairs.remove(i).1);
+            } else {
+                i += 1;
+            }
+        }
+        taken
     }
 
     /// Every pair goes (the connection closed).

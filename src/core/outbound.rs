@@ -216,11 +216,8 @@ impl<S: Sink> Session<S> {
         watch: bool,
         now: Millis,
     ) -> Result<(), UsageError> {
-        // A new request is nobody's child: an earlier request of that id may have been (the
-        // pair of a settled child is kept until its parent ends). One in flight is refused
-        // below, and keeps its pair.
-        if !self.children.is_empty() && !self.store.has_outbound(Key::of_ref(id)) {
-            self.children.forget_child(Key::of_ref(id));
+        if !self.children.is_empty() {
+            self.unrelate_new(id);
         }
         let known = method.known();
         let plain = known.is_some_and(|m| m != Method::Initialize)
@@ -380,6 +377,16 @@ impl<S: Sink> Session<S> {
         let store = &self.store;
         self.children.relate(child, parent, |k| store.has_outbound(k));
         true
+    }
+
+    /// A new request is nobody's child: an earlier request of its id may have been (the pair
+    /// of a settled child is kept until its parent ends). One in flight is refused by
+    /// [`Self::track_entry`], and keeps its pair.
+    #[inline(never)]
+    fn unrelate_new(&mut self, id: IdRef<'_>) {
+        if !self.store.has_outbound(Key::of_ref(id)) {
+            self.children.forget_child(Key::of_ref(id));
+        }
     }
 
     /// The peer cancelled its request `parent`: each of its children still in flight is
