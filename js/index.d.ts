@@ -277,6 +277,8 @@ export class CancellationSession {
    * `false`, and relates nothing, when either is not in flight or is no request id; a
    * request has one parent, the first one given. Spec: every revision §Cancellation
    * "Behavior Requirements" (the receiver SHOULD stop processing a cancelled request).
+   *
+   * @throws {UsageError} `ERR_CLOSED` once the session is closed.
    */
   relate(id: RequestId, parentId: RequestId): boolean;
   /** Whether our request `id` can still be cancelled: in flight, or its task running. */

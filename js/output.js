@@ -326,7 +326,6 @@ function noExit(option) {
   return new Error(`mcp-cancel: a cancel was made, but the session has no \`${option}\` option`);
 }
 
-/** A `TimeoutError` `DOMException` with `message` (the core's text). */
 /**
  * A `DOMException` named `name` (`TimeoutError` after a timeout, `AbortError` for a nested
  * request whose parent the peer cancelled), or an `Error` so named where the host has none.

@@ -38,7 +38,10 @@ const result = await build({
   target: ["es2022"],
   minify: true,
   keepNames: true, // class and function names stay (error names, stack traces)
-  sourcemap: true, // www/dist/app.js.map: the sources, for the browser's dev tools
+  // www/dist/app.js.map maps the bundle to its files for the browser's dev tools, which read
+  // them from the server; the dependencies' sources are not copied into it.
+  sourcemap: true,
+  sourcesContent: false,
   metafile: true,
   logLevel: "warning",
 });
