@@ -9,7 +9,8 @@ use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
 use super::output::Sink;
-use super::requests::{Inbound, TASK, WATCHED};
+use super::peer_requests::PeerRequest;
+use super::requests::{TASK, WATCHED};
 use super::revision::PeerCancels;
 use super::session::{emit, Session};
 use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict};
@@ -20,14 +21,14 @@ impl<S: Sink> Session<S> {
     /// Number of the peer's requests we are working on and it has not cancelled.
     #[must_use]
     pub fn inbound_in_flight(&self) -> usize {
-        self.store.inbound_len()
+        self.peer_requests.len()
     }
 
     /// Number of the peer's requests it cancelled whose response we have not handled yet
     /// (at most [`Config::tombstone_capacity`](super::Config::tombstone_capacity)).
     #[must_use]
     pub fn inbound_cancelled(&self) -> usize {
-        self.store.peer_cancelled_len()
+        self.peer_requests.cancelled_len()
     }
 
     /// Marks the peer's request `id` as watched: the host keeps resources for it and gets
@@ -35,13 +36,13 @@ impl<S: Sink> Session<S> {
     /// [`Output::InboundSettled`](super::Output::InboundSettled) when it ends. Returns `false`
     /// when the peer has no request `id` in flight.
     pub fn watch_inbound<'i>(&mut self, id: impl Into<IdRef<'i>>) -> bool {
-        self.store.flag_inbound(Key::of_ref(id.into()), WATCHED)
+        self.peer_requests.flag(Key::of_ref(id.into()), WATCHED)
     }
 
     /// Whether the peer has validly cancelled its request `id`.
     #[must_use]
     pub fn is_cancelled_by_peer<'i>(&self, id: impl Into<IdRef<'i>>) -> bool {
-        self.store.is_peer_cancelled(Key::of_ref(id.into()))
+        self.peer_requests.is_cancelled(Key::of_ref(id.into()))
     }
 
     /// Records a request the peer sent us. A second request with an id already in flight
@@ -55,18 +56,15 @@ impl<S: Sink> Session<S> {
     /// The one place a peer's request is recorded (nothing allocated for an id of up to 11
     /// bytes, or an integer).
     pub(super) fn record_request(&mut self, id: Key<'_>, method: Option<Method>, name: &str, task: bool) -> bool {
-        if self.store.has_inbound(id) {
+        if self.peer_requests.contains(id) {
             emit!(
                 self,
                 EventRef::inbound(EventKindOf::DuplicateRequestId { request_id: id.as_id_ref(), method: name })
             );
             return false;
         }
-        if self.store.peer_cancelled_len() > 0 {
-            self.store.remove_peer_cancelled(id, false);
-        }
         let other = if method.is_none() { Some(name.into()) } else { None };
-        if let Some((old, request)) = self.store.insert_inbound(id, method, other, task) {
+        if let Some((old, request)) = self.peer_requests.insert(id, method, other, task) {
             if request.watched {
                 self.out.settled(old.as_id_ref(), true);
             }
@@ -84,7 +82,7 @@ impl<S: Sink> Session<S> {
     /// revision with tasks. [`Self::handle_incoming`] does this for a request read with
     /// [`MessageFields::TASK`](super::MessageFields::TASK).
     pub fn mark_inbound_task<'i>(&mut self, id: impl Into<IdRef<'i>>) {
-        self.store.flag_inbound(Key::of_ref(id.into()), TASK);
+        self.peer_requests.flag(Key::of_ref(id.into()), TASK);
     }
 
     /// Classifies a `notifications/cancelled` from the peer.
@@ -183,9 +181,9 @@ impl<S: Sink> Session<S> {
     /// The peer's valid cancel of its request `id` in flight: the request, now forgotten,
     /// with a tombstone so that our response is suppressed; or why the cancel is ignored.
     /// A peer's cancel never creates a tombstone of ours.
-    fn take_cancelled(&mut self, id: Key<'_>) -> Result<Inbound, Ignored> {
-        let why = match self.store.inbound(id) {
-            None if self.store.is_peer_cancelled(id) => Ignored::AlreadyCancelled,
+    fn take_cancelled(&mut self, id: Key<'_>) -> Result<PeerRequest, Ignored> {
+        let why = match self.peer_requests.get(id) {
+            None if self.peer_requests.is_cancelled(id) => Ignored::AlreadyCancelled,
             None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             // The handshake is `initialize` in every revision that has one (its code: no
@@ -194,7 +192,7 @@ impl<S: Sink> Session<S> {
             Some((_, _, task)) if task && self.rules().is_some_and(|r| r.tasks != super::TaskCancel::None) => {
                 Ignored::TaskAugmented
             }
-            Some((s, ..)) => return Ok(self.store.cancel_inbound(s, self.config.events)),
+            Some((s, ..)) => return Ok(self.peer_requests.cancel(s, self.config.events)),
         };
         Err(why)
     }
@@ -209,7 +207,7 @@ impl<S: Sink> Session<S> {
     pub fn handle_outgoing_response<'i>(&mut self, id: impl Into<IdRef<'i>>) -> OutgoingResponseVerdict {
         let id = id.into();
         let key = Key::of_ref(id);
-        if let Some(request) = self.store.remove_inbound(key) {
+        if let Some(request) = self.peer_requests.remove(key) {
             if request.watched {
                 self.out.settled(id, true);
             }
@@ -218,10 +216,10 @@ impl<S: Sink> Session<S> {
             }
             return OutgoingResponseVerdict::Send;
         }
-        if self.store.peer_cancelled_len() == 0 {
+        if self.peer_requests.cancelled_len() == 0 {
             return OutgoingResponseVerdict::Send;
         }
-        match self.store.remove_peer_cancelled(key, self.config.events) {
+        match self.peer_requests.remove_cancelled(key, self.config.events) {
             Some(method) => {
                 emit!(self, EventRef::inbound(EventKindOf::ResponseSuppressed { request_id: id, method: &method }));
                 OutgoingResponseVerdict::Suppress

@@ -16,6 +16,8 @@ mod message;
 mod method;
 mod outbound;
 pub(crate) mod output;
+mod peer_requests;
+mod pool;
 mod reason;
 mod relay;
 mod requests;

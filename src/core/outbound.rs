@@ -371,7 +371,7 @@ impl<S: Sink> Session<S> {
     /// request is part of that processing.
     pub fn relate<'c, 'p>(&mut self, child: impl Into<IdRef<'c>>, parent: impl Into<IdRef<'p>>) -> bool {
         let (child, parent) = (child.into(), parent.into());
-        if !self.store.has_outbound(Key::of_ref(child)) || !self.store.has_inbound(Key::of_ref(parent)) {
+        if !self.store.has_outbound(Key::of_ref(child)) || !self.peer_requests.contains(Key::of_ref(parent)) {
             return false;
         }
         let store = &self.store;

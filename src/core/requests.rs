@@ -84,13 +84,6 @@ pub(crate) struct Extra {
     pub(crate) request: Option<OwnedKey>,
 }
 
-impl Extra {
-    /// An extra with only a method's name, or none for a method of the table.
-    pub(crate) fn named(name: Option<Box<str>>) -> Option<Extra> {
-        name.map(|name| Extra { name: Some(name), ..Extra::default() })
-    }
-}
-
 impl Outbound {
     pub(crate) fn new(method: Option<Method>, kind: Kind, watched: bool) -> Self {
         Self { method, kind, watched, extra: false }
@@ -189,14 +182,6 @@ pub(crate) fn method_code(name: &str) -> (u8, Option<Box<str>>) {
 /// A slot's method code of `method` (0: none).
 pub(crate) fn code_of(method: Option<Method>) -> u8 {
     method.map_or(0, |m| m.code() as u8)
-}
-
-/// The peer's request as the store gives it back.
-#[derive(Debug)]
-pub(crate) struct Inbound {
-    /// Its method's name.
-    pub(crate) method: String,
-    pub(crate) watched: bool,
 }
 
 /// The JSON-RPC error code of a `tasks/cancel` for a task that is not running (2025-11-25

@@ -9,6 +9,7 @@ use super::event::{EventKindOf, EventRef};
 use super::id::{IdRef, ProgressToken, RequestId};
 use super::keys::Key;
 use super::output::{Output, Queue, Sink};
+use super::peer_requests::PeerRequests;
 use super::reason::ReasonPolicy;
 use super::revision::{Revision, Rules};
 use super::store::Store;
@@ -203,12 +204,13 @@ impl ::core::error::Error for UsageError {}
 pub struct Session<S = Queue> {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
-    /// Every record: our requests in flight, tombstones, the peer's requests in flight (at
-    /// most [`Config::inbound_capacity`](super::Config::inbound_capacity)) and the ones it
-    /// validly cancelled until our response to each is handled (bounded like the
-    /// tombstones, so a peer that cancels and never hears back cannot grow it), progress
-    /// tokens, tasks.
+    /// Our records: our requests in flight, tombstones, progress tokens, tasks.
     pub(super) store: Store,
+    /// The peer's requests in flight (at most
+    /// [`Config::inbound_capacity`](super::Config::inbound_capacity)) and the ones it validly
+    /// cancelled until our response to each is handled (bounded like the tombstones, so a
+    /// peer that cancels and never hears back cannot grow it).
+    pub(super) peer_requests: PeerRequests,
     pub(super) deadlines: Deadlines,
     pub(super) next_internal_id: u64,
     /// Where everything the host must do goes, in order: the [`Queue`] of
@@ -247,11 +249,13 @@ impl Session {
 impl<S: Sink> Session<S> {
     /// A session with no request in flight whose output goes to `out`.
     pub(crate) fn with_sink(config: Config, out: S) -> Self {
-        let store = Store::new(config.tombstone_capacity, config.inbound_capacity, config.hash_seed);
+        let store = Store::new(config.tombstone_capacity, config.hash_seed);
+        let peer_requests = PeerRequests::new(config.inbound_capacity, config.tombstone_capacity, config.hash_seed);
         Self {
             revision: config.revision,
             config,
             store,
+            peer_requests,
             deadlines: Deadlines::default(),
             next_internal_id: 1,
             out,
@@ -310,8 +314,10 @@ impl<S: Sink> Session<S> {
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
         let out = &mut self.out;
-        self.store.each_watched(|id, inbound| out.settled(id, inbound));
+        self.store.each_watched(|id| out.settled(id, false));
+        self.peer_requests.each_watched(|id| out.settled(id, true));
         self.store.clear();
+        self.peer_requests.clear();
         self.children.clear();
         self.reading_responses = 0;
         self.deadlines.clear();

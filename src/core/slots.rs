@@ -276,6 +276,8 @@ fn hash_text(hasher: &FixedState, ns: u32, text: &str) -> u64 {
 }
 
 impl Slots {
+    /// Out of line: a session has a table per part, each made here.
+    #[inline(never)]
     pub(crate) fn new(seed: u64) -> Self {
         Self {
             slots: Vec::new(),
