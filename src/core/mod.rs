@@ -23,6 +23,7 @@ mod relay;
 mod requests;
 mod response;
 mod revision;
+mod running;
 mod session;
 mod slots;
 mod store;

@@ -80,7 +80,7 @@ impl<S: Sink> Session<S> {
         match self.store.outbound(key) {
             Some((_, o)) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
-            None if self.store.task_of(key).is_some() => Some(RequestState::TaskRunning),
+            None if self.tasks.of(key).is_some() => Some(RequestState::TaskRunning),
             None if self.store.has_tombstone(key) => Some(RequestState::Cancelled),
             None => None,
         }
@@ -103,7 +103,7 @@ impl<S: Sink> Session<S> {
         let key = Key::of_ref(id.into());
         match self.store.outbound(key) {
             Some((_, o)) => o.is_cancellable(),
-            None => self.store.task_of(key).is_some_and(|t| !self.store.task_cancel_sent(t)),
+            None => self.tasks.of(key).is_some_and(|t| !self.tasks.cancel_sent(t)),
         }
     }
 
@@ -111,7 +111,8 @@ impl<S: Sink> Session<S> {
     /// `inFlightCount`).
     #[must_use]
     pub fn in_flight_count(&self) -> usize {
-        self.store.cancellable()
+        let store = &self.store;
+        store.cancellable() + self.tasks.cancellable(|key| store.has_outbound(key))
     }
 
     /// Number of tombstones (cancelled requests remembered).
@@ -130,9 +131,9 @@ impl<S: Sink> Session<S> {
             self.store.watch_outbound(at);
             return true;
         }
-        let Some(t) = self.store.task_of(key) else { return false };
-        let flags = self.store.task_flags(t);
-        self.store.set_task_flags(t, flags | WATCHED);
+        let Some(t) = self.tasks.of(key) else { return false };
+        let flags = self.tasks.flags(t);
+        self.tasks.set_flags(t, flags | WATCHED);
         true
     }
 
@@ -224,7 +225,7 @@ impl<S: Sink> Session<S> {
             && progress_token.is_none()
             && !task
             && task_ref.is_none()
-            && !self.store.has_tasks_of_requests()
+            && !self.tasks.any_named()
             && !self.timeout_of(known, timeout).is_set();
         if !plain {
             return self.track_general(id, method, progress_token, task, task_ref, timeout, watch, now);
@@ -270,23 +271,23 @@ impl<S: Sink> Session<S> {
         // An id whose earlier request started a task that still runs now names the new
         // request: the task can no longer be cancelled through it, so that earlier request
         // is settled (a watched one gets its `Settled` before the new request exists).
-        if let Some(t) = self.store.task_of(key) {
-            let flags = self.store.task_flags(t);
-            self.store.unname_task(t);
+        if let Some(t) = self.tasks.of(key) {
+            let flags = self.tasks.flags(t);
+            self.tasks.unname(t);
             if flags & WATCHED != 0 {
-                self.store.set_task_flags(t, flags & !WATCHED);
+                self.tasks.set_flags(t, flags & !WATCHED);
                 self.out.settled(id, false);
             }
         }
         let tasks_apply = self.revision.map_or(true, |r| r.rules().tasks != TaskCancel::None);
         let mut task_id = None;
         let kind = match task_ref {
-            Some(t) if tasks_apply && self.store.task(t).is_some() => {
+            Some(t) if tasks_apply && self.tasks.find(t).is_some() => {
                 if known == Some(Method::TasksCancel) {
                     // The host cancels the task itself: ours would be a second one.
-                    if let Some(running) = self.store.task(t) {
-                        let flags = self.store.task_flags(running);
-                        self.store.set_task_flags(running, flags | super::requests::CANCEL_SENT);
+                    if let Some(running) = self.tasks.find(t) {
+                        let flags = self.tasks.flags(running);
+                        self.tasks.set_flags(running, flags | super::requests::CANCEL_SENT);
                     }
                 }
                 task_id = Some(t.owned());
@@ -440,8 +441,8 @@ impl<S: Sink> Session<S> {
     /// [`Self::cancel_plain`], so the outputs are the same, in the same order.
     fn cancel_ref(&mut self, id: IdRef<'_>, reason: &Reason, cause: CancelCause) -> Result<bool, UsageError> {
         let key = Key::of_ref(id);
-        if let Some(t) = self.store.task_of(key) {
-            let task_id = self.store.task_id(t);
+        if let Some(t) = self.tasks.of(key) {
+            let task_id = self.tasks.id(t);
             let made = self.cancel_task(id, &task_id);
             if made {
                 self.out.cancelled(id, cause);
@@ -504,7 +505,7 @@ impl<S: Sink> Session<S> {
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
                 let task_id = self.store.outbound_extra(at).and_then(|e| e.task_id.clone()).unwrap_or_default();
-                let owner = self.store.task(&task_id).and_then(|t| self.store.task_request(t));
+                let owner = self.tasks.find(&task_id).and_then(|t| self.tasks.request(t));
                 let made = owner.is_some_and(|owner| self.cancel_task(owner.as_id_ref(), &task_id));
                 let Some(poll) = self.take_outbound(key) else { return Ok(made) };
                 let watched = poll.watched;

@@ -12,6 +12,7 @@ use super::output::{Output, Queue, Sink};
 use super::peer_requests::PeerRequests;
 use super::reason::ReasonPolicy;
 use super::revision::{Revision, Rules};
+use super::running::RunningTasks;
 use super::store::Store;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
 
@@ -204,8 +205,10 @@ impl ::core::error::Error for UsageError {}
 pub struct Session<S = Queue> {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
-    /// Our records: our requests in flight, tombstones, progress tokens, tasks.
+    /// Our requests in flight, their progress tokens, tombstones.
     pub(super) store: Store,
+    /// Our tasks that are running.
+    pub(super) tasks: RunningTasks,
     /// The peer's requests in flight (at most
     /// [`Config::inbound_capacity`](super::Config::inbound_capacity)) and the ones it validly
     /// cancelled until our response to each is handled (bounded like the tombstones, so a
@@ -250,11 +253,13 @@ impl<S: Sink> Session<S> {
     /// A session with no request in flight whose output goes to `out`.
     pub(crate) fn with_sink(config: Config, out: S) -> Self {
         let store = Store::new(config.tombstone_capacity, config.hash_seed);
+        let tasks = RunningTasks::new(config.hash_seed);
         let peer_requests = PeerRequests::new(config.inbound_capacity, config.tombstone_capacity, config.hash_seed);
         Self {
             revision: config.revision,
             config,
             store,
+            tasks,
             peer_requests,
             deadlines: Deadlines::default(),
             next_internal_id: 1,
@@ -315,8 +320,10 @@ impl<S: Sink> Session<S> {
     pub fn close(&mut self) {
         let out = &mut self.out;
         self.store.each_watched(|id| out.settled(id, false));
+        self.tasks.each_watched(|id| out.settled(id, false));
         self.peer_requests.each_watched(|id| out.settled(id, true));
         self.store.clear();
+        self.tasks.clear();
         self.peer_requests.clear();
         self.children.clear();
         self.reading_responses = 0;
@@ -353,7 +360,7 @@ impl<S: Sink> Session<S> {
     /// [`Self::settle`] of a watched request: one copy for its ~17 callers (for size).
     #[inline(never)]
     fn settle_watched(&mut self, id: IdRef<'_>) {
-        if self.store.task_of(Key::of_ref(id)).is_none() {
+        if self.tasks.of(Key::of_ref(id)).is_none() {
             self.out.settled(id, false);
         }
     }

@@ -1,6 +1,6 @@
 //! [`Store`]: where the session keeps its records — our requests in flight (the window of
-//! counter ids, `window`, then the table, `slots`), tombstones and their progress tokens,
-//! progress tokens, tasks — and the
+//! counter ids, `window`, then the table, `slots`), their progress tokens, tombstones and
+//! theirs — and the
 //! operations on each kind of record. Which record exists and what it means are the rules'
 //! (`outbound`, `inbound`, `tasks`); this module only keeps them consistent with each other:
 //! an extra leaves with its record, a tombstone's progress token with the tombstone, the
@@ -12,7 +12,7 @@ use super::id::{IdRef, RequestId, StrId};
 use super::keys::{number_key, number_packed, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
 use super::pool::Pool;
-use super::requests::{code_of, name_of, Extra, Outbound, Taken, CANCEL_SENT, WATCHED};
+use super::requests::{code_of, name_of, Extra, Outbound, Taken, WATCHED};
 use super::slots::{Fifo, Found, Ns, Slots, NONE};
 use super::window::Window;
 
@@ -287,24 +287,19 @@ impl Store {
     }
 
     /// How many of our requests can still be cancelled: those in flight that are
-    /// ([`Outbound::is_cancellable`]: every plain one, so all of the window's and the index's),
-    /// and the running tasks whose request id still names their request, no longer in
-    /// flight, and whose cancel is not sent. One pass over the slots, nothing allocated.
+    /// ([`Outbound::is_cancellable`]: every plain one, so all of the window's and the index's).
+    /// One pass over the slots, nothing allocated.
     pub(crate) fn cancellable(&self) -> usize {
         let mut n = self.outbound_len();
         for (s, _) in self.slots.iter(Ns::Outbound) {
             n -= usize::from(!self.outbound_at(s).is_cancellable());
         }
-        for (t, slot) in self.slots.iter(Ns::Task) {
-            let running = slot.link != NONE && slot.flags & CANCEL_SENT == 0;
-            n += usize::from(running && self.task_request_ref(t).is_some_and(|id| !self.has_outbound(Key::of_ref(id))));
-        }
         n
     }
 
     /// Calls `each` with the id of every watched record, in this order: our requests in
-    /// flight (the window's, the index's, the slots'), then our tasks' requests. The ids are
-    /// borrowed: nothing is allocated.
+    /// flight: the window's, the index's, the slots'. The ids are borrowed: nothing is
+    /// allocated.
     ///
     /// Loops over each table, not a chain of iterators: the chain, its `collect` and the
     /// ids of every record made on the way are 1.9 KB of the `.wasm`'s gzip for
@@ -323,13 +318,6 @@ impl Store {
         for (s, slot) in self.slots.iter(Ns::Outbound) {
             if self.outbound_at(s).watched {
                 each(slot.key.as_key().as_id_ref());
-            }
-        }
-        for (t, _) in self.slots.iter(Ns::Task) {
-            if self.task_flags(t) & WATCHED != 0 {
-                if let Some(id) = self.task_request_ref(t) {
-                    each(id);
-                }
             }
         }
     }
@@ -455,121 +443,6 @@ impl Store {
     /// The id of our request in slot `s`.
     pub(crate) fn slot_id(&self, s: u32) -> RequestId {
         self.slots.slot(s).key.as_key().to_request_id()
-    }
-
-    // ----- tasks -----
-
-    pub(crate) fn tasks_len(&self) -> usize {
-        self.slots.count(Ns::Task)
-    }
-
-    /// The slot of task `task_id`.
-    pub(crate) fn task(&self, task_id: &str) -> Option<u32> {
-        self.slots.find(Ns::Task, str_key(task_id))
-    }
-
-    /// The slot of the task of our request `key` (whose request id still names that request).
-    /// No probe while no task is named by a request id (every plain request's cancel and
-    /// settlement asks).
-    #[inline]
-    pub(crate) fn task_of(&self, key: Key<'_>) -> Option<u32> {
-        if !self.has_tasks_of_requests() {
-            return None;
-        }
-        self.slots.find(Ns::TaskOf, key).map(|t| self.slots.slot(t).link)
-    }
-
-    pub(crate) fn has_tasks_of_requests(&self) -> bool {
-        self.slots.count(Ns::TaskOf) > 0
-    }
-
-    /// Task `t`'s id.
-    pub(crate) fn task_id(&self, t: u32) -> String {
-        match self.slots.slot(t).key.as_key().to_request_id() {
-            RequestId::String(s) => s,
-            RequestId::Number(_) => String::new(),
-        }
-    }
-
-    /// Task `t`'s method's name.
-    pub(crate) fn task_method(&self, t: u32) -> &str {
-        self.slot_name(t)
-    }
-
-    /// The id of the request that started task `t`.
-    pub(crate) fn task_request(&self, t: u32) -> Option<RequestId> {
-        self.task_request_ref(t).map(IdRef::to_request_id)
-    }
-
-    /// [`Self::task_request`], borrowed (nothing allocated).
-    pub(crate) fn task_request_ref(&self, t: u32) -> Option<IdRef<'_>> {
-        let extra = self.extras.get(self.slots.slot(t).extra)?;
-        extra.request.as_ref().map(|k| k.as_key().as_id_ref())
-    }
-
-    /// Whether task `t`'s request id still names the request that started it.
-    pub(crate) fn task_is_of_request(&self, t: u32) -> bool {
-        self.slots.slot(t).link != NONE
-    }
-
-    pub(crate) fn task_flags(&self, t: u32) -> u16 {
-        self.slots.slot(t).flags
-    }
-
-    pub(crate) fn set_task_flags(&mut self, t: u32, flags: u16) {
-        self.slots.slot_mut(t).flags = flags;
-    }
-
-    /// Starts task `task_id` of our request `request` (which names it now): the task that had
-    /// this id before, if any, is given back (its request, whether that request still named
-    /// it, whether it was watched) and forgotten.
-    pub(crate) fn insert_task(
-        &mut self,
-        task_id: &str,
-        request: Key<'_>,
-        method: &str,
-        watched: bool,
-    ) -> Option<(RequestId, bool, bool)> {
-        let old = self.task(task_id).map(|t| {
-            let owner = self.task_request(t).unwrap_or(RequestId::Number(0));
-            let named = self.task_is_of_request(t);
-            let watched = self.task_flags(t) & WATCHED != 0;
-            self.remove_task(t);
-            (owner, named, watched)
-        });
-        // The request's earlier task (if any) is no longer the one its id names.
-        if let Some(earlier) = self.task_of(request) {
-            self.unname_task(earlier);
-        }
-        let (code, name) = super::requests::method_code(method);
-        let extra = Extra { name, request: Some(request.to_owned()), ..Extra::default() };
-        let extra = self.extras.put(Some(extra));
-        let t = self.slots.insert(Ns::Task, str_key(task_id), code, if watched { WATCHED } else { 0 }, extra);
-        let of = self.slots.insert(Ns::TaskOf, request, 0, 0, NONE);
-        self.slots.slot_mut(of).link = t;
-        self.slots.slot_mut(t).link = of;
-        old
-    }
-
-    /// Task `t`'s request id no longer names it (the id names another request now).
-    pub(crate) fn unname_task(&mut self, t: u32) {
-        let of = self.slots.slot(t).link;
-        if of != NONE {
-            self.slots.remove(of);
-            self.slots.slot_mut(t).link = NONE;
-        }
-    }
-
-    /// Forgets task `t` (and that its request id names it).
-    pub(crate) fn remove_task(&mut self, t: u32) {
-        self.unname_task(t);
-        let slot = self.slots.remove(t);
-        self.extras.take(slot.extra);
-    }
-
-    /// Whether `cancel` on task `t` has nothing more to send.
-    pub(crate) fn task_cancel_sent(&self, t: u32) -> bool {
-        self.task_flags(t) & CANCEL_SENT != 0
     }
 }
 
@@ -772,29 +645,5 @@ mod tests {
                 check(&store, &model)?;
             }
         }
-    }
-
-    #[test]
-    fn tasks_keep_their_request_and_are_named_by_its_id_once() {
-        let mut store = Store::new(4, 1);
-        let (r1, r2) = (RequestId::Number(1), RequestId::from("two"));
-        assert_eq!(store.insert_task("t", Key::of(&r1), "tools/call", true), None);
-        let t = store.task("t").unwrap();
-        assert_eq!(store.task_of(Key::of(&r1)), Some(t));
-        assert_eq!(store.task_request(t), Some(r1.clone()));
-        assert_eq!(store.task_method(t), "tools/call");
-        // Another request gives the same task id: the first task is given back and goes.
-        assert_eq!(store.insert_task("t", Key::of(&r2), "custom/run", false), Some((r1.clone(), true, true)));
-        assert_eq!(store.task_of(Key::of(&r1)), None);
-        let t = store.task("t").unwrap();
-        assert_eq!(store.task_method(t), "custom/run");
-        // Its request id names another request now: the task stays, its id no longer names it.
-        store.unname_task(t);
-        assert_eq!(store.task_of(Key::of(&r2)), None);
-        assert!(!store.task_is_of_request(t));
-        assert_eq!(store.task_request(t), Some(r2));
-        store.remove_task(t);
-        assert_eq!(store.tasks_len(), 0);
-        assert_eq!(store.slots.count(Ns::TaskOf), 0);
     }
 }

@@ -17,7 +17,7 @@ impl<S: Sink> Session<S> {
     /// Number of tasks of ours that are running (not yet terminal).
     #[must_use]
     pub fn running_tasks(&self) -> usize {
-        self.store.tasks_len()
+        self.tasks.len()
     }
 
     /// Notes a task's status (`notifications/tasks/status`): a terminal status
@@ -37,18 +37,18 @@ impl<S: Sink> Session<S> {
     /// Queues the `tasks/cancel` for `task_id` (the task of our request `id`); `false` when
     /// one was already sent. Its id is the session's own, never one in use.
     pub(super) fn cancel_task(&mut self, id: IdRef<'_>, task_id: &str) -> bool {
-        let Some(t) = self.store.task(task_id) else { return false };
-        let flags = self.store.task_flags(t);
+        let Some(t) = self.tasks.find(task_id) else { return false };
+        let flags = self.tasks.flags(t);
         let request_id = id;
         if flags & CANCEL_SENT != 0 {
-            let method = Some(self.store.task_method(t));
+            let method = Some(self.tasks.method(t));
             emit!(
                 self,
                 EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::TaskSettled })
             );
             return false;
         }
-        self.store.set_task_flags(t, flags | CANCEL_SENT);
+        self.tasks.set_flags(t, flags | CANCEL_SENT);
         let cancel_id = loop {
             let mut candidate = self.config.internal_id_prefix.clone();
             candidate.push_str(Decimal::unsigned(self.next_internal_id).as_str());
@@ -66,7 +66,7 @@ impl<S: Sink> Session<S> {
             Some(extra),
         );
         if self.config.events {
-            let method = self.store.task_method(t);
+            let method = self.tasks.method(t);
             self.out.event(EventRef::outbound(EventKindOf::CancelSent {
                 request_id,
                 method,
@@ -83,21 +83,21 @@ impl<S: Sink> Session<S> {
         // A peer that gives an earlier request's task id again: that request can no longer
         // be told apart through the task, so it is settled now (as `end_task` would).
         let key = Key::of_ref(id);
-        if let Some((owner, named, watched)) = self.store.insert_task(task_id, key, method, watched) {
-            if Key::of(&owner) != key && named && !self.store.has_outbound(Key::of(&owner)) {
-                self.settle(owner.as_id_ref(), watched);
+        if let Some(old) = self.tasks.insert(task_id, key, method, watched) {
+            if Key::of(&old.request) != key && old.named && !self.store.has_outbound(Key::of(&old.request)) {
+                self.settle(old.request.as_id_ref(), old.watched);
             }
         }
     }
 
     pub(super) fn end_task(&mut self, task_id: &str) {
-        let Some(t) = self.store.task(task_id) else { return };
+        let Some(t) = self.tasks.find(task_id) else { return };
         // The request id may have been reused since (see `track`): only if it still names
         // this task is its request settled.
-        let named = self.store.task_is_of_request(t);
-        let owner = self.store.task_request(t);
-        let watched = self.store.task_flags(t) & WATCHED != 0;
-        self.store.remove_task(t);
+        let named = self.tasks.is_named(t);
+        let owner = self.tasks.request(t);
+        let watched = self.tasks.flags(t) & WATCHED != 0;
+        self.tasks.remove(t);
         if let (true, Some(owner)) = (named, owner) {
             if !self.store.has_outbound(Key::of(&owner)) {
                 self.settle(owner.as_id_ref(), watched);
