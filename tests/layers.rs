@@ -254,10 +254,10 @@ fn the_reader_finds_every_form_of_use() {
     let core = graph("core");
     assert!(core["core/window"].contains("core/id"));
     assert!(!core["core/window"].contains("core/window"));
-    // A group: `use super::slots::{Fifo, Ns, Slots, NONE};` in store.rs names the module
+    // A group: `use super::slots::{Fifo, Found, Ns, Slots, NONE};` in requests.rs names the module
     // `slots`, not its items; `use super::{MessageFields, Method, RequestId}` in relay/mod.rs
     // names no module.
-    assert!(core["core/store"].contains("core/slots"));
+    assert!(core["core/requests"].contains("core/slots"));
     assert!(!core["core/relay"].contains("core/id"));
     // A directory: relay/mod.rs uses the parts it declares; a part names its siblings with
     // `super::x` and the core's modules with `super::super::x`, and `super::super::{seeded,

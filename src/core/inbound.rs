@@ -10,7 +10,7 @@ use super::keys::Key;
 use super::method::Method;
 use super::output::Sink;
 use super::peer_requests::PeerRequest;
-use super::requests::{TASK, WATCHED};
+use super::records::{TASK, WATCHED};
 use super::revision::PeerCancels;
 use super::session::{emit, Session};
 use super::verdict::{InboundCancelVerdict, OutgoingResponseVerdict};
@@ -134,7 +134,7 @@ impl<S: Sink> Session<S> {
         let request_id = id;
         let key = Key::of_ref(id);
         if self.rules_peer_cancels() == PeerCancels::OnlyListenStreams {
-            let is_listen = self.store.outbound(key).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
+            let is_listen = self.requests.outbound(key).is_some_and(|(_, o)| o.is(Method::SubscriptionsListen));
             if is_listen {
                 if let Some(listen) = self.take_outbound(key) {
                     self.settle(id, listen.watched);
@@ -184,7 +184,7 @@ impl<S: Sink> Session<S> {
     fn take_cancelled(&mut self, id: Key<'_>) -> Result<PeerRequest, Ignored> {
         let why = match self.peer_requests.get(id) {
             None if self.peer_requests.is_cancelled(id) => Ignored::AlreadyCancelled,
-            None if self.store.has_tombstone(id) || self.store.has_outbound(id) => Ignored::WrongDirection,
+            None if self.requests.has_tombstone(id) || self.requests.has_outbound(id) => Ignored::WrongDirection,
             None => Ignored::NotInFlight,
             // The handshake is `initialize` in every revision that has one (its code: no
             // name compared, on bench scenario 3's path).

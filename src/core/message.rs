@@ -241,7 +241,7 @@ impl<S: Sink> Session<S> {
     #[inline(always)]
     pub(crate) fn incoming_response(&mut self, id: IdRef<'_>, read: Fields, info: Option<&ResponseInfo>) -> Verdict {
         if !self.tasks_extension() && info.map_or(true, |i| i.protocol_version.is_none()) {
-            if let Some(request) = self.store.remove_plain(id) {
+            if let Some(request) = self.requests.remove_plain(id) {
                 self.settle(id, request.watched);
                 return Verdict::Pass;
             }

@@ -19,6 +19,7 @@ pub(crate) mod output;
 mod peer_requests;
 mod pool;
 mod reason;
+mod records;
 mod relay;
 mod requests;
 mod response;
@@ -26,7 +27,6 @@ mod revision;
 mod running;
 mod session;
 mod slots;
-mod store;
 mod tasks;
 mod timer;
 mod verdict;
@@ -43,12 +43,12 @@ pub use method::{Fields as MessageFields, Method, MethodName};
 pub use outbound::{RequestState, TrackRequest};
 pub use output::{CancelAction, CancelCause, CancelNotification, Output, Queue, Sink, TaskCancelRequest, Transmit};
 pub use reason::{Reason, ReasonPolicy};
+pub use records::INVALID_PARAMS;
 pub use relay::{
     classify_http, discover_result, http_served_revisions, http_session_revisions, modern_answer, relay_handshake,
     Backward, ClientEvent, Envelope, Failure, Forward, HttpBody, HttpEntry, HttpRefusal, HttpRequest, Link, Relay,
     RelayConfig, RelayOutput, Side, StreamClosed, Vanish, HTTP_HEADER_MISMATCH, HTTP_UNSUPPORTED_PROTOCOL_VERSION,
 };
-pub use requests::INVALID_PARAMS;
 pub use response::{Fields, ResponseInfo, ResponseMembers};
 pub use revision::{PeerCancels, Revision, Rules, TaskCancel};
 pub use session::{Config, Role, Session, TransportKind, UsageError};

@@ -12,11 +12,11 @@ use super::keys::Key;
 use super::method::{Method, MethodName};
 use super::output::{CancelCause, Sink};
 use super::reason::Reason;
-use super::requests::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
+use super::records::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
+use super::requests::{At, Requests};
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{emit, Session, TransportKind, UsageError};
-use super::store::At;
 use super::verdict::{ProgressVerdict, ResponseVerdict};
 
 /// A request we send, for [`Session::track`](super::Session::track).
@@ -77,11 +77,11 @@ impl<S: Sink> Session<S> {
     #[must_use]
     pub fn request_state<'i>(&self, id: impl Into<IdRef<'i>>) -> Option<RequestState> {
         let key = Key::of_ref(id.into());
-        match self.store.outbound(key) {
+        match self.requests.outbound(key) {
             Some((_, o)) if o.kind == (Kind::Task { cancel_pending: true }) => Some(RequestState::CancelPending),
             Some(_) => Some(RequestState::InFlight),
             None if self.tasks.of(key).is_some() => Some(RequestState::TaskRunning),
-            None if self.store.has_tombstone(key) => Some(RequestState::Cancelled),
+            None if self.requests.has_tombstone(key) => Some(RequestState::Cancelled),
             None => None,
         }
     }
@@ -90,7 +90,7 @@ impl<S: Sink> Session<S> {
     /// host may still cancel is [`Self::in_flight_count`].
     #[must_use]
     pub fn outbound_in_flight(&self) -> usize {
-        self.store.outbound_len()
+        self.requests.outbound_len()
     }
 
     /// Whether our request `id` is in flight as the host sees it — it can still be cancelled:
@@ -101,7 +101,7 @@ impl<S: Sink> Session<S> {
     #[must_use]
     pub fn is_in_flight<'i>(&self, id: impl Into<IdRef<'i>>) -> bool {
         let key = Key::of_ref(id.into());
-        match self.store.outbound(key) {
+        match self.requests.outbound(key) {
             Some((_, o)) => o.is_cancellable(),
             None => self.tasks.of(key).is_some_and(|t| !self.tasks.cancel_sent(t)),
         }
@@ -111,14 +111,14 @@ impl<S: Sink> Session<S> {
     /// `inFlightCount`).
     #[must_use]
     pub fn in_flight_count(&self) -> usize {
-        let store = &self.store;
-        store.cancellable() + self.tasks.cancellable(|key| store.has_outbound(key))
+        let requests = &self.requests;
+        requests.cancellable() + self.tasks.cancellable(|key| requests.has_outbound(key))
     }
 
     /// Number of tombstones (cancelled requests remembered).
     #[must_use]
     pub fn tombstones(&self) -> usize {
-        self.store.tombstones_len()
+        self.requests.tombstones_len()
     }
 
     /// Marks our request `id` as watched: the host keeps resources for it (a signal, a
@@ -127,8 +127,8 @@ impl<S: Sink> Session<S> {
     /// task's request.
     pub fn watch<'i>(&mut self, id: impl Into<IdRef<'i>>) -> bool {
         let key = Key::of_ref(id.into());
-        if let Some((at, _)) = self.store.outbound(key) {
-            self.store.watch_outbound(at);
+        if let Some((at, _)) = self.requests.outbound(key) {
+            self.requests.watch_outbound(at);
             return true;
         }
         let Some(t) = self.tasks.of(key) else { return false };
@@ -231,10 +231,10 @@ impl<S: Sink> Session<S> {
             return self.track_general(id, method, progress_token, task, task_ref, timeout, watch, now);
         }
         // No request in flight has a tombstone (invariant 1): forgetting one first is safe.
-        if self.store.tombstones_len() > 0 {
-            self.store.remove_tombstone(Key::of_ref(id));
+        if self.requests.tombstones_len() > 0 {
+            self.requests.remove_tombstone(Key::of_ref(id));
         }
-        if self.store.insert_plain(id, Outbound::new(known, Kind::Plain, watch)) {
+        if self.requests.insert_plain(id, Outbound::new(known, Kind::Plain, watch)) {
             Ok(())
         } else {
             Err(UsageError::AlreadyInFlight(id.to_request_id()))
@@ -257,16 +257,16 @@ impl<S: Sink> Session<S> {
     ) -> Result<(), UsageError> {
         let known = method.known();
         let key = Key::of_ref(id);
-        if self.store.has_outbound(key) {
+        if self.requests.has_outbound(key) {
             return Err(UsageError::AlreadyInFlight(id.to_request_id()));
         }
         if let Some(token) = progress_token {
-            if self.store.token_owner(Key::of_ref(token)).is_some() {
+            if self.requests.token_owner(Key::of_ref(token)).is_some() {
                 return Err(UsageError::ProgressTokenInUse(token.to_request_id()));
             }
         }
-        if self.store.tombstones_len() > 0 {
-            self.store.remove_tombstone(key);
+        if self.requests.tombstones_len() > 0 {
+            self.requests.remove_tombstone(key);
         }
         // An id whose earlier request started a task that still runs now names the new
         // request: the task can no longer be cancelled through it, so that earlier request
@@ -287,7 +287,7 @@ impl<S: Sink> Session<S> {
                     // The host cancels the task itself: ours would be a second one.
                     if let Some(running) = self.tasks.find(t) {
                         let flags = self.tasks.flags(running);
-                        self.tasks.set_flags(running, flags | super::requests::CANCEL_SENT);
+                        self.tasks.set_flags(running, flags | super::records::CANCEL_SENT);
                     }
                 }
                 task_id = Some(t.owned());
@@ -315,10 +315,10 @@ impl<S: Sink> Session<S> {
         });
         let slot = self.insert_outbound(key, Outbound::new(known, kind, watch), extra);
         if let (Some(token), Some(s)) = (progress_token, slot) {
-            self.store.insert_token(Key::of_ref(token), s);
+            self.requests.insert_token(Key::of_ref(token), s);
         }
         if let (true, Some(s)) = (scheduled, slot) {
-            if let Some(timer) = self.store.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.as_mut()) {
+            if let Some(timer) = self.requests.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.as_mut()) {
                 self.deadlines.schedule(s, timer);
             }
             self.tidy_deadlines();
@@ -372,11 +372,11 @@ impl<S: Sink> Session<S> {
     /// request is part of that processing.
     pub fn relate<'c, 'p>(&mut self, child: impl Into<IdRef<'c>>, parent: impl Into<IdRef<'p>>) -> bool {
         let (child, parent) = (child.into(), parent.into());
-        if !self.store.has_outbound(Key::of_ref(child)) || !self.peer_requests.contains(Key::of_ref(parent)) {
+        if !self.requests.has_outbound(Key::of_ref(child)) || !self.peer_requests.contains(Key::of_ref(parent)) {
             return false;
         }
-        let store = &self.store;
-        self.children.relate(child, parent, |k| store.has_outbound(k));
+        let requests = &self.requests;
+        self.children.relate(child, parent, |k| requests.has_outbound(k));
         true
     }
 
@@ -385,7 +385,7 @@ impl<S: Sink> Session<S> {
     /// [`Self::track_entry`], and keeps its pair.
     #[inline(never)]
     fn unrelate_new(&mut self, id: IdRef<'_>) {
-        if !self.store.has_outbound(Key::of_ref(id)) {
+        if !self.requests.has_outbound(Key::of_ref(id)) {
             self.children.forget_child(Key::of_ref(id));
         }
     }
@@ -402,7 +402,8 @@ impl<S: Sink> Session<S> {
         let reason = Reason::Text(self.config.reason.cascade_reason.clone());
         for child in &children {
             let id = IdRef::from(child);
-            let Some(method) = self.store.outbound(Key::of_ref(id)).map(|(at, _)| self.store.outbound_name(at).owned())
+            let Some(method) =
+                self.requests.outbound(Key::of_ref(id)).map(|(at, _)| self.requests.outbound_name(at).owned())
             else {
                 continue;
             };
@@ -449,7 +450,7 @@ impl<S: Sink> Session<S> {
             }
             return Ok(made);
         }
-        if let Some(request) = self.store.remove_plain(id) {
+        if let Some(request) = self.requests.remove_plain(id) {
             self.cancel_plain(id, key, Taken { request, extra: None }, reason, cause);
             return Ok(true);
         }
@@ -467,13 +468,13 @@ impl<S: Sink> Session<S> {
     ) -> Result<bool, UsageError> {
         let request_id = id;
         let handshake = self.handshake_method();
-        let Some((at, request)) = self.store.outbound(key) else {
+        let Some((at, request)) = self.requests.outbound(key) else {
             // The tombstone's method is looked up for the event only.
             emit!(
                 self,
                 EventRef::outbound(EventKindOf::CancelNotSent {
                     request_id,
-                    method: self.store.tombstone_method(key),
+                    method: self.requests.tombstone_method(key),
                     why: NotSent::NotInFlight,
                 })
             );
@@ -481,7 +482,7 @@ impl<S: Sink> Session<S> {
         };
         match request.kind {
             Kind::Task { cancel_pending: true } | Kind::TaskCancel => {
-                let method = Some(self.store.outbound_name(at));
+                let method = Some(self.requests.outbound_name(at));
                 emit!(
                     self,
                     EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::NotInFlight })
@@ -489,13 +490,13 @@ impl<S: Sink> Session<S> {
                 return Ok(false);
             }
             Kind::Task { cancel_pending: false } => {
-                self.store.set_outbound_kind(at, Kind::Task { cancel_pending: true });
+                self.requests.set_outbound_kind(at, Kind::Task { cancel_pending: true });
                 // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
-                if let Some(mut timer) = self.store.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
+                if let Some(mut timer) = self.requests.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
                     self.deadlines.unschedule(&mut timer);
                     self.tidy_deadlines();
                 }
-                let method = self.store.outbound_name(at);
+                let method = self.requests.outbound_name(at);
                 emit!(self, EventRef::outbound(EventKindOf::CancelDeferred { request_id, method }));
                 self.out.cancelled(request_id, cause);
                 return Ok(true);
@@ -504,12 +505,12 @@ impl<S: Sink> Session<S> {
                 // Aborting a poll of a running task (the TS SDK aborts the `tasks/get` and
                 // `tasks/result` of a task with the same signal) means: stop the task. The
                 // poll itself is tombstoned; the task gets its one `tasks/cancel`.
-                let task_id = self.store.outbound_extra(at).and_then(|e| e.task_id.clone()).unwrap_or_default();
+                let task_id = self.requests.outbound_extra(at).and_then(|e| e.task_id.clone()).unwrap_or_default();
                 let owner = self.tasks.find(&task_id).and_then(|t| self.tasks.request(t));
                 let made = owner.is_some_and(|owner| self.cancel_task(owner.as_id_ref(), &task_id));
                 let Some(poll) = self.take_outbound(key) else { return Ok(made) };
                 let watched = poll.watched;
-                tombstone(&mut self.store, key, poll);
+                tombstone(&mut self.requests, key, poll);
                 self.out.cancelled(request_id, cause);
                 self.settle(id, watched);
                 // The poll itself is cancelled even when its task's `tasks/cancel` already
@@ -519,8 +520,8 @@ impl<S: Sink> Session<S> {
             }
             Kind::Plain => {}
         }
-        if Some(self.store.outbound_name(at)) == handshake {
-            let method = Some(self.store.outbound_name(at));
+        if Some(self.requests.outbound_name(at)) == handshake {
+            let method = Some(self.requests.outbound_name(at));
             emit!(self, EventRef::outbound(EventKindOf::CancelNotSent { request_id, method, why: NotSent::Handshake }));
             return Err(UsageError::HandshakeNotCancellable(id.to_request_id()));
         }
@@ -548,7 +549,7 @@ impl<S: Sink> Session<S> {
             })
         );
         let watched = request.watched;
-        tombstone(&mut self.store, key, request);
+        tombstone(&mut self.requests, key, request);
         if close_stream {
             self.out.close_stream(id);
         } else {
@@ -575,7 +576,7 @@ impl<S: Sink> Session<S> {
             return Fields::default();
         }
         let key = Key::of_ref(id.into());
-        match self.store.outbound(key).map(|(_, o)| o) {
+        match self.requests.outbound(key).map(|(_, o)| o) {
             Some(o) => match o.kind {
                 Kind::Task { .. } => Fields { task_id: true, ..Fields::default() },
                 Kind::TaskQuery => Fields { task_status: true, ..Fields::default() },
@@ -586,7 +587,9 @@ impl<S: Sink> Session<S> {
                 Kind::Plain if tasks_extension => Fields { task_id: true, ..Fields::default() },
                 Kind::Plain => Fields::default(),
             },
-            None if tasks_extension && self.store.has_tombstone(key) => Fields { task_id: true, ..Fields::default() },
+            None if tasks_extension && self.requests.has_tombstone(key) => {
+                Fields { task_id: true, ..Fields::default() }
+            }
             None => Fields::default(),
         }
     }
@@ -608,10 +611,10 @@ impl<S: Sink> Session<S> {
     pub(super) fn response_to(&mut self, id: IdRef<'_>, info: &ResponseInfo) -> ResponseVerdict {
         let key = Key::of_ref(id);
         let Some(request) = self.take_outbound(key) else {
-            if self.store.tombstones_len() == 0 {
+            if self.requests.tombstones_len() == 0 {
                 return ResponseVerdict::Unknown;
             }
-            let Some((_, method)) = self.store.remove_tombstone(key) else { return ResponseVerdict::Unknown };
+            let Some((_, method)) = self.requests.remove_tombstone(key) else { return ResponseVerdict::Unknown };
             if let Some(task_id) = info.task_id.clone().filter(|_| info.error_code.is_none() && self.tasks_extension())
             {
                 // 2026-07-28: the request we cancelled came back as a task: cancel that too.
@@ -703,18 +706,18 @@ impl<S: Sink> Session<S> {
     pub fn handle_progress<'i>(&mut self, token: impl Into<IdRef<'i>>, now: Millis) -> ProgressVerdict {
         let token = token.into();
         let key = Key::of_ref(token);
-        if let Some(owner) = self.store.token_owner(key) {
-            if let Some(timer) = self.store.outbound_extra_mut(At::Slot(owner)).and_then(|e| e.timer.as_mut()) {
+        if let Some(owner) = self.requests.token_owner(key) {
+            if let Some(timer) = self.requests.outbound_extra_mut(At::Slot(owner)).and_then(|e| e.timer.as_mut()) {
                 self.deadlines.on_progress(owner, timer, now);
                 self.tidy_deadlines();
             }
             return ProgressVerdict::Deliver;
         }
-        let Some(s) = self.store.tombstone_of_token(key) else {
+        let Some(s) = self.requests.tombstone_of_token(key) else {
             return ProgressVerdict::Unknown;
         };
         if self.config.events {
-            let (id, method) = self.store.tombstone_at(s);
+            let (id, method) = self.requests.tombstone_at(s);
             self.out.event(EventRef::outbound(EventKindOf::LateProgressDropped {
                 request_id: id,
                 method,
@@ -724,23 +727,23 @@ impl<S: Sink> Session<S> {
         ProgressVerdict::Late
     }
 
-    /// Puts our request (in no place yet) in the store: its slot (`None`: in the window).
+    /// Puts our request (in no place yet) in the part: its slot (`None`: in the window).
     pub(super) fn insert_outbound(&mut self, key: Key<'_>, request: Outbound, extra: Option<Extra>) -> Option<u32> {
         if request.reads_response() {
             self.reading_responses += 1;
         }
-        self.store.insert_outbound(key, request, extra)
+        self.requests.insert_outbound(key, request, extra)
     }
 
-    /// Takes our request `key` out of the store, with its progress token and its deadline.
+    /// Takes our request `key` out of its part, with its progress token and its deadline.
     pub(super) fn take_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
-        let mut request = self.store.remove_outbound(key)?;
+        let mut request = self.requests.remove_outbound(key)?;
         if request.reads_response() {
             self.reading_responses -= 1;
         }
         if let Some(extra) = request.extra.as_mut() {
             if let Some(token) = &extra.progress_token {
-                self.store.remove_token(token.as_key());
+                self.requests.remove_token(token.as_key());
             }
             if let Some(timer) = extra.timer.as_mut() {
                 self.deadlines.unschedule(timer);
@@ -752,10 +755,10 @@ impl<S: Sink> Session<S> {
 }
 
 /// Tombstones our cancelled request (taken out): its method and progress token stay. Of the
-/// store alone, so that a cancel writes it while it holds the policy's reason.
-fn tombstone(store: &mut super::store::Store, key: Key<'_>, request: Taken) {
+/// part alone, so that a cancel writes it while it holds the policy's reason.
+fn tombstone(requests: &mut Requests, key: Key<'_>, request: Taken) {
     let (name, token) = request.extra.map_or((None, None), |e| (e.name, e.progress_token));
-    store.insert_tombstone(key, request.request.method, name, token);
+    requests.insert_tombstone(key, request.request.method, name, token);
 }
 
 #[cfg(test)]

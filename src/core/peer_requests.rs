@@ -23,7 +23,7 @@ use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
 use super::pool::Pool;
-use super::requests::{code_of, name_of, Extra, TASK, WATCHED};
+use super::records::{code_of, name_of, Extra, TASK, WATCHED};
 use super::slots::{Fifo, Ns, Slots};
 
 /// The peer's request as [`PeerRequests`] gives it back.
@@ -38,7 +38,7 @@ pub(crate) struct PeerRequest {
 pub(crate) struct PeerRequests {
     /// In flight in [`Ns::Inbound`], cancelled in [`Ns::PeerCancelled`].
     slots: Slots,
-    /// The names of methods the table does not know (in [`Extra::name`]: the store's kind of
+    /// The names of methods the table does not know (in [`Extra::name`]: our requests' kind of
     /// record, so that one pool's code serves both).
     names: Pool<Extra>,
     in_flight: Fifo,
@@ -170,7 +170,7 @@ impl PeerRequests {
     }
 }
 
-// proptest catches a failing case's panic to shrink it: natively only (see `store`'s tests).
+// proptest catches a failing case's panic to shrink it: natively only (see `requests`' tests).
 #[cfg(all(test, panic = "unwind"))]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -17,7 +17,7 @@ use super::id::{IdRef, RequestId};
 use super::keys::{str_key, Key};
 use super::method::Method;
 use super::pool::Pool;
-use super::requests::{method_code, name_of, Extra, CANCEL_SENT, WATCHED};
+use super::records::{method_code, name_of, Extra, CANCEL_SENT, WATCHED};
 use super::slots::{Ns, Slots, NONE};
 
 /// A task given back by [`RunningTasks::insert`]: the one that had the task id before.

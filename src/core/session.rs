@@ -11,9 +11,9 @@ use super::keys::Key;
 use super::output::{Output, Queue, Sink};
 use super::peer_requests::PeerRequests;
 use super::reason::ReasonPolicy;
+use super::requests::Requests;
 use super::revision::{Revision, Rules};
 use super::running::RunningTasks;
-use super::store::Store;
 use super::wire::{cap_utf8, INITIALIZE_METHOD};
 
 /// How the connection carries messages, which decides how a cancel is signalled in
@@ -206,7 +206,7 @@ pub struct Session<S = Queue> {
     pub(super) config: Config,
     pub(super) revision: Option<Revision>,
     /// Our requests in flight, their progress tokens, tombstones.
-    pub(super) store: Store,
+    pub(super) requests: Requests,
     /// Our tasks that are running.
     pub(super) tasks: RunningTasks,
     /// The peer's requests in flight (at most
@@ -252,13 +252,13 @@ impl Session {
 impl<S: Sink> Session<S> {
     /// A session with no request in flight whose output goes to `out`.
     pub(crate) fn with_sink(config: Config, out: S) -> Self {
-        let store = Store::new(config.tombstone_capacity, config.hash_seed);
+        let requests = Requests::new(config.tombstone_capacity, config.hash_seed);
         let tasks = RunningTasks::new(config.hash_seed);
         let peer_requests = PeerRequests::new(config.inbound_capacity, config.tombstone_capacity, config.hash_seed);
         Self {
             revision: config.revision,
             config,
-            store,
+            requests,
             tasks,
             peer_requests,
             deadlines: Deadlines::default(),
@@ -319,10 +319,10 @@ impl<S: Sink> Session<S> {
     /// get their [`Output::Settled`]; nothing is sent. Queued output stays.
     pub fn close(&mut self) {
         let out = &mut self.out;
-        self.store.each_watched(|id| out.settled(id, false));
+        self.requests.each_watched(|id| out.settled(id, false));
         self.tasks.each_watched(|id| out.settled(id, false));
         self.peer_requests.each_watched(|id| out.settled(id, true));
-        self.store.clear();
+        self.requests.clear();
         self.tasks.clear();
         self.peer_requests.clear();
         self.children.clear();
@@ -405,7 +405,7 @@ impl<S: Sink> Session<S> {
 
 /// Gives the session's sink the event `$event` (an [`EventRef`]), only with
 /// [`Config::events`]: a session that shows no events never builds one. A macro, not a
-/// method: the event borrows the session's records (`self.store`) while the sink
+/// method: the event borrows the session's records (`self.requests`) while the sink
 /// (`self.out`) is written.
 macro_rules! emit {
     ($session:expr, $event:expr) => {

@@ -8,7 +8,7 @@ use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
 use super::output::Sink;
-use super::requests::{is_terminal, Extra, Kind, Outbound, CANCEL_SENT, WATCHED};
+use super::records::{is_terminal, Extra, Kind, Outbound, CANCEL_SENT, WATCHED};
 use super::revision::TaskCancel;
 use super::session::{emit, Session};
 use crate::prelude::*;
@@ -55,7 +55,7 @@ impl<S: Sink> Session<S> {
             let candidate = RequestId::String(candidate);
             self.next_internal_id += 1;
             // The application may use ids of the same shape: never take one it has in use.
-            if !self.store.has_outbound(Key::of(&candidate)) && !self.store.has_tombstone(Key::of(&candidate)) {
+            if !self.requests.has_outbound(Key::of(&candidate)) && !self.requests.has_tombstone(Key::of(&candidate)) {
                 break candidate;
             }
         };
@@ -84,7 +84,7 @@ impl<S: Sink> Session<S> {
         // be told apart through the task, so it is settled now (as `end_task` would).
         let key = Key::of_ref(id);
         if let Some(old) = self.tasks.insert(task_id, key, method, watched) {
-            if Key::of(&old.request) != key && old.named && !self.store.has_outbound(Key::of(&old.request)) {
+            if Key::of(&old.request) != key && old.named && !self.requests.has_outbound(Key::of(&old.request)) {
                 self.settle(old.request.as_id_ref(), old.watched);
             }
         }
@@ -99,7 +99,7 @@ impl<S: Sink> Session<S> {
         let watched = self.tasks.flags(t) & WATCHED != 0;
         self.tasks.remove(t);
         if let (true, Some(owner)) = (named, owner) {
-            if !self.store.has_outbound(Key::of(&owner)) {
+            if !self.requests.has_outbound(Key::of(&owner)) {
                 self.settle(owner.as_id_ref(), watched);
             }
         }

@@ -10,8 +10,8 @@ use super::deadlines::Millis;
 use super::event::{EventKindOf, EventRef};
 use super::output::{CancelCause, Sink};
 use super::reason::Reason;
+use super::requests::At;
 use super::session::{emit, Session};
-use super::store::At;
 
 /// Time: the host arms one timer for [`Session::poll_timeout`](super::Session::poll_timeout) and calls
 /// [`Session::handle_timeout`](super::Session::handle_timeout) when it fires.
@@ -35,22 +35,22 @@ impl<S: Sink> Session<S> {
     pub fn handle_timeout(&mut self, now: Millis) {
         while let Some((key, s)) = self.deadlines.pop_due(now) {
             // A stale entry: the timer was rescheduled or unscheduled since.
-            if self.store.timer_key(s) != Some(key) {
+            if self.requests.timer_key(s) != Some(key) {
                 continue;
             }
             let at = At::Slot(s);
-            let Some(mut timer) = self.store.outbound_extra_mut(at).and_then(|e| e.timer.take()) else { continue };
+            let Some(mut timer) = self.requests.outbound_extra_mut(at).and_then(|e| e.timer.take()) else { continue };
             self.deadlines.unschedule(&mut timer);
             let Some(kind) = timer.expired(now) else {
                 // Unreachable (its key was due, so one of its deadlines is); never loop on it.
                 continue;
             };
-            let id = self.store.slot_id(s);
+            let id = self.requests.slot_id(s);
             emit!(
                 self,
                 EventRef::outbound(EventKindOf::TimedOut {
                     request_id: id.as_id_ref(),
-                    method: self.store.outbound_name(at),
+                    method: self.requests.outbound_name(at),
                     kind,
                 })
             );
@@ -65,7 +65,7 @@ impl<S: Sink> Session<S> {
     /// Drops stale deadlines (see [`Deadlines::tidy`](super::deadlines::Deadlines::tidy)): after every schedule or unschedule,
     /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
     pub(super) fn tidy_deadlines(&mut self) {
-        let store = &self.store;
-        self.deadlines.tidy(|s, key| store.timer_key(s) == Some(key));
+        let requests = &self.requests;
+        self.deadlines.tidy(|s, key| requests.timer_key(s) == Some(key));
     }
 }
