@@ -163,12 +163,14 @@ describe("bridge --stdio --child-per-session", { timeout: 120_000 }, () => {
   });
 
   test("--session-ttl: a session with no request for the ttl ends, and its child with it; its next request gets 404", async (t) => {
-    const bridge = await startPerSession(t, { args: ["--session-ttl", "500"] });
+    // Long enough for the handshake to finish on a loaded machine (the child's start counts:
+    // the ttl ends a session with requests in flight too).
+    const bridge = await startPerSession(t, { args: ["--session-ttl", "2000"] });
     const a = await sdkClient(bridge.url, "A", t);
     await until(() => bridge.childOf("A") !== undefined, 5000, "A's child");
     const { pid } = bridge.childOf("A");
     const sessionId = a.transport.sessionId;
-    await until(() => !alive(pid), 6000, "A's child exits after its session's ttl");
+    await until(() => !alive(pid), 8000, "A's child exits after its session's ttl");
     assert.ok(
       bridge.childOf("A").records.some((r) => r.dir === "end"),
       "its stdin was closed",

@@ -13,7 +13,7 @@ use super::method::{Method, MethodName};
 use super::output::{CancelCause, Sink};
 use super::reason::Reason;
 use super::records::{is_terminal, Extra, Kind, Outbound, Taken, INVALID_PARAMS, TASK_AUGMENTABLE, WATCHED};
-use super::requests::{At, Requests};
+use super::requests::Requests;
 use super::response::{Fields, ResponseInfo};
 use super::revision::TaskCancel;
 use super::session::{emit, Session, TransportKind, UsageError};
@@ -300,7 +300,6 @@ impl<S: Sink> Session<S> {
         };
         let timeout = self.timeout_of(known, timeout);
         let timer = timeout.is_set().then(|| RequestTimer::start(timeout, now));
-        let scheduled = timer.is_some();
         let name = match method {
             MethodName::Other(name) => Some(name.into()),
             _ => None,
@@ -313,16 +312,7 @@ impl<S: Sink> Session<S> {
             timer,
             request: None,
         });
-        let slot = self.insert_outbound(key, Outbound::new(known, kind, watch), extra);
-        if let (Some(token), Some(s)) = (progress_token, slot) {
-            self.requests.insert_token(Key::of_ref(token), s);
-        }
-        if let (true, Some(s)) = (scheduled, slot) {
-            if let Some(timer) = self.requests.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.as_mut()) {
-                self.deadlines.schedule(s, timer);
-            }
-            self.tidy_deadlines();
-        }
+        self.insert_outbound(key, Outbound::new(known, kind, watch), extra);
         Ok(())
     }
 
@@ -492,10 +482,7 @@ impl<S: Sink> Session<S> {
             Kind::Task { cancel_pending: false } => {
                 self.requests.set_outbound_kind(at, Kind::Task { cancel_pending: true });
                 // Dropped, not only unscheduled: progress must not re-arm a cancelled request.
-                if let Some(mut timer) = self.requests.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
-                    self.deadlines.unschedule(&mut timer);
-                    self.tidy_deadlines();
-                }
+                self.requests.drop_timer(at);
                 let method = self.requests.outbound_name(at);
                 emit!(self, EventRef::outbound(EventKindOf::CancelDeferred { request_id, method }));
                 self.out.cancelled(request_id, cause);
@@ -707,10 +694,7 @@ impl<S: Sink> Session<S> {
         let token = token.into();
         let key = Key::of_ref(token);
         if let Some(owner) = self.requests.token_owner(key) {
-            if let Some(timer) = self.requests.outbound_extra_mut(At::Slot(owner)).and_then(|e| e.timer.as_mut()) {
-                self.deadlines.on_progress(owner, timer, now);
-                self.tidy_deadlines();
-            }
+            self.requests.progress(owner, now);
             return ProgressVerdict::Deliver;
         }
         let Some(s) = self.requests.tombstone_of_token(key) else {
@@ -735,20 +719,11 @@ impl<S: Sink> Session<S> {
         self.requests.insert_outbound(key, request, extra)
     }
 
-    /// Takes our request `key` out of its part, with its progress token and its deadline.
+    /// Takes our request `key` out of its part (with its progress token and its deadline).
     pub(super) fn take_outbound(&mut self, key: Key<'_>) -> Option<Taken> {
-        let mut request = self.requests.remove_outbound(key)?;
+        let request = self.requests.remove_outbound(key)?;
         if request.reads_response() {
             self.reading_responses -= 1;
-        }
-        if let Some(extra) = request.extra.as_mut() {
-            if let Some(token) = &extra.progress_token {
-                self.requests.remove_token(token.as_key());
-            }
-            if let Some(timer) = extra.timer.as_mut() {
-                self.deadlines.unschedule(timer);
-                self.tidy_deadlines();
-            }
         }
         Some(request)
     }

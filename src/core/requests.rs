@@ -1,6 +1,6 @@
 //! [`Requests`]: our requests in flight (the window of counter ids, `window`, then the
-//! table, `slots`), their progress tokens, and the tombstones of the cancelled ones with
-//! theirs. Which request is in flight, cancelled or settled is the rules' (`outbound`,
+//! table, `slots`), their progress tokens and deadlines, and the tombstones of the cancelled
+//! ones with their progress tokens. Which request is in flight, cancelled or settled is the rules' (`outbound`,
 //! `timer`, `tasks`); this part keeps the records.
 //!
 //! Invariants:
@@ -11,9 +11,13 @@
 //!    plain; an extra leaves with its record.
 //! 3. At most `tombstones` tombstones: the oldest goes first; a tombstone's progress token is
 //!    the newest tombstone's that has it, and leaves with it.
+//! 4. A request in flight's progress token is indexed, and its timer scheduled, from when it
+//!    goes in until it is taken out; a deadline never names a request that is gone (stale
+//!    entries are dropped after every change, so the next deadline is exact).
 
 use crate::prelude::*;
 
+use super::deadlines::{Deadlines, Millis, TimeoutKind};
 use super::id::{IdRef, RequestId, StrId};
 use super::keys::{number_key, number_packed, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
@@ -40,6 +44,8 @@ pub(crate) struct Requests {
     /// past it): the window takes the counter's next id without a look at the table.
     slot_ints_top: i64,
     tombstones: Fifo,
+    /// The deadlines of the timers in the extras of our requests in slots.
+    deadlines: Deadlines,
 }
 
 impl Requests {
@@ -51,6 +57,7 @@ impl Requests {
             window: Window::new(),
             slot_ints_top: 0,
             tombstones: Fifo::new(tombstones),
+            deadlines: Deadlines::default(),
         }
     }
 
@@ -60,6 +67,7 @@ impl Requests {
         self.extras.clear();
         self.window.clear();
         self.slot_ints_top = 0;
+        self.deadlines.clear();
         self.tombstones.clear();
     }
 
@@ -172,7 +180,24 @@ impl Requests {
         }
         let extra = self.extras.put(extra);
         self.note_slot_key(key);
-        Some(self.slots.insert(Ns::Outbound, key, code_of(request.method), request.flags(), extra))
+        let s = self.slots.insert(Ns::Outbound, key, code_of(request.method), request.flags(), extra);
+        self.arm(s);
+        Some(s)
+    }
+
+    /// Indexes the progress token of our request in slot `s` and schedules its timer
+    /// (invariant 4).
+    #[inline(never)]
+    fn arm(&mut self, s: u32) {
+        let Some(extra) = self.extras.get_mut(self.slots.slot(s).extra) else { return };
+        if let Some(token) = &extra.progress_token {
+            let t = self.slots.insert(Ns::Token, token.as_key(), 0, 0, NONE);
+            self.slots.slot_mut(t).link = s;
+        }
+        if let Some(timer) = extra.timer.as_mut() {
+            self.deadlines.schedule(s, timer);
+            self.tidy();
+        }
     }
 
     /// Keeps [`Self::slot_ints_top`] above the integer `key` going to the table.
@@ -262,7 +287,26 @@ impl Requests {
         let s = self.slots.find(Ns::Outbound, key)?;
         let request = self.outbound_at(s);
         let slot = self.slots.remove(s);
-        Some(Taken { request, extra: self.extras.take(slot.extra) })
+        let mut extra = self.extras.take(slot.extra);
+        if let Some(extra) = extra.as_mut() {
+            self.disarm(extra);
+        }
+        Some(Taken { request, extra })
+    }
+
+    /// Forgets the progress token and unschedules the timer of `extra`, our request's taken
+    /// out (invariant 4).
+    #[inline(never)]
+    fn disarm(&mut self, extra: &mut Extra) {
+        if let Some(token) = &extra.progress_token {
+            if let Some(t) = self.slots.find(Ns::Token, token.as_key()) {
+                self.slots.remove(t);
+            }
+        }
+        if let Some(timer) = extra.timer.as_mut() {
+            self.deadlines.unschedule(timer);
+            self.tidy();
+        }
     }
 
     /// Takes our request `id` out when it is plain ([`Outbound::is_plain`]): the hot path of
@@ -348,18 +392,6 @@ impl Requests {
         self.slots.find(Ns::Token, token).map(|t| self.slots.slot(t).link)
     }
 
-    /// Gives `token` to our request in slot `owner` (the token must be free).
-    pub(crate) fn insert_token(&mut self, token: Key<'_>, owner: u32) {
-        let t = self.slots.insert(Ns::Token, token, 0, 0, NONE);
-        self.slots.slot_mut(t).link = owner;
-    }
-
-    pub(crate) fn remove_token(&mut self, token: Key<'_>) {
-        if let Some(t) = self.slots.find(Ns::Token, token) {
-            self.slots.remove(t);
-        }
-    }
-
     // ----- tombstones -----
 
     pub(crate) fn tombstones_len(&self) -> usize {
@@ -437,19 +469,71 @@ impl Requests {
         (self.slots.slot(s).key.as_key().as_id_ref(), self.slot_name(s))
     }
 
-    /// The deadline key of the timer of our request in slot `s`, if it is one in flight with one.
-    pub(crate) fn timer_key(&self, s: u32) -> Option<(u64, u64)> {
-        let slot = self.slots.slot(s);
-        if slot.ns != Ns::Outbound {
-            return None;
+    // ----- deadlines -----
+
+    /// When the next deadline is due; `None` when no request has a timer.
+    #[inline]
+    pub(crate) fn next_deadline(&self) -> Option<Millis> {
+        self.deadlines.next()
+    }
+
+    /// The next request in a slot whose deadline is at or before `now`, its timer taken out
+    /// (it fires once) and why it expired; `None` when no more are due.
+    pub(crate) fn pop_expired(&mut self, now: Millis) -> Option<(u32, TimeoutKind)> {
+        while let Some((key, s)) = self.deadlines.pop_due(now) {
+            // A stale entry: the timer was rescheduled or unscheduled since.
+            if timer_key(&self.slots, &self.extras, s) != Some(key) {
+                continue;
+            }
+            let Some(mut timer) = self.outbound_extra_mut(At::Slot(s)).and_then(|e| e.timer.take()) else { continue };
+            self.deadlines.unschedule(&mut timer);
+            // `None` is unreachable (its key was due, so one of its deadlines is): never loop on it.
+            if let Some(kind) = timer.expired(now) {
+                return Some((s, kind));
+            }
         }
-        self.extras.get(slot.extra)?.timer.as_ref()?.key
+        self.tidy();
+        None
+    }
+
+    /// Drops the timer of our request at `at`: no deadline, and progress does not arm it again.
+    pub(crate) fn drop_timer(&mut self, at: At) {
+        if let Some(mut timer) = self.outbound_extra_mut(at).and_then(|e| e.timer.take()) {
+            self.deadlines.unschedule(&mut timer);
+            self.tidy();
+        }
+    }
+
+    /// Progress for our request in slot `owner` at `now`: its timer restarts when it resets on
+    /// progress.
+    pub(crate) fn progress(&mut self, owner: u32, now: Millis) {
+        let i = self.slots.slot(owner).extra;
+        if let Some(timer) = self.extras.get_mut(i).and_then(|e| e.timer.as_mut()) {
+            self.deadlines.on_progress(owner, timer, now);
+            self.tidy();
+        }
+    }
+
+    /// Drops stale deadlines (see [`Deadlines::tidy`]): after every schedule or unschedule, so
+    /// [`Self::next_deadline`] is exact and memory stays bounded under progress resets.
+    fn tidy(&mut self) {
+        let (slots, extras) = (&self.slots, &self.extras);
+        self.deadlines.tidy(|s, key| timer_key(slots, extras, s) == Some(key));
     }
 
     /// The id of our request in slot `s`.
     pub(crate) fn slot_id(&self, s: u32) -> RequestId {
         self.slots.slot(s).key.as_key().to_request_id()
     }
+}
+
+/// The deadline key of the timer of our request in slot `s`, if it is one in flight with one.
+fn timer_key(slots: &Slots, extras: &Pool<Extra>, s: u32) -> Option<(u64, u64)> {
+    let slot = slots.slot(s);
+    if slot.ns != Ns::Outbound {
+        return None;
+    }
+    extras.get(slot.extra)?.timer.as_ref()?.key
 }
 
 /// Raises `top` (the part's `slot_ints_top`) above integer id `n` going to a slot of ours;

@@ -4,7 +4,7 @@ use crate::prelude::*;
 use ::core::fmt;
 
 use super::children::Children;
-use super::deadlines::{Deadlines, Timeout};
+use super::deadlines::Timeout;
 use super::event::{EventKindOf, EventRef};
 use super::id::{IdRef, ProgressToken, RequestId};
 use super::keys::Key;
@@ -214,7 +214,6 @@ pub struct Session<S = Queue> {
     /// cancelled until our response to each is handled (bounded like the tombstones, so a
     /// peer that cancels and never hears back cannot grow it).
     pub(super) peer_requests: PeerRequests,
-    pub(super) deadlines: Deadlines,
     pub(super) next_internal_id: u64,
     /// Where everything the host must do goes, in order: the [`Queue`] of
     /// [`Session::poll_output`], or the wasm layer's records.
@@ -261,7 +260,6 @@ impl<S: Sink> Session<S> {
             requests,
             tasks,
             peer_requests,
-            deadlines: Deadlines::default(),
             next_internal_id: 1,
             out,
             reading_responses: 0,
@@ -327,7 +325,6 @@ impl<S: Sink> Session<S> {
         self.peer_requests.clear();
         self.children.clear();
         self.reading_responses = 0;
-        self.deadlines.clear();
     }
 
     // ----- output -----

@@ -1,6 +1,6 @@
 //! Request timeouts, the session's rule: a request whose deadline passed is cancelled as by
-//! the host's own cancel, with [`Reason::Timeout`]. The deadlines themselves are in
-//! `deadlines`.
+//! the host's own cancel, with [`Reason::Timeout`]. The deadlines themselves are kept by
+//! the `requests` part (the data structure is in `deadlines`).
 //!
 //! Spec: 2025-03-26 / 2025-06-18 / 2025-11-25 §Lifecycle "Timeouts", 2026-07-28
 //! §Cancellation "Timeouts": on timeout the sender SHOULD cancel the request; the clock MAY
@@ -21,7 +21,7 @@ impl<S: Sink> Session<S> {
     #[must_use]
     #[inline]
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.deadlines.next()
+        self.requests.next_deadline()
     }
 
     /// Expires every request whose deadline is at or before `now`: each is cancelled as by
@@ -33,18 +33,8 @@ impl<S: Sink> Session<S> {
     /// Spec: 2025-03-26 §Lifecycle "Timeouts" (2026-07-28: §Cancellation "Timeouts"): on
     /// timeout the sender SHOULD issue a cancel and stop waiting.
     pub fn handle_timeout(&mut self, now: Millis) {
-        while let Some((key, s)) = self.deadlines.pop_due(now) {
-            // A stale entry: the timer was rescheduled or unscheduled since.
-            if self.requests.timer_key(s) != Some(key) {
-                continue;
-            }
+        while let Some((s, kind)) = self.requests.pop_expired(now) {
             let at = At::Slot(s);
-            let Some(mut timer) = self.requests.outbound_extra_mut(at).and_then(|e| e.timer.take()) else { continue };
-            self.deadlines.unschedule(&mut timer);
-            let Some(kind) = timer.expired(now) else {
-                // Unreachable (its key was due, so one of its deadlines is); never loop on it.
-                continue;
-            };
             let id = self.requests.slot_id(s);
             emit!(
                 self,
@@ -59,13 +49,5 @@ impl<S: Sink> Session<S> {
                 self.out.cancelled(id.as_id_ref(), cause);
             }
         }
-        self.tidy_deadlines();
-    }
-
-    /// Drops stale deadlines (see [`Deadlines::tidy`](super::deadlines::Deadlines::tidy)): after every schedule or unschedule,
-    /// so [`Self::poll_timeout`] is exact and memory stays bounded under progress resets.
-    pub(super) fn tidy_deadlines(&mut self) {
-        let requests = &self.requests;
-        self.deadlines.tidy(|s, key| requests.timer_key(s) == Some(key));
     }
 }
