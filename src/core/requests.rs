@@ -566,6 +566,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::core::deadlines::{RequestTimer, Timeout};
     use crate::core::records::Kind;
 
     /// An id the tables see often: small counter integers (the window), negatives and large
@@ -582,7 +583,8 @@ mod tests {
 
     #[derive(Clone, Debug)]
     enum Op {
-        /// Our request: plain (`None`) or with an extra holding task id `"t<n>"`.
+        /// Our request: plain (`None`) or with an extra holding task id `"t<n>"`, progress
+        /// token `"q<n>"` (when no request in flight has it) and a timeout of `10 + n` ms.
         Track(RequestId, Option<u8>),
         Remove(RequestId),
         RemovePlain(RequestId),
@@ -590,6 +592,8 @@ mod tests {
         /// A tombstone, with progress token `p<n>`.
         Tombstone(RequestId, Option<u8>),
         Untomb(RequestId),
+        /// The requests whose deadline is at or before this time expire.
+        Expire(u64),
         Clear,
     }
 
@@ -601,6 +605,7 @@ mod tests {
             1 => id().prop_map(Op::Watch),
             2 => (id(), prop::option::of(0u8..3)).prop_map(|(id, t)| Op::Tombstone(id, t)),
             1 => id().prop_map(Op::Untomb),
+            1 => (5u64..16).prop_map(Op::Expire),
             1 => Just(Op::Clear),
         ]
     }
@@ -613,6 +618,9 @@ mod tests {
         /// Tombstones, oldest first, with their progress tokens; and the tokens' tombstones.
         tombstones: VecDeque<(RequestId, Option<u8>)>,
         dead_tokens: HashMap<u8, RequestId>,
+        /// Progress tokens of our requests in flight, and their deadlines.
+        tokens: HashMap<u8, RequestId>,
+        deadlines: HashMap<RequestId, u64>,
     }
 
     const CAPACITY: usize = 3;
@@ -650,6 +658,13 @@ mod tests {
             let got = requests.tombstone_of_token(Key::of(&key)).map(|s| requests.tombstone_at(s).0.to_request_id());
             prop_assert_eq!(got.as_ref(), model.dead_tokens.get(&token));
         }
+        // Invariant 4: a request's token and deadline are there while it is in flight.
+        for token in 0..4u8 {
+            let key = RequestId::String(format!("q{token}"));
+            let got = requests.token_owner(Key::of(&key)).map(|s| requests.slot_id(s));
+            prop_assert_eq!(got.as_ref(), model.tokens.get(&token));
+        }
+        prop_assert_eq!(requests.next_deadline(), model.deadlines.values().min().copied());
         // Nothing is kept that no record holds: every extra in use belongs to a live slot.
         prop_assert!(requests.extras.live() <= requests.outbound_len() + requests.tombstones_len());
         Ok(())
@@ -659,7 +674,8 @@ mod tests {
         /// Against plain maps: every record is found by its id, in the window or a slot; an
         /// extra leaves with its record; a request with an extra is never taken as plain;
         /// bounded namespaces forget their oldest first; a tombstone's progress token is the
-        /// newest tombstone's that has it, and leaves with it.
+        /// newest tombstone's that has it, and leaves with it; a request's progress token and
+        /// deadline are there from its insertion to its removal, and a deadline fires once.
         #[test]
         fn the_requests_keep_what_they_are_given(ops in prop::collection::vec(op(), 1..200)) {
             let mut requests = Requests::new(CAPACITY, 7);
@@ -678,7 +694,18 @@ mod tests {
                         match t {
                             None => prop_assert!(requests.insert_plain(id.as_id_ref(), plain)),
                             Some(t) => {
-                                let extra = Extra { task_id: Some(format!("t{t}")), ..Extra::default() };
+                                let token = (!model.tokens.contains_key(&t)).then(|| {
+                                    model.tokens.insert(t, id.clone());
+                                    Key::of(&RequestId::String(format!("q{t}"))).to_owned()
+                                });
+                                let timeout = Timeout { timeout_ms: Some(10 + u64::from(t)), ..Timeout::NONE };
+                                model.deadlines.insert(id.clone(), 10 + u64::from(t));
+                                let extra = Extra {
+                                    task_id: Some(format!("t{t}")),
+                                    progress_token: token,
+                                    timer: Some(RequestTimer::start(timeout, 0)),
+                                    ..Extra::default()
+                                };
                                 requests.insert_outbound(Key::of(&id), plain, Some(extra));
                             }
                         }
@@ -687,6 +714,8 @@ mod tests {
                     Op::Remove(id) => {
                         let got = requests.remove_outbound(Key::of(&id));
                         let want = model.outbound.remove(&id);
+                        model.tokens.retain(|_, owner| *owner != id);
+                        model.deadlines.remove(&id);
                         prop_assert_eq!(got.is_some(), want.is_some());
                         if let (Some(got), Some((watched, t))) = (got, want) {
                             prop_assert_eq!(got.watched, watched);
@@ -726,6 +755,20 @@ mod tests {
                         let got = requests.remove_tombstone(Key::of(&id)).is_some();
                         prop_assert_eq!(got, model.tombstones.iter().any(|(t, _)| *t == id));
                         model.forget_tombstone(&id);
+                    }
+                    Op::Expire(now) => {
+                        let mut expired = Vec::new();
+                        while let Some((s, _)) = requests.pop_expired(now) {
+                            expired.push(requests.slot_id(s));
+                        }
+                        expired.sort_by_key(|id| format!("{id:?}"));
+                        let mut want: Vec<RequestId> =
+                            model.deadlines.iter().filter(|(_, at)| **at <= now).map(|(id, _)| id.clone()).collect();
+                        want.sort_by_key(|id| format!("{id:?}"));
+                        prop_assert_eq!(&expired, &want, "each deadline fires once");
+                        for id in want {
+                            model.deadlines.remove(&id);
+                        }
                     }
                     Op::Clear => {
                         requests.clear();
