@@ -23,7 +23,7 @@ use super::id::{IdRef, RequestId};
 use super::keys::Key;
 use super::method::Method;
 use super::pool::Pool;
-use super::records::{code_of, name_of, Extra, TASK, WATCHED};
+use super::records::{code_of, slot_name, Extra, TASK, WATCHED};
 use super::slots::{Fifo, Ns, Slots};
 
 /// The peer's request as [`PeerRequests`] gives it back.
@@ -130,8 +130,7 @@ impl PeerRequests {
     /// gives its record (its method's name copied when `named`). Past the bound, the oldest
     /// cancelled one is forgotten.
     pub(crate) fn cancel(&mut self, s: u32, named: bool) -> PeerRequest {
-        let method = if named { self.name(s).owned() } else { String::new() };
-        let record = PeerRequest { method, watched: self.slots.slot(s).flags & WATCHED != 0 };
+        let record = self.record(s, named);
         self.slots.rename(s, Ns::PeerCancelled);
         if let Some(oldest) = self.cancelled.push(&mut self.slots, Ns::PeerCancelled, s) {
             let slot = self.slots.remove(oldest);
@@ -157,16 +156,16 @@ impl PeerRequests {
 
     /// Takes slot `s` out; its method's name copied when `named`.
     fn take(&mut self, s: u32, named: bool) -> PeerRequest {
-        let method = if named { self.name(s).owned() } else { String::new() };
+        let record = self.record(s, named);
         let slot = self.slots.remove(s);
         self.names.take(slot.extra);
-        PeerRequest { method, watched: slot.flags & WATCHED != 0 }
+        record
     }
 
-    /// The method's name of slot `s`.
-    fn name(&self, s: u32) -> &str {
-        let slot = self.slots.slot(s);
-        name_of(Method::from_code(u32::from(slot.method)), self.names.get(slot.extra))
+    /// The record of slot `s`: its method's name copied when `named` (else left empty).
+    fn record(&self, s: u32, named: bool) -> PeerRequest {
+        let method = if named { slot_name(&self.slots, &self.names, s).owned() } else { String::new() };
+        PeerRequest { method, watched: self.slots.slot(s).flags & WATCHED != 0 }
     }
 }
 

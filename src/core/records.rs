@@ -9,6 +9,8 @@ use crate::prelude::*;
 use super::deadlines::RequestTimer;
 use super::keys::OwnedKey;
 use super::method::Method;
+use super::pool::Pool;
+use super::slots::Slots;
 
 /// What kind of request of ours a record is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,6 +172,13 @@ pub(crate) fn name_of(method: Option<Method>, extra: Option<&Extra>) -> &str {
         (None, Some(extra)) => extra.name.as_deref().unwrap_or_default(),
         (None, None) => "",
     }
+}
+
+/// The method's name of slot `s` of `slots`: from the method table by its code, or from its
+/// extra in `extras`.
+pub(crate) fn slot_name<'a>(slots: &'a Slots, extras: &'a Pool<Extra>, s: u32) -> &'a str {
+    let slot = slots.slot(s);
+    name_of(Method::from_code(u32::from(slot.method)), extras.get(slot.extra))
 }
 
 /// The method table's code of `name` (0: another method) and, for another method, its name

@@ -1,7 +1,7 @@
 //! [`Requests`]: our requests in flight (the window of counter ids, `window`, then the
 //! table, `slots`), their progress tokens and deadlines, and the tombstones of the cancelled
-//! ones with their progress tokens. Which request is in flight, cancelled or settled is the rules' (`outbound`,
-//! `timer`, `tasks`); this part keeps the records.
+//! ones with their progress tokens. Which request is in flight, cancelled or settled is the
+//! rules' (`outbound`, `timer`, `tasks`); this part keeps the records.
 //!
 //! Invariants:
 //! 1. A request id is in flight at most once, in exactly one place: the window, the index
@@ -22,7 +22,7 @@ use super::id::{IdRef, RequestId, StrId};
 use super::keys::{number_key, number_packed, str_key, text_key, Key, OwnedKey, Packed};
 use super::method::Method;
 use super::pool::Pool;
-use super::records::{code_of, name_of, Extra, Outbound, Taken, WATCHED};
+use super::records::{code_of, name_of, slot_name, Extra, Outbound, Taken, WATCHED};
 use super::slots::{Fifo, Found, Ns, Slots, NONE};
 use super::window::Window;
 
@@ -37,7 +37,7 @@ pub(crate) enum At {
 
 #[derive(Debug)]
 pub(crate) struct Requests {
-    pub(crate) slots: Slots,
+    slots: Slots,
     extras: Pool<Extra>,
     window: Window<Outbound>,
     /// Above every integer id of our requests in the table, in slots or inline (none at or
@@ -71,10 +71,8 @@ impl Requests {
         self.tombstones.clear();
     }
 
-    /// The method's name of slot `s` (its code, or its extra's name).
     fn slot_name(&self, s: u32) -> &str {
-        let slot = self.slots.slot(s);
-        name_of(Method::from_code(u32::from(slot.method)), self.extras.get(slot.extra))
+        slot_name(&self.slots, &self.extras, s)
     }
 
     // ----- our requests in flight -----

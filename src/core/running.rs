@@ -15,9 +15,8 @@ use crate::prelude::*;
 
 use super::id::{IdRef, RequestId};
 use super::keys::{str_key, Key};
-use super::method::Method;
 use super::pool::Pool;
-use super::records::{method_code, name_of, Extra, CANCEL_SENT, WATCHED};
+use super::records::{method_code, slot_name, Extra, CANCEL_SENT, WATCHED};
 use super::slots::{Ns, Slots, NONE};
 
 /// A task given back by [`RunningTasks::insert`]: the one that had the task id before.
@@ -83,8 +82,7 @@ impl RunningTasks {
 
     /// Task `t`'s method's name.
     pub(crate) fn method(&self, t: u32) -> &str {
-        let slot = self.slots.slot(t);
-        name_of(Method::from_code(u32::from(slot.method)), self.extras.get(slot.extra))
+        slot_name(&self.slots, &self.extras, t)
     }
 
     /// The id of the request that started task `t`.
