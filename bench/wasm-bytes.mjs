@@ -1,6 +1,6 @@
 // Where the bytes of the session's .wasm are: the release build (`cargo build --release
 // --target wasm32-unknown-unknown --no-default-features`: what `import "mcp-cancel"` loads)
-// through `wasm-bindgen --keep-debug` and `wasm-opt -O3 -g`, then `twiggy top` (names kept, so
+// through `wasm-bindgen --keep-debug` and `wasm-opt -Oz -g`, then `twiggy top` (names kept, so
 // the total is a little above the shipped, stripped file), each function or data item counted
 // once under the module it belongs to. Needs `twiggy` (`scripts/setup.sh --bench` installs
 // it); without it the report says so and the bench goes on.
@@ -46,7 +46,7 @@ export function wasmBytes() {
     run("cargo", ["build", "--quiet", "--release", "--target", "wasm32-unknown-unknown", "--no-default-features"]);
     run("wasm-bindgen", ["--keep-debug", "--target", "nodejs", "--out-dir", dir, path.join(target, "wasm32-unknown-unknown/release/mcp_cancel.wasm")]);
     const named = path.join(dir, "named.wasm");
-    run(path.join(root, "node_modules/.bin/wasm-opt"), ["-O3", "-g", path.join(dir, "mcp_cancel_bg.wasm"), "-o", named]);
+    run(path.join(root, "node_modules/.bin/wasm-opt"), ["-Oz", "-g", path.join(dir, "mcp_cancel_bg.wasm"), "-o", named]);
     const csv = run("twiggy", ["top", "-n", "100000", "--format", "csv", named]);
     const groups = {};
     for (const line of csv.split("\n").slice(1)) {

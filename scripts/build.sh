@@ -34,15 +34,17 @@ wasm_build() {
   # Each `catch` import declared with its parameters: no second wasm-to-JS wrapper per
   # signature when the module is instantiated (start-up; the script says why).
   node scripts/import-arity.mjs "$out/$name.js"
-  # -O3 (as the Rust side), repeated until it no longer shrinks the module (`--converge`: ~0.1%
-  # raw, 0.25% gzip, no other pass); no producers, debug or target-features sections (nothing
-  # reads them once the module is built; BENCHMARKS.md: what is in the .wasm).
+  # -Oz: the Rust side (opt-level 3) has already inlined the hot path, so Binaryen's size passes
+  # leave it as it is (bench scenario 1b under callgrind: the same instructions per request as
+  # with -O3) and the session's .wasm is 287 B gzip smaller. Repeated until it no longer shrinks
+  # the module (`--converge`: ~0.1% raw, 0.25% gzip); no producers, debug or target-features
+  # sections (nothing reads them once the module is built; BENCHMARKS.md: what is in the .wasm).
   # `--low-memory-unused`: the first 1 KiB of linear memory is never addressed (Rust's data
   # starts at 1 MiB and its stack grows down from there: reaching the low 1 KiB would take a
   # stack of ~1 MiB, an overflow already), so a constant added to an address can be folded into
   # the load's or store's offset (Binaryen's OptimizeAddedConstants; what Emscripten does when
   # its data starts above 1 KiB): the session's .wasm 187 B gzip smaller.
-  wasm-opt -O3 --low-memory-unused --converge --strip-producers --strip-debug --strip-target-features "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
+  wasm-opt -Oz --low-memory-unused --converge --strip-producers --strip-debug --strip-target-features "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
 }
 # wasm-bindgen's own switch back to multi-value (an environment variable) must not undo it.
 unset WASM_BINDGEN_MULTI_VALUE
