@@ -34,11 +34,12 @@ wasm_build() {
   # Each `catch` import declared with its parameters: no second wasm-to-JS wrapper per
   # signature when the module is instantiated (start-up; the script says why).
   node scripts/import-arity.mjs "$out/$name.js"
-  # -Oz: the Rust side (opt-level 3) has already inlined the hot path, so Binaryen's size passes
-  # leave it as it is (bench scenario 1b under callgrind: the same instructions per request as
-  # with -O3) and the session's .wasm is 287 B gzip smaller. Repeated until it no longer shrinks
-  # the module (`--converge`: ~0.1% raw, 0.25% gzip); no producers, debug or target-features
-  # sections (nothing reads them once the module is built; BENCHMARKS.md: what is in the .wasm).
+  # -Oz, for both .wasm: the Rust side (opt-level 3) has already inlined the hot path, so
+  # Binaryen's size passes leave it as it is (the session's: bench scenario 1b under callgrind
+  # runs the same instructions per request as with -O3) and the session's .wasm is 287 B gzip
+  # smaller. Repeated until it no longer shrinks the module (`--converge`: ~0.1% raw, 0.25%
+  # gzip); no producers, debug or target-features sections (nothing reads them once the module
+  # is built; BENCHMARKS.md: what is in the .wasm).
   # `--low-memory-unused`: the first 1 KiB of linear memory is never addressed (Rust's data
   # starts at 1 MiB and its stack grows down from there: reaching the low 1 KiB would take a
   # stack of ~1 MiB, an overflow already), so a constant added to an address can be folded into
