@@ -26,18 +26,6 @@ export const EMPTY = Object.freeze({});
 /** What crosses of `params` when the core reads none of it (`readParams`'s record, empty). */
 const NO_PARAMS = Object.freeze({ paramsTag: ABSENT, reasonTag: ABSENT, reason: undefined, taskId: undefined, status: undefined, task: false });
 
-/** What crosses of a response before the core asks for its members (`readResponse`'s record, empty). */
-const NO_RESPONSE_MEMBERS = Object.freeze({
-  need: 0,
-  taskTaskId: undefined,
-  resultType: undefined,
-  resultTaskId: undefined,
-  status: undefined,
-  protocolVersion: undefined,
-  hasError: false,
-  errorCode: NaN,
-});
-
 /** Sets the call's fields of the members read of `params` (`r`), with `arg` as it crosses. */
 function setParams(e, r, arg) {
   e.paramsTag = r.paramsTag;
@@ -96,8 +84,7 @@ export class Router {
     const e = this.e;
     const output = this.output;
     e.id = crossed;
-    setResponse(e, NO_RESPONSE_MEMBERS);
-    let v = output.after(calls.response(this.core, e));
+    let v = output.after(calls.responseCommon(this.core, e));
     if ((v & 0xff) === NEED) {
       const r = readResponse(this.wire, message, v >>> 8, this.result);
       e.id = crossed;

@@ -159,27 +159,23 @@ class Session {
   track(id, method, options) {
     const core = this.#live("track");
     const code = typeof method === "string" ? codeOf(wire, method) : -2;
-    if (options !== undefined) return this.#trackWith(core, id, method, code, options);
-    // Without options (bench scenario 1b): this method stays small enough for V8 to inline
-    // into its caller, with the generated `track` and the encoder's `words`.
+    if (options !== undefined || code === 0) return this.#trackWith(core, id, method, code, options);
+    // Without options and with a method the core knows by its code (bench scenario 1b): this
+    // method stays small enough for V8 to inline into its caller, with the generated
+    // `trackCommon` and the encoder's `words`.
     const e = this.#encoder;
     e.id = id;
     e.methodCode = code;
-    e.method = code === 0 ? method : undefined;
-    e.signal = 0;
-    e.token = undefined;
-    e.task = false;
-    e.taskRef = undefined;
-    e.timeoutMs = NaN;
-    e.maxTotalMs = NaN;
-    e.flags = 0;
-    const v = calls.track(core, e);
+    const v = calls.trackCommon(core, e);
     if (v === PASS) return;
     // Tracked, and the call left work (an event, the timer to arm); or refused.
     if (this.#output.after(v) === FAILED) throw this.#output.refusal(id);
   }
 
-  /** `track` with options: a signal (and whether it has aborted), and what the core reads of `params`. */
+  /**
+   * `track` with options (`undefined` for none): a signal (and whether it has aborted), and
+   * what the core reads of `params`; and of a method the core knows by its name only (code 0).
+   */
   #trackWith(core, id, method, code, options) {
     // `{ signal }` alone is read here; any other options by js/options.js, which says what is
     // wrong with them (thrown once the core found the id and the method right).

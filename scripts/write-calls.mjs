@@ -18,7 +18,9 @@
 //     (only when one of them goes there: most calls write none);
 //   - any other (`u32`, `i32`, `f64`, `bool`): field `x` as it is.
 // A `[hot]` export's caller first tries its commonest call, a number as its first id with every
-// other id and every string absent: those cross as constants, with no `e.words`.
+// other id and every string absent: those cross as constants, with no `e.words`. A
+// `[hot(a, b)]` export has a second caller, `<export>Common(c, e)`, that reads only the
+// fields `a` and `b` name (its first id first) and passes every other argument as absent.
 // A `u32` or `usize` result comes back from wasm as an `i32` and is returned `>>> 0`; a
 // `bool` as `!== 0`. `newSession` takes the instance's exports and an object with its
 // settings' fields instead of `c` and `e`; `freeSession` takes `c`.
@@ -148,16 +150,29 @@ function entries(list) {
   return out;
 }
 
-const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(?:\[\s*([a-z]+)\s*\]\s*)?fn\s+([a-z_][a-z0-9_]*)\s*\(([^()]*)\)\s*->\s*([A-Za-z0-9_]+)\s*,\s*none:\s*(.+)$/s;
+const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(?:\[\s*([a-z]+)\s*(?:\(([^()]*)\)\s*)?\]\s*)?fn\s+([a-z_][a-z0-9_]*)\s*\(([^()]*)\)\s*->\s*([A-Za-z0-9_]+)\s*,\s*none:\s*(.+)$/s;
 
 const exportsList = entries(entryList()).map((entry) => {
   const m = ENTRY.exec(entry);
   if (m === null) fail(`an entry not of the shape \`jsName => [hot]? fn method(arg: type, …) -> type, none: value;\`: \`${entry.slice(0, 120)}\``);
-  const [, js, hot, method, list, result, none] = m;
-  if (/\w+\s*=>\s*(?:\[\s*\w+\s*\]\s*)?fn\s/.test(none)) fail(`${js}: its entry runs into the next one (a \`;\` missing after \`none: …\`)`);
+  const [, js, hot, given, method, list, result, none] = m;
+  if (/\w+\s*=>\s*(?:\[\s*\w+\s*(?:\([^()]*\)\s*)?\]\s*)?fn\s/.test(none)) fail(`${js}: its entry runs into the next one (a \`;\` missing after \`none: …\`)`);
   if (hot !== undefined && hot !== "hot") fail(`${js}: unknown mark \`[${hot}]\``);
   if (!(result in RESULTS)) fail(`${js}: no JS conversion for its result type ${result}`);
-  return { js, method, hot: hot !== undefined, args: argumentsOf(parameters(list, js), js), result };
+  const args = argumentsOf(parameters(list, js), js);
+  // `[hot(a, b)]`: the arguments its commonest call gives (an id by its name without `_num`).
+  let common;
+  if (given !== undefined) {
+    const names = given.split(",").map((n) => n.trim()).filter((n) => n !== "");
+    common = names.map((n) => {
+      const a = args.find((x) => (x.kind === "id" ? x.rust[0].slice(0, -"_num".length) : x.rust[0]) === n);
+      if (a === undefined) fail(`${js}: \`[hot(${given})]\` names \`${n}\`, which is none of its arguments`);
+      if (a.kind === "string") fail(`${js}: \`[hot(${given})]\` names the string \`${n}\` (its common call has none)`);
+      return a;
+    });
+    if (common.length === 0 || common[0] !== args.find((x) => x.kind === "id")) fail(`${js}: \`[hot(${given})]\` does not start with its first id`);
+  }
+  return { js, method, hot: hot !== undefined, common, args, result };
 });
 
 /** A `#[wasm_bindgen(js_name = X)] pub fn y(…) -> T` outside the list (`newSession`, `freeSession`). */
@@ -276,7 +291,59 @@ function caller(x) {
     fast.push(`${indent}}`);
   }
   fast.push(`  return ${buffered}(c, e);`, "}");
-  return [...doc, ...fast, "", ...general].join("\n");
+  return [...doc, ...fast, "", ...general, ...(x.common === undefined ? [] : ["", ...commonCaller(x, call)])].join("\n");
+}
+
+/**
+ * What an argument its common call does not give crosses as: an id or a string absent, an
+ * `f64` NaN (not given), any other number `0`, a `bool` `false`.
+ */
+function absentValue(a) {
+  if (a.kind === "string") return "NO_STRING";
+  if (a.kind === "id") return ["0", "ID_LEN_ABSENT", "0", "0", "0"];
+  return { f64: "NaN", bool: "false" }[a.rustType] ?? "0";
+}
+
+/**
+ * The caller of a `[hot(…)]` export's commonest call (`<export>Common`): only the fields it
+ * names are read, every other argument crosses as absent (\`absentValue\`). The caller sets
+ * two fields, not all of them, and this stays small enough for V8 to inline (bench scenario
+ * 1b: the session's `track` and the first call of a response). Its first id crosses as
+ * the general caller's does; when that needs the strings buffer, the other fields are set
+ * absent and the general caller is called.
+ */
+function commonCaller(x, call) {
+  const [first, ...rest] = x.common;
+  const name = `${x.js}Common`;
+  const given = (a) => x.common.includes(a);
+  const scalar = (a) => (given(a) ? `e.${a.field}` : absentValue(a));
+  const callWith = (idOf) => {
+    const passed = ["c.h"];
+    for (const a of x.args) {
+      if (a.kind === "scalar") passed.push(scalar(a));
+      else if (a.kind === "string") passed.push("NO_STRING");
+      else if (a === first) passed.push(...idOf());
+      else passed.push(...(given(a) ? fail(`${x.js}: \`[hot(…)]\` gives a second id, which its common caller does not cross`) : absentValue(a)));
+    }
+    return `return ${RESULTS[x.result](`c.wasm.${x.js}(${passed.join(", ")})`)};`;
+  };
+  for (const a of rest) if (a.kind !== "scalar") fail(`${x.js}: \`[hot(…)]\` gives \`${a.field}\`, an id after its first`);
+  const others = x.args.filter((a) => !given(a));
+  return [
+    "/**",
+    ` * \`${x.js}\` with only ${x.common.map((a) => `\`${a.field}\``).join(", ")} set (its commonest call, \`[hot(…)]\` in exports.rs): ${others.map((a) => `\`${a.field}\``).join(", ")} cross as absent, whatever the encoder holds.`,
+    " * @param {{ wasm: any, h: number }} c the session's core",
+    ` * @param {import("../../js/encoder.js").Encoder} e the session's encoder, with ${x.common.map((a) => `\`${a.field}\``).join(", ")} set`,
+    ` * @returns {${x.result === "bool" ? "boolean" : "number"}}`,
+    " */",
+    `export function ${name}(c, e) {`,
+    `  const ${first.field} = e.${first.field};`,
+    `  if (typeof ${first.field} === "number") ${callWith(() => [first.field, "NUMBER_ID", "0", "0", "0"])}`,
+    `  if (e.words(${first.field})) ${callWith(() => ID_PARTS.map(([p]) => `e.${p}`))}`,
+    ...others.map((a) => `  e.${a.field} = ${a.kind === "scalar" ? absentValue(a) : "undefined"};`),
+    `  return ${x.js}(c, e);`,
+    "}",
+  ];
 }
 
 const out = [

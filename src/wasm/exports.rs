@@ -23,13 +23,14 @@ use super::sessions;
 
 /// Defines each entry point: `js_name => fn method(arguments) -> type, none: value;`, one
 /// per entry, the single list of the exports (scripts/write-calls.mjs writes the JS caller
-/// of each from it, with these argument names). `[hot]` before `fn`: the session is found
+/// of each from it, with these argument names). `[hot(…)]` before `fn`: the session is found
 /// inline (`sessions::with_hot`), for the two entry points of bench scenario 1b (a plain
-/// request's track and response).
+/// request's track and response); the names in it are the arguments their commonest call
+/// gives, every other absent (scripts/write-calls.mjs writes its caller, `<js>Common`).
 macro_rules! entry_points {
     ($(
         $(#[$doc:meta])*
-        $js:ident => $([$hot:ident])? fn $method:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, none: $none:expr;
+        $js:ident => $([$hot:ident $(($($common:ident),*))?])? fn $method:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty, none: $none:expr;
     )*) => {$(
         $(#[$doc])*
         #[wasm_bindgen(js_name = $js)]
@@ -109,13 +110,13 @@ entry_points! {
     /// [`SessionCore::tombstone_count`].
     tombstoneCount => fn tombstone_count() -> usize, none: 0;
     /// [`SessionCore::track`].
-    track => [hot] fn track(
+    track => [hot(id, method_code)] fn track(
         id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, method_code: i32, method_len: u32, signal: u32,
         token_num: f64, token_len: u32, token_w0: u32, token_w1: u32, token_w2: u32, task: bool, task_ref_len: u32,
         timeout_ms: f64, max_total_ms: f64, flags: u32,
     ) -> u32, none: code::FAILED;
     /// [`SessionCore::response`].
-    response => [hot] fn response(
+    response => [hot(id)] fn response(
         id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, read: u32, task_task_id_len: u32,
         result_type_len: u32, result_task_id_len: u32, result_status_len: u32, protocol_version_len: u32,
         has_error: bool, error_code: f64,
