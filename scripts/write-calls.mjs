@@ -306,8 +306,8 @@ function absentValue(a) {
 
 /**
  * The caller of a `[hot(…)]` export's commonest call (`<export>Common`): only the fields it
- * names are read, every other argument crosses as absent (\`absentValue\`). The caller sets
- * two fields, not all of them, and this stays small enough for V8 to inline (bench scenario
+ * names are read, every other argument crosses as absent (`absentValue`). The caller sets
+ * only those fields, not all of them, and this stays small enough for V8 to inline (bench scenario
  * 1b: the session's `track` and the first call of a response). Its first id crosses as
  * the general caller's does; when that needs the strings buffer, the other fields are set
  * absent and the general caller is called.
@@ -323,10 +323,11 @@ function commonCaller(x, call) {
       if (a.kind === "scalar") passed.push(scalar(a));
       else if (a.kind === "string") passed.push("NO_STRING");
       else if (a === first) passed.push(...idOf());
-      else passed.push(...(given(a) ? fail(`${x.js}: \`[hot(…)]\` gives a second id, which its common caller does not cross`) : absentValue(a)));
+      else passed.push(...absentValue(a));
     }
     return `return ${RESULTS[x.result](`c.wasm.${x.js}(${passed.join(", ")})`)};`;
   };
+  // Only the first id crosses as given: any other is absent.
   for (const a of rest) if (a.kind !== "scalar") fail(`${x.js}: \`[hot(…)]\` gives \`${a.field}\`, an id after its first`);
   const others = x.args.filter((a) => !given(a));
   return [
