@@ -5,8 +5,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { guardTransport } from "mcp-cancel";
 import { z } from "zod";
 
 import { cancels, connect, messages, rawPeer, sleep, until } from "./helpers.mjs";
@@ -197,4 +199,63 @@ describe("SDK Client + guardTransport against raw peers", () => {
       await client.close();
     });
   }
+});
+
+/**
+ * A transport that answers `initialize` and fails every `tools/call` it is given: with a
+ * rejection, or (`sync`) by throwing from `send` itself. `sent` holds what it sent.
+ */
+function failingWire(sync) {
+  const sent = [];
+  const wire = {
+    sent,
+    start: async () => {},
+    close: async () => wire.onclose?.(),
+    send(message) {
+      if (message.method === "tools/call") {
+        const error = new Error("the wire is down");
+        if (sync) throw error;
+        return Promise.reject(error);
+      }
+      sent.push(message);
+      if (message.method === "initialize") {
+        queueMicrotask(() =>
+          wire.onmessage?.({
+            jsonrpc: "2.0",
+            id: message.id,
+            result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "down", version: "0" } },
+          }),
+        );
+      }
+      return Promise.resolve();
+    },
+  };
+  return wire;
+}
+
+describe("guardTransport's send", () => {
+  for (const sync of [false, true]) {
+    test(`a request the inner transport fails to send ${sync ? "(send throws)" : "(send rejects)"}: the call rejects with its error and no cancel follows`, async () => {
+      const wire = failingWire(sync);
+      const transport = guardTransport(wire);
+      const client = new Client({ name: "c", version: "0" });
+      await client.connect(transport);
+      const ac = new AbortController();
+      await assert.rejects(client.callTool({ name: "slow", arguments: {} }, undefined, { signal: ac.signal }), /the wire is down/);
+      // It never left: not in flight, so its abort sends nothing.
+      assert.equal(transport.session.inFlightCount, 0);
+      ac.abort();
+      await sleep(10);
+      assert.deepEqual(wire.sent.map((m) => m.method), ["initialize", "notifications/initialized"]);
+      await client.close();
+    });
+  }
+
+  test("a message the session refuses comes back as a rejected promise, never a throw", async () => {
+    const transport = guardTransport(failingWire(false));
+    const sent = transport.send({ jsonrpc: "2.0", id: { not: "an id" }, method: "tools/call", params: { name: "x" } });
+    assert.ok(sent instanceof Promise);
+    await assert.rejects(sent, { code: "ERR_INVALID_REQUEST_ID" });
+    assert.equal(await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" }), undefined);
+  });
 });
