@@ -157,8 +157,14 @@ export class Router {
     e.signal = signal;
     e.id = id;
     e.methodCode = code;
-    e.method = name;
     e.read = need;
+    e.paramsTag = r.paramsTag;
+    // A known method and nothing else read but the type of `params` (a plain request, our
+    // response): the caller of that call, which reads only these fields.
+    if (name === undefined && r.arg === undefined && r.reasonTag === ABSENT && r.taskId === undefined && !r.task) {
+      return this.output.after(calls.outgoingCommon(this.core, e));
+    }
+    e.method = name;
     setParams(e, r, r.arg);
     return this.output.after(calls.outgoing(this.core, e));
   }

@@ -20,7 +20,8 @@
 // A `[hot]` export's caller first tries its commonest call, a number as its first id with every
 // other id and every string absent: those cross as constants, with no `e.words`. A
 // `[hot(a, b)]` export has a second caller, `<export>Common(c, e)`, that reads only the
-// fields `a` and `b` name (its first id first) and passes every other argument as absent.
+// fields `a` and `b` name (its first id first) and passes every other argument as absent;
+// `[common(a, b)]` gives an export that caller alone (its session found as any other's).
 // A `u32` or `usize` result comes back from wasm as an `i32` and is returned `>>> 0`; a
 // `bool` as `!== 0`. `newSession` takes the instance's exports and an object with its
 // settings' fields instead of `c` and `e`; `freeSession` takes `c`.
@@ -157,22 +158,24 @@ const exportsList = entries(entryList()).map((entry) => {
   if (m === null) fail(`an entry not of the shape \`jsName => [hot]? fn method(arg: type, …) -> type, none: value;\`: \`${entry.slice(0, 120)}\``);
   const [, js, hot, given, method, list, result, none] = m;
   if (/\w+\s*=>\s*(?:\[\s*\w+\s*(?:\([^()]*\)\s*)?\]\s*)?fn\s/.test(none)) fail(`${js}: its entry runs into the next one (a \`;\` missing after \`none: …\`)`);
-  if (hot !== undefined && hot !== "hot") fail(`${js}: unknown mark \`[${hot}]\``);
+  if (hot !== undefined && hot !== "hot" && hot !== "common") fail(`${js}: unknown mark \`[${hot}]\``);
+  if (hot === "common" && given === undefined) fail(`${js}: \`[common]\` names no arguments: \`[common(id, …)]\``);
   if (!(result in RESULTS)) fail(`${js}: no JS conversion for its result type ${result}`);
   const args = argumentsOf(parameters(list, js), js);
-  // `[hot(a, b)]`: the arguments its commonest call gives (an id by its name without `_num`).
+  // `[hot(a, b)]`, `[common(a, b)]`: the arguments its commonest call gives (an id by its
+  // name without `_num`).
   let common;
   if (given !== undefined) {
     const names = given.split(",").map((n) => n.trim()).filter((n) => n !== "");
     common = names.map((n) => {
       const a = args.find((x) => (x.kind === "id" ? x.rust[0].slice(0, -"_num".length) : x.rust[0]) === n);
-      if (a === undefined) fail(`${js}: \`[hot(${given})]\` names \`${n}\`, which is none of its arguments`);
-      if (a.kind === "string") fail(`${js}: \`[hot(${given})]\` names the string \`${n}\` (its common call has none)`);
+      if (a === undefined) fail(`${js}: \`[${hot}(${given})]\` names \`${n}\`, which is none of its arguments`);
+      if (a.kind === "string") fail(`${js}: \`[${hot}(${given})]\` names the string \`${n}\` (its common call has none)`);
       return a;
     });
-    if (common.length === 0 || common[0] !== args.find((x) => x.kind === "id")) fail(`${js}: \`[hot(${given})]\` does not start with its first id`);
+    if (common.length === 0 || common[0] !== args.find((x) => x.kind === "id")) fail(`${js}: \`[${hot}(${given})]\` does not start with its first id`);
   }
-  return { js, method, hot: hot !== undefined, common, args, result };
+  return { js, method, mark: hot, hot: hot === "hot", common, args, result };
 });
 
 /** A `#[wasm_bindgen(js_name = X)] pub fn y(…) -> T` outside the list (`newSession`, `freeSession`). */
@@ -305,10 +308,11 @@ function absentValue(a) {
 }
 
 /**
- * The caller of a `[hot(…)]` export's commonest call (`<export>Common`): only the fields it
- * names are read, every other argument crosses as absent (`absentValue`). The caller sets
- * only those fields, not all of them, and this stays small enough for V8 to inline (bench scenario
- * 1b: the session's `track` and the first call of a response). Its first id crosses as
+ * The caller of a `[hot(…)]` or `[common(…)]` export's commonest call (`<export>Common`):
+ * only the fields it names are read, every other argument crosses as absent (`absentValue`).
+ * The caller sets only those fields, not all of them, and this stays small enough for V8 to
+ * inline (bench scenario 1b: the session's `track` and the first call of a response; the
+ * guard: `beforeSend` of a plain request). Its first id crosses as
  * the general caller's does; when that needs the strings buffer, the other fields are set
  * absent and the general caller is called.
  */
@@ -328,11 +332,11 @@ function commonCaller(x, call) {
     return `return ${RESULTS[x.result](`c.wasm.${x.js}(${passed.join(", ")})`)};`;
   };
   // Only the first id crosses as given: any other is absent.
-  for (const a of rest) if (a.kind !== "scalar") fail(`${x.js}: \`[hot(…)]\` gives \`${a.field}\`, an id after its first`);
+  for (const a of rest) if (a.kind !== "scalar") fail(`${x.js}: \`[${x.mark}(…)]\` gives \`${a.field}\`, an id after its first`);
   const others = x.args.filter((a) => !given(a));
   return [
     "/**",
-    ` * \`${x.js}\` with only ${x.common.map((a) => `\`${a.field}\``).join(", ")} set (its commonest call, \`[hot(…)]\` in exports.rs): ${others.map((a) => `\`${a.field}\``).join(", ")} cross as absent, whatever the encoder holds.`,
+    ` * \`${x.js}\` with only ${x.common.map((a) => `\`${a.field}\``).join(", ")} set (its commonest call, \`[${x.mark}(…)]\` in exports.rs): ${others.map((a) => `\`${a.field}\``).join(", ")} cross as absent, whatever the encoder holds.`,
     " * @param {{ wasm: any, h: number }} c the session's core",
     ` * @param {import("../../js/encoder.js").Encoder} e the session's encoder, with ${x.common.map((a) => `\`${a.field}\``).join(", ")} set`,
     ` * @returns {${x.result === "bool" ? "boolean" : "number"}}`,

@@ -998,9 +998,8 @@ fn revision_number(revision: Option<crate::core::Revision>) -> u32 {
 /// Whether the id and the progress token (if any) of our request are request ids: what
 /// [`Session::handle_outgoing`] refuses first.
 fn valid_request_ids(message: &Message<'_>) -> bool {
-    message.id.to_request_id().is_ok()
-        && (matches!(message.progress_token, crate::core::PeerValue::Absent)
-            || message.progress_token.to_request_id().is_ok())
+    message.id.to_id_ref().is_ok()
+        && (matches!(message.progress_token, crate::core::PeerValue::Absent) || message.progress_token.to_id_ref().is_ok())
 }
 
 /// [`SessionCore::response`]'s verdict number for a response to `id` with the members `read`
@@ -1132,7 +1131,12 @@ fn crossed_message<'a: 'b, 'b>(
     let [method_len, read, params_tag, reason_tag, reason_len, task_id_len] = rest;
     let id = strings.id_shared(id_num, id_len, id_w0, id_w1, id_w2).value(id_text);
     let method = method_name_of(method_code, strings.next(method_len));
-    let arg = strings.id_shared(arg_num, arg_len, arg_w0, arg_w1, arg_w2).value(arg_text);
+    // Most messages have none (a request without a progress token): not decoded then.
+    let arg = if arg_len == self::id_len(tag::ABSENT) {
+        PeerValue::Absent
+    } else {
+        strings.id_shared(arg_num, arg_len, arg_w0, arg_w1, arg_w2).value(arg_text)
+    };
     let reason = (reason_tag, strings.next(reason_len));
     let mut message = message_of(method, id, read, params_tag, arg, reason, strings.next(task_id_len));
     message.task = task;

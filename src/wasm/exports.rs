@@ -27,6 +27,7 @@ use super::sessions;
 /// inline (`sessions::with_hot`), for the two entry points of bench scenario 1b (a plain
 /// request's track and response); the names in it are the arguments their commonest call
 /// gives, every other absent (scripts/write-calls.mjs writes its caller, `<js>Common`).
+/// `[common(…)]`: that caller alone, the session found as for any other entry point.
 macro_rules! entry_points {
     ($(
         $(#[$doc:meta])*
@@ -42,6 +43,7 @@ macro_rules! entry_points {
     )*};
     (@with) => { sessions::with };
     (@with hot) => { sessions::with_hot };
+    (@with common) => { sessions::with };
 }
 
 /// A new session ([`SessionCore::new`]'s arguments): its handle, `0` when none could be
@@ -137,7 +139,7 @@ entry_points! {
         reason_len: u32, task_id_len: u32, status_len: u32, task: bool,
     ) -> u32, none: code::PASS;
     /// [`SessionCore::outgoing`].
-    outgoing => fn outgoing(
+    outgoing => [common(id, signal, method_code, read, params_tag)] fn outgoing(
         signal: u32, id_num: f64, id_len: u32, id_w0: u32, id_w1: u32, id_w2: u32, method_code: i32, method_len: u32,
         read: u32, params_tag: u32, arg_num: f64, arg_len: u32, arg_w0: u32, arg_w1: u32, arg_w2: u32,
         reason_tag: u32, reason_len: u32, task_id_len: u32, task: bool,
