@@ -11,7 +11,7 @@ import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { guardTransport } from "mcp-cancel";
 import { z } from "zod";
 
-import { cancels, connect, messages, rawPeer, sleep, until } from "./helpers.mjs";
+import { answerInitialize, cancels, connect, messages, rawPeer, sleep, until } from "./helpers.mjs";
 
 /** An McpServer with `slow` (honours its signal) and records of what its handler saw. */
 function slowServer() {
@@ -218,15 +218,7 @@ function failingWire(sync) {
         return Promise.reject(error);
       }
       sent.push(message);
-      if (message.method === "initialize") {
-        queueMicrotask(() =>
-          wire.onmessage?.({
-            jsonrpc: "2.0",
-            id: message.id,
-            result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "down", version: "0" } },
-          }),
-        );
-      }
+      answerInitialize(wire, message, "down");
       return Promise.resolve();
     },
   };

@@ -87,3 +87,18 @@ export async function connectEverything(clientOptions) {
   await client.connect(transport, { timeout: 20000 });
   return { client, wireLog, errors, events };
 }
+
+/**
+ * For a scripted wire (`wire.onmessage` its receiver): when `message` is an `initialize`
+ * request, the server's answer (revision 2025-06-18, tools), delivered in a microtask.
+ */
+export function answerInitialize(wire, message, serverName) {
+  if (message.method !== "initialize") return;
+  queueMicrotask(() =>
+    wire.onmessage?.({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: serverName, version: "0" } },
+    }),
+  );
+}

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { guardTransport } from "mcp-cancel";
 
-import { sleep } from "./helpers.mjs";
+import { answerInitialize, sleep } from "./helpers.mjs";
 
 /** A transport whose peer is the test: `peer(message)` delivers, `sent` records. */
 function scriptedWire() {
@@ -23,15 +23,7 @@ function scriptedWire() {
     close: async () => wire.onclose?.(),
     async send(message) {
       sent.push(message);
-      if (message.method === "initialize") {
-        queueMicrotask(() =>
-          wire.onmessage?.({
-            jsonrpc: "2.0",
-            id: message.id,
-            result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "0" } },
-          }),
-        );
-      }
+      answerInitialize(wire, message, "hostile");
     },
     peer: (message) => wire.onmessage?.(message),
   };

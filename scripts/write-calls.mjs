@@ -155,7 +155,7 @@ const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(?:\[\s*([a-z]+)\s*(?:\(([^()]*)
 
 const exportsList = entries(entryList()).map((entry) => {
   const m = ENTRY.exec(entry);
-  if (m === null) fail(`an entry not of the shape \`jsName => [hot]? fn method(arg: type, …) -> type, none: value;\`: \`${entry.slice(0, 120)}\``);
+  if (m === null) fail(`an entry not of the shape \`jsName => [hot(…)|common(…)]? fn method(arg: type, …) -> type, none: value;\`: \`${entry.slice(0, 120)}\``);
   const [, js, hot, given, method, list, result, none] = m;
   if (/\w+\s*=>\s*(?:\[\s*\w+\s*(?:\([^()]*\)\s*)?\]\s*)?fn\s/.test(none)) fail(`${js}: its entry runs into the next one (a \`;\` missing after \`none: …\`)`);
   if (hot !== undefined && hot !== "hot" && hot !== "common") fail(`${js}: unknown mark \`[${hot}]\``);
