@@ -156,10 +156,10 @@ const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(?:\[\s*([a-z]+)\s*(?:\(([^()]*)
 const exportsList = entries(entryList()).map((entry) => {
   const m = ENTRY.exec(entry);
   if (m === null) fail(`an entry not of the shape \`jsName => [hot(…)|common(…)]? fn method(arg: type, …) -> type, none: value;\`: \`${entry.slice(0, 120)}\``);
-  const [, js, hot, given, method, list, result, none] = m;
+  const [, js, mark, given, method, list, result, none] = m;
   if (/\w+\s*=>\s*(?:\[\s*\w+\s*(?:\([^()]*\)\s*)?\]\s*)?fn\s/.test(none)) fail(`${js}: its entry runs into the next one (a \`;\` missing after \`none: …\`)`);
-  if (hot !== undefined && hot !== "hot" && hot !== "common") fail(`${js}: unknown mark \`[${hot}]\``);
-  if (hot === "common" && given === undefined) fail(`${js}: \`[common]\` names no arguments: \`[common(id, …)]\``);
+  if (mark !== undefined && mark !== "hot" && mark !== "common") fail(`${js}: unknown mark \`[${mark}]\``);
+  if (mark === "common" && given === undefined) fail(`${js}: \`[common]\` names no arguments: \`[common(id, …)]\``);
   if (!(result in RESULTS)) fail(`${js}: no JS conversion for its result type ${result}`);
   const args = argumentsOf(parameters(list, js), js);
   // `[hot(a, b)]`, `[common(a, b)]`: the arguments its commonest call gives (an id by its
@@ -169,13 +169,13 @@ const exportsList = entries(entryList()).map((entry) => {
     const names = given.split(",").map((n) => n.trim()).filter((n) => n !== "");
     common = names.map((n) => {
       const a = args.find((x) => (x.kind === "id" ? x.rust[0].slice(0, -"_num".length) : x.rust[0]) === n);
-      if (a === undefined) fail(`${js}: \`[${hot}(${given})]\` names \`${n}\`, which is none of its arguments`);
-      if (a.kind === "string") fail(`${js}: \`[${hot}(${given})]\` names the string \`${n}\` (its common call has none)`);
+      if (a === undefined) fail(`${js}: \`[${mark}(${given})]\` names \`${n}\`, which is none of its arguments`);
+      if (a.kind === "string") fail(`${js}: \`[${mark}(${given})]\` names the string \`${n}\` (its common call has none)`);
       return a;
     });
-    if (common.length === 0 || common[0] !== args.find((x) => x.kind === "id")) fail(`${js}: \`[${hot}(${given})]\` does not start with its first id`);
+    if (common.length === 0 || common[0] !== args.find((x) => x.kind === "id")) fail(`${js}: \`[${mark}(${given})]\` does not start with its first id`);
   }
-  return { js, method, mark: hot, hot: hot === "hot", common, args, result };
+  return { js, method, mark, hot: mark === "hot", common, args, result };
 });
 
 /** A `#[wasm_bindgen(js_name = X)] pub fn y(…) -> T` outside the list (`newSession`, `freeSession`). */
