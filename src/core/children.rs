@@ -91,14 +91,14 @@ impl Children {
     #[inline(never)]
     fn take(&mut self, side: Side, key: Key<'_>) -> Vec<RequestId> {
         let mut taken = Vec::new();
-        let mut i = 0;
-        while let Some((p, c)) = self.pairs.get(i) {
-            if Key::of(if side == Side::Parent { p } else { c }) == key {
-                taken.push(self.pairs.remove(i).1);
-            } else {
-                i += 1;
+        self.pairs.retain_mut(|(p, c)| {
+            let hit = Key::of(if side == Side::Parent { p } else { c }) == key;
+            if hit {
+                // Moved out of the pair that goes (no copy of a string id).
+                taken.push(::core::mem::replace(c, RequestId::Number(0)));
             }
-        }
+            !hit
+        });
         taken
     }
 

@@ -11,18 +11,41 @@ use super::id::{IdRef, PackedStr, RequestId, StrId};
 /// The key of an id: an integer, or a string of up to [`PackedStr::MAX_BYTES`] bytes (a
 /// counter's `"req-42"`, most others), packed into 12 bytes — no allocation, no byte
 /// compare —; a longer string by its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Eq)]
 pub(crate) enum Key<'a> {
     Packed(Packed),
     Text(&'a str),
+}
+
+/// One copy for every caller (the index compares [`Packed`] keys itself): inlined, the text
+/// comparison is ~250 bytes of the `.wasm` in each.
+impl PartialEq for Key<'_> {
+    #[inline(never)]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Key::Packed(a), Key::Packed(b)) => a == b,
+            (Key::Text(a), Key::Text(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// A packed key: three `u32`s ([`number_key`], [`PackedStr`]), aligned to 4 bytes; the high
 /// byte of the third tells an integer ([`NUMBER_TAG`]) from a string (its length, at most 11).
 /// In wasm a map entry with a 4-byte value (our requests' records) then takes 16 bytes (a
 /// `u128` key would take 32: 16-byte aligned): wasm memory per request in flight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Eq)]
 pub(crate) struct Packed([u32; 3]);
+
+/// Word by word with no branch: the derived comparison of the array is a loop that LLVM
+/// unrolls into each of the index's probes (~100 bytes of the `.wasm` each).
+impl PartialEq for Packed {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        let ([a0, a1, a2], [b0, b1, b2]) = (self.0, other.0);
+        (a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) == 0
+    }
+}
 
 impl Packed {
     /// The key of nothing (a free slot's).

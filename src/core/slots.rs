@@ -345,37 +345,40 @@ impl Slots {
         }
     }
 
-    /// Puts `key` in `ns` (it must not be there): its slot.
+    /// Puts `key` in `ns` (it must not be there): its slot ([`NONE`] when it was there: the
+    /// table is unchanged).
+    #[inline]
     pub(crate) fn insert(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, extra: u32) -> u32 {
-        let s =
-            put(&mut self.slots, &mut self.free, Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra });
-        self.add_count(ns, 1);
-        self.link_index(s);
-        s
+        self.put_new(ns, key, method, flags, extra, false).unwrap_or(NONE)
     }
 
     /// Puts `key` in `ns` unless it is there, with no extra: as a slot, or (`inline`, a packed
-    /// key only) in the index itself. Whether it was put. One probe of the index (written
-    /// once, not inlined into its callers, for size).
-    #[inline(never)]
+    /// key only) in the index itself. Whether it was put.
+    #[inline]
     pub(crate) fn insert_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, inline: bool) -> bool {
+        self.put_new(ns, key, method, flags, NONE, inline).is_some()
+    }
+
+    /// [`Self::insert`] and [`Self::insert_new`]: puts `key` in `ns` unless it is there, as a
+    /// slot with `extra`, or (`inline`, a packed key with no extra) in the index itself; its
+    /// slot (of an inline record: its entry's bits, [`INLINE`] set), `None` when it was there.
+    /// One probe of the index,
+    /// written once (not inlined into its callers, for size).
+    #[inline(never)]
+    fn put_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, extra: u32, inline: bool) -> Option<u32> {
         let (slots, hasher) = (&self.slots, &self.hasher);
         let h = hash(hasher, ns, key);
         let k = entry_key(key, h);
         let entry = self.index.entry(h, |e| is(slots, e, ns, key, k), rehasher(hasher));
-        let hashbrown::hash_table::Entry::Vacant(vacant) = entry else { return false };
-        let v = if inline && matches!(key, Key::Packed(_)) {
+        let hashbrown::hash_table::Entry::Vacant(vacant) = entry else { return None };
+        let v = if inline && extra == NONE && matches!(key, Key::Packed(_)) {
             INLINE | u32::from(method) << 16 | u32::from(flags)
         } else {
-            put(
-                &mut self.slots,
-                &mut self.free,
-                Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra: NONE },
-            )
+            put(&mut self.slots, &mut self.free, Slot { key: key.to_owned(), ns, method, flags, link: NONE, extra })
         };
         vacant.insert(Entry { key: k, v: (ns as u32) << NS_SHIFT | v });
         self.add_count(ns, 1);
-        true
+        Some(v)
     }
 
     /// Takes what `ns` holds for `key` out when `take` accepts its method code, flags and
@@ -501,19 +504,6 @@ impl Slots {
         self.free = NONE;
         self.index.clear();
         self.counts = [0; NAMESPACES];
-    }
-
-    /// The hash and entry of slot `s`.
-    fn entry_of(&self, s: u32) -> (u64, Entry) {
-        let slot = self.slot(s);
-        let key = slot.key.as_key();
-        let h = hash(&self.hasher, slot.ns, key);
-        (h, Entry { key: entry_key(key, h), v: (slot.ns as u32) << NS_SHIFT | s })
-    }
-
-    fn link_index(&mut self, s: u32) {
-        let (h, entry) = self.entry_of(s);
-        self.index.insert_unique(h, entry, rehasher(&self.hasher));
     }
 }
 

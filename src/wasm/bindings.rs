@@ -160,11 +160,20 @@ impl<'a> Strings<'a> {
     /// The next string, `len` bytes long; `None` when absent (`NO_STRING`) — and for a
     /// length beyond what was written, or bytes that are not UTF-8 (the JS layer writes
     /// neither: read as absent, never a trap).
+    ///
+    /// An absent string is seen inline; any other is read by one shared copy
+    /// ([`Self::next_present`], for the `.wasm`'s size: inlined, it is in ~17 entry points).
     #[inline]
     fn next(&mut self, len: u32) -> Option<&'a str> {
         if len == NO_STRING {
             return None;
         }
+        self.next_present(len)
+    }
+
+    /// [`Self::next`] of a string that is not absent.
+    #[inline(never)]
+    fn next_present(&mut self, len: u32) -> Option<&'a str> {
         let end = self.at.checked_add(len as usize)?;
         let bytes = self.bytes.get(self.at..end)?;
         self.at = end;
@@ -639,11 +648,6 @@ impl SessionCore {
         error_code: f64,
     ) -> u32 {
         let outcome = self.call(true, move |st, mut strings| match strings.id(id_num, id_len, id_w0, id_w1, id_w2) {
-            // A number id with nothing read apart: the core's shortcut is then compiled for it
-            // alone (a response to a plain request measured ~5 ns faster so, of ~15).
-            Crossed::Id(IdRef::Number(n)) if read == 0 => {
-                Some(answered(&mut st.core, IdRef::Number(n), Fields::NONE, None))
-            }
             Crossed::Id(id) => {
                 let lens =
                     [task_task_id_len, result_type_len, result_task_id_len, result_status_len, protocol_version_len];
@@ -760,14 +764,10 @@ impl SessionCore {
                 return Err(Untracked::SendRequired);
             }
             let now = if timeout.unwrap_or(st.core.config().timeout).is_set() { convert::now_ms() } else { 0 };
-            // A number id apart, as `response`'s.
-            let tracked = match id {
-                IdRef::Number(n) => {
-                    st.core.track_entry(IdRef::Number(n), method, token, task, task_ref, timeout, watch, now)
-                }
-                id => st.core.track_entry(id, method, token, task, task_ref, timeout, watch, now),
-            };
-            tracked.map(|()| code::PASS).map_err(Untracked::Usage)
+            st.core
+                .track_entry(id, method, token, task, task_ref, timeout, watch, now)
+                .map(|()| code::PASS)
+                .map_err(Untracked::Usage)
         });
         match outcome {
             (Ok(verdict), busy) => verdict | code::busy(busy),
@@ -974,11 +974,14 @@ impl SessionCore {
         let SessionCore { state, buffers, .. } = self;
         let bytes = if buffers.input.is_empty() { &buffers.scratch[..] } else { &buffers.input[..] };
         let result = f(state, Strings { bytes, at: 0 });
-        if !buffers.input.is_empty() {
-            // The call's input buffer is freed.
-            buffers.input = Vec::new();
+        if hot {
+            if !buffers.input.is_empty() {
+                buffers.input = Vec::new();
+            }
+            (result, state.busy_hot())
+        } else {
+            (result, end_call(state, buffers))
         }
-        (result, if hot { state.busy_hot() } else { state.busy() })
     }
 
     /// Keeps `refusal` for [`Self::take_error`]: returns `FAILED`.
@@ -987,6 +990,17 @@ impl SessionCore {
         self.refusal = Some(refusal);
         code::FAILED
     }
+}
+
+/// The end of a call ([`SessionCore::call`]) but a hot path's: frees the call's input buffer;
+/// whether the JS layer's `flush()` has work ([`State::busy`]). Written once, not inlined into
+/// every entry point (for the `.wasm`'s size).
+#[inline(never)]
+fn end_call(state: &State, buffers: &mut Buffers) -> bool {
+    if !buffers.input.is_empty() {
+        buffers.input = Vec::new();
+    }
+    state.busy()
 }
 
 /// A revision as [`SessionCore::revision`] gives it: `1 +` its discriminant (its index in
@@ -999,7 +1013,8 @@ fn revision_number(revision: Option<crate::core::Revision>) -> u32 {
 /// [`Session::handle_outgoing`] refuses first.
 fn valid_request_ids(message: &Message<'_>) -> bool {
     message.id.to_id_ref().is_ok()
-        && (matches!(message.progress_token, crate::core::PeerValue::Absent) || message.progress_token.to_id_ref().is_ok())
+        && (matches!(message.progress_token, crate::core::PeerValue::Absent)
+            || message.progress_token.to_id_ref().is_ok())
 }
 
 /// [`SessionCore::response`]'s verdict number for a response to `id` with the members `read`
