@@ -1,12 +1,14 @@
-// Scenarios 1-3: mcp-cancel's CancellationSession and the pure-JS baseline side by side,
-// in one process, with tinybench. Each task function runs BATCH operations, so the
-// timer's own cost is spread over many; the figure is the median sample / BATCH.
+// Scenarios 1-3: mcp-cancel's CancellationSession and the pure-JS baselines side by side,
+// in one process, paired (`paired`: blocks of each timed in turn, round after round). Each
+// task function runs BATCH operations, so the timer's own cost is spread over many. What
+// Node's objects cost alone (`runAttribution`): tinybench.
 
 import { Bench } from "tinybench";
 
 import { CancellationSession } from "mcp-cancel";
 
 import { DELIVER, LATE, LeakFreePending, SdkStylePending } from "./baseline.mjs";
+import { median } from "./sdk.mjs";
 
 const BATCH = 100;
 const RING = 4096;
@@ -217,36 +219,68 @@ export function cases({ quick, Session = CancellationSession }) {
 }
 
 /**
- * Runs every case, mcp-cancel and the baseline back to back, `rounds` times; keeps each
- * task's lowest median (ns per operation).
- * @returns {Promise<Array<{scenario, label, ids, inFlight, mcpNs, jsNs, ratio}>>}
+ * Times `tasks` (name → a function that runs BATCH operations) paired: round after round,
+ * each task times a block of batches (~`blockMs` ms, sized in its warm-up) in an order that
+ * rotates and alternates from round to round, for `time` ms in all. The machine is shared
+ * and its speed changes by up to 2× within a second, for all tasks at once: a ratio of two
+ * blocks timed side by side keeps what they cost against each other, where two tasks timed
+ * hundreds of ms apart may each catch another speed. A block's own garbage collections count
+ * (what a caller pays).
+ * @returns {{ ns: Record<string, number>, ratio: (a: string, b: string) => number, rounds: number }}
+ *   each task's median ns per operation, the median of the per-round ratios of `a` to `b`
  */
-export async function runOps({ quick = false, rounds = 2, time = 400, log = console.log } = {}) {
-  const list = cases({ quick });
-  const best = new Map();
-  for (let round = 0; round < rounds; round++) {
-    for (const c of list) {
-      const bench = new Bench({ time, warmupTime: 150, iterations: 32 });
-      const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
-      bench.add(`${key}|mcp`, c.mcp(), { async: false });
-      bench.add(`${key}|js`, c.js(), { async: false });
-      if (c.jsLeakFree) bench.add(`${key}|jsLeakFree`, c.jsLeakFree(), { async: false });
-      await bench.run();
-      for (const task of bench.tasks) {
-        const r = task.result;
-        if (r.state !== "completed") throw new Error(`${task.name}: ${r.state} ${r.error ?? ""}`);
-        const ns = (r.latency.p50 * 1e6) / BATCH;
-        best.set(task.name, Math.min(best.get(task.name) ?? Infinity, ns));
-      }
+export function paired(tasks, { time = 1500, warmup = 150, blockMs = 1 } = {}) {
+  const names = Object.keys(tasks);
+  const fns = names.map((n) => tasks[n]);
+  const reps = fns.map((fn) => {
+    let n = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < warmup) {
+      fn();
+      n++;
+    }
+    return Math.max(1, Math.round((blockMs * n) / warmup));
+  });
+  const ns = names.map(() => []);
+  const end = performance.now() + time;
+  for (let round = 0; round < 20 || performance.now() < end; round++) {
+    const k = round % names.length;
+    const order = [...names.keys()].map((i) => (i + k) % names.length);
+    if (round % 2) order.reverse();
+    for (const i of order) {
+      const fn = fns[i];
+      const t0 = performance.now();
+      for (let r = 0; r < reps[i]; r++) fn();
+      ns[i].push(((performance.now() - t0) * 1e6) / (reps[i] * BATCH));
     }
   }
+  const at = (name) => ns[names.indexOf(name)];
+  return {
+    ns: Object.fromEntries(names.map((n, i) => [n, median(ns[i])])),
+    ratio: (a, b) => median(at(a).map((x, r) => x / at(b)[r])),
+    rounds: ns[0].length,
+  };
+}
+
+/**
+ * Runs every case, mcp-cancel and the baselines paired ([`paired`]): each case's figures,
+ * ns per operation (medians) and the ratios (medians of the per-round ratios).
+ * @returns {Promise<Array<{scenario, label, ids, inFlight, mcpNs, jsNs, ratio, leakFreeNs?, leakFreeRatio?}>>}
+ */
+export async function runOps({ quick = false, time = 1500, log = console.log } = {}) {
+  const list = cases({ quick });
+  const measured = new Map();
+  for (const c of list) {
+    const tasks = { mcp: c.mcp(), js: c.js() };
+    if (c.jsLeakFree) tasks.jsLeakFree = c.jsLeakFree();
+    measured.set(c, paired(tasks, { time }));
+    // Between cases: what one case left behind is not collected in the next one's blocks.
+    await new Promise((r) => setTimeout(r, 0));
+  }
   const rows = list.map((c) => {
-    const key = `${c.scenario}|${c.ids}|${c.inFlight}`;
-    const mcpNs = best.get(`${key}|mcp`);
-    const jsNs = best.get(`${key}|js`);
-    const row = { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs, jsNs, ratio: mcpNs / jsNs };
-    const leakFreeNs = best.get(`${key}|jsLeakFree`);
-    if (leakFreeNs !== undefined) Object.assign(row, { leakFreeNs, leakFreeRatio: mcpNs / leakFreeNs });
+    const m = measured.get(c);
+    const row = { scenario: c.scenario, label: c.label, ids: c.ids, inFlight: c.inFlight, mcpNs: m.ns.mcp, jsNs: m.ns.js, ratio: m.ratio("mcp", "js") };
+    if (c.jsLeakFree) Object.assign(row, { leakFreeNs: m.ns.jsLeakFree, leakFreeRatio: m.ratio("mcp", "jsLeakFree") });
     return row;
   });
   for (const r of rows) {
@@ -296,5 +330,5 @@ export async function runAttribution({ time = 400 } = {}) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await runOps({ quick: process.argv.includes("--quick"), rounds: 1 });
+  await runOps({ quick: process.argv.includes("--quick") });
 }

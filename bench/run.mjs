@@ -69,8 +69,8 @@ async function measure() {
 
   // ----- the measurements -----
 
-  const ops = await part("ops", "scenarios 1-3: mcp-cancel and the JS baselines side by side (tinybench)", async () => {
-    const rows = await runOps({ quick, rounds: quick ? 1 : 2, time: quick ? 200 : 400 });
+  const ops = await part("ops", "scenarios 1-3: mcp-cancel and the JS baselines side by side, paired blocks", async () => {
+    const rows = await runOps({ quick, time: quick ? 600 : 1500 });
     return { rows, attribution: await runAttribution({ time: quick ? 200 : 400 }) };
   });
   for (const [what, v] of Object.entries(ops.attribution)) console.log(`  alone: ${what}: ${v.toFixed(0)} ns`);
@@ -254,7 +254,7 @@ p("");
 
 p("## Scenarios 1–3", "");
 p(
-  `ns per operation, the median of tinybench samples of 100 operations, the lower of ${quick ? "one round" : "two rounds"}; mcp-cancel and the baselines run in one process ([bench/ops.mjs](bench/ops.mjs)). One operation is the whole sequence: **1** \`new AbortController()\` + \`track(id, "tools/call", { signal })\` + \`shouldDropResponse(id)\`; **1b** the same without a signal; **2** \`track\` + \`abort("user pressed stop")\` (the \`notifications/cancelled\` goes to \`send\`) + the late response dropped; **3** the peer's request through \`shouldDropIncoming()\` + \`inboundSignal(id)\` + the peer's \`notifications/cancelled\` (the signal aborts) + our response suppressed by \`beforeSend()\`. The last column is the Rust core's bookkeeping for the same sequence, natively, without JS, wasm or Node's objects (criterion, [bench/core.rs](bench/core.rs)).`,
+  `ns per operation. Paired: mcp-cancel and the baselines run in one process, each case's in alternating blocks of ~1 ms (batches of 100 operations), round after round for ${quick ? "0.6" : "1.5"} s; each figure is the median block, each ratio the median of the per-round ratios, so that both sides of a ratio are timed at the same moment of a shared machine whose speed changes within a second ([bench/ops.mjs](bench/ops.mjs)). A block's garbage collections count. One operation is the whole sequence: **1** \`new AbortController()\` + \`track(id, "tools/call", { signal })\` + \`shouldDropResponse(id)\`; **1b** the same without a signal; **2** \`track\` + \`abort("user pressed stop")\` (the \`notifications/cancelled\` goes to \`send\`) + the late response dropped; **3** the peer's request through \`shouldDropIncoming()\` + \`inboundSignal(id)\` + the peer's \`notifications/cancelled\` (the signal aborts) + our response suppressed by \`beforeSend()\`. The last column is the Rust core's bookkeeping for the same sequence, natively, without JS, wasm or Node's objects (criterion, [bench/core.rs](bench/core.rs)).`,
   "",
 );
 const crit = (r) => {
