@@ -362,8 +362,7 @@ impl Slots {
     /// [`Self::insert`] and [`Self::insert_new`]: puts `key` in `ns` unless it is there, as a
     /// slot with `extra`, or (`inline`, a packed key with no extra) in the index itself; its
     /// slot (of an inline record: its entry's bits, [`INLINE`] set), `None` when it was there.
-    /// One probe of the index,
-    /// written once (not inlined into its callers, for size).
+    /// One probe of the index, written once (not inlined into its callers, for size).
     #[inline(never)]
     fn put_new(&mut self, ns: Ns, key: Key<'_>, method: u8, flags: u16, extra: u32, inline: bool) -> Option<u32> {
         let (slots, hasher) = (&self.slots, &self.hasher);
@@ -700,5 +699,9 @@ mod tests {
         assert_eq!(slots.find(Ns::Tombstone, number_key(5)), Some(b));
         // A freed slot is taken again.
         assert_eq!(slots.insert(Ns::Inbound, number_key(6), 0, 0, NONE), a);
+        // A key that is there already is not put twice.
+        assert_eq!(slots.insert(Ns::Inbound, number_key(6), 9, 0, NONE), NONE);
+        assert_eq!(slots.count(Ns::Inbound), 1);
+        assert_eq!(slots.slot(a).method, 0, "the first record stays");
     }
 }
