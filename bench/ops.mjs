@@ -226,7 +226,7 @@ export function cases({ quick, Session = CancellationSession }) {
  * blocks timed side by side keeps what they cost against each other, where two tasks timed
  * hundreds of ms apart may each catch another speed. A block's own garbage collections count
  * (what a caller pays).
- * @returns {{ ns: Record<string, number>, ratio: (a: string, b: string) => number, rounds: number }}
+ * @returns {{ ns: Record<string, number>, ratio: (a: string, b: string) => number }}
  *   each task's median ns per operation, the median of the per-round ratios of `a` to `b`
  */
 export function paired(tasks, { time = 1500, warmup = 150, blockMs = 1 } = {}) {
@@ -258,7 +258,6 @@ export function paired(tasks, { time = 1500, warmup = 150, blockMs = 1 } = {}) {
   return {
     ns: Object.fromEntries(names.map((n, i) => [n, median(ns[i])])),
     ratio: (a, b) => median(at(a).map((x, r) => x / at(b)[r])),
-    rounds: ns[0].length,
   };
 }
 
@@ -274,8 +273,6 @@ export async function runOps({ quick = false, time = 1500, log = console.log } =
     const tasks = { mcp: c.mcp(), js: c.js() };
     if (c.jsLeakFree) tasks.jsLeakFree = c.jsLeakFree();
     measured.set(c, paired(tasks, { time }));
-    // Between cases: what one case left behind is not collected in the next one's blocks.
-    await new Promise((r) => setTimeout(r, 0));
   }
   const rows = list.map((c) => {
     const m = measured.get(c);
