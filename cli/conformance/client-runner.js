@@ -19,9 +19,8 @@ import { spawn } from "node:child_process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
 import { CancellationSession } from "mcp-cancel";
-import { describe, describeEvent } from "./connection.js";
+import { describe, describeEvent, SetupError } from "./connection.js";
 import { REVISIONS, revisionsOf } from "./scenarios.js";
-import { SetupError } from "./server-runner.js";
 
 /** The revision without `initialize`: `server/discover`, the version in each request's `_meta`. */
 const DISCOVER_ERA = "2026-07-28";

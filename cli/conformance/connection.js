@@ -444,3 +444,24 @@ export function describeEvent(event) {
       return event.type;
   }
 }
+
+/** A problem with the command line or the target (exit code 2), not a conformance failure. */
+export class SetupError extends Error {
+  name = "SetupError";
+}
+
+/** The target in words. */
+export function describeTarget(target) {
+  return target.kind === "http" ? target.url.href : [target.command, ...target.args].join(" ");
+}
+
+/** Resolves after `ms` ms (at once when `ms` is not positive). */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Waits until `pred()` is true or `ms` ms have passed (polling every 10 ms); returns `pred()`. */
+export async function until(pred, ms) {
+  const end = performance.now() + ms;
+  while (!pred() && performance.now() < end) await sleep(10);
+  return pred();
+}
+

@@ -11,9 +11,12 @@ import { parseArgs } from "node:util";
 
 import { BaselineError, baselineText, judge, junitSetupError, junitXml, loadExpectedFailures } from "./ci.js";
 import { describeServerRevision, runClientSuite } from "./client-runner.js";
+import { CLIENT_SCENARIOS } from "./client-scenarios.js";
+import { describeTarget, SetupError } from "./connection.js";
 import { details, header, jsonReport, row, tableHead } from "./report.js";
-import { CLIENT_SCENARIOS, REVISIONS, SERVER_SCENARIOS } from "./scenarios.js";
-import { describeTarget, runServerSuite, SetupError } from "./server-runner.js";
+import { REVISIONS } from "./scenarios.js";
+import { runServerSuite } from "./server-runner.js";
+import { SERVER_SCENARIOS } from "./server-scenarios.js";
 
 const VERSION = createRequire(import.meta.url)("../package.json").version;
 
