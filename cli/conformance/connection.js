@@ -344,7 +344,7 @@ export class Connection {
     if (response?.error) return { ok: false, ms, detail: `${method} answered with error ${response.error.code} ${response.error.message}` };
     // An unanswered ping from a server on its way out: give it a moment to be seen exiting.
     const end = performance.now() + 3000;
-    while (this.closedAt === undefined && this.target.kind === "stdio" && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.closedAt === undefined && this.target.kind === "stdio" && performance.now() < end) await sleep(20);
     if (this.closedAt !== undefined) return { ok: false, ms, detail: `${method} unanswered: the server's connection closed at +${this.closedAt} ms (the server exited)` };
     return { ok: false, ms, detail: `${method} unanswered after ${timeoutMs} ms` };
   }
@@ -464,4 +464,3 @@ export async function until(pred, ms) {
   while (!pred() && performance.now() < end) await sleep(10);
   return pred();
 }
-

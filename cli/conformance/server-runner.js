@@ -133,6 +133,7 @@ function result(scenario, { na, checks, conn, ctx }) {
   };
 }
 
+/** How long to wait for a call to show it started before cancelling it. */
 function startDelay(pre) {
   const { durationMs, firstProgressMs } = pre.baseline;
   if (firstProgressMs !== undefined) return Math.min(firstProgressMs * 2 + 200, durationMs / 2);
